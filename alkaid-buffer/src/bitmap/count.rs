@@ -1,0 +1,181 @@
+//! Population count with the instructions chosen at run time.
+//!
+//! A default release build targets baseline x86-64, which has no `POPCNT` instruction: there
+//! `u64::count_ones` is a dozen shifts and masks. Instead of asking users to build with
+//! `-C target-cpu`, the byte loop is compiled three times — portable, with `POPCNT`, and with
+//! `AVX2` (where LLVM vectorises the count with a nibble lookup table) — and the best one the
+//! CPU supports is picked once and cached.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use super::chunks::BitChunks;
+
+/// Counts the set bits among bits `[offset, offset + len)` of `bytes`.
+///
+/// # Panics
+/// If the range does not fit in `bytes`.
+///
+/// # Examples
+/// ```
+/// use alkaid_buffer::bitmap::count_set_bits;
+/// let bytes = [0b1011_0110u8, 0xff];
+/// assert_eq!(count_set_bits(&bytes, 0, 16), 13);
+/// assert_eq!(count_set_bits(&bytes, 1, 3), 2); // bits 1, 2 and 3: 1, 1, 0
+/// ```
+pub fn count_set_bits(bytes: &[u8], offset: usize, len: usize) -> usize {
+    let chunks = BitChunks::new(bytes, offset, len);
+    let (bytes, shift) = chunks.raw_parts();
+    if len == 0 {
+        return 0;
+    }
+    let shift = shift as usize;
+    let end = shift + len; // in bits, relative to bytes[0]
+    if bytes.len() == 1 {
+        return ((bytes[0] as u32 >> shift) & ((1u32 << len) - 1)).count_ones() as usize;
+    }
+    // Count whole bytes, then take away the bits before the range in the first byte and the
+    // bits after it in the last.
+    let whole = popcount(bytes);
+    let before = (bytes[0] & ((1u16 << shift) - 1) as u8).count_ones() as usize;
+    let after = match end % 8 {
+        0 => 0,
+        used => (bytes[bytes.len() - 1] >> used).count_ones() as usize,
+    };
+    whole - before - after
+}
+
+/// One compiled variant of the byte loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Portable = 1,
+    #[cfg(target_arch = "x86_64")]
+    Popcnt = 2,
+    #[cfg(target_arch = "x86_64")]
+    Avx2 = 3,
+}
+
+static SELECTED: AtomicU8 = AtomicU8::new(0);
+
+fn selected() -> Kernel {
+    match SELECTED.load(Ordering::Relaxed) {
+        0 => {
+            let best = *available_kernels()
+                .last()
+                .expect("the portable kernel always exists");
+            SELECTED.store(best as u8, Ordering::Relaxed);
+            best
+        }
+        #[cfg(target_arch = "x86_64")]
+        3 => Kernel::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        2 => Kernel::Popcnt,
+        _ => Kernel::Portable,
+    }
+}
+
+/// The kernels this CPU can run, worst first.
+pub(crate) fn available_kernels() -> Vec<Kernel> {
+    #[allow(unused_mut)]
+    let mut kernels = vec![Kernel::Portable];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            kernels.push(Kernel::Popcnt);
+            if std::arch::is_x86_feature_detected!("avx2") {
+                kernels.push(Kernel::Avx2);
+            }
+        }
+    }
+    kernels
+}
+
+/// Number of set bits in `bytes`.
+#[inline]
+fn popcount(bytes: &[u8]) -> usize {
+    popcount_with(selected(), bytes)
+}
+
+/// Number of set bits in `bytes`, using `kernel`, which must be in [`available_kernels`].
+pub(crate) fn popcount_with(kernel: Kernel, bytes: &[u8]) -> usize {
+    match kernel {
+        Kernel::Portable => popcount_portable(bytes),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: kernels are only handed out by available_kernels, which checked that the
+        // CPU supports popcnt.
+        Kernel::Popcnt => unsafe { popcount_popcnt(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for popcnt and avx2.
+        Kernel::Avx2 => unsafe { popcount_avx2(bytes) },
+    }
+}
+
+/// The byte loop, written so that LLVM vectorises it: four independent sums over 32-byte
+/// blocks, then the tail.
+#[inline(always)]
+fn popcount_portable(bytes: &[u8]) -> usize {
+    let mut blocks = bytes.chunks_exact(32);
+    let mut sums = [0u64; 4];
+    for block in &mut blocks {
+        for (sum, word) in sums.iter_mut().zip(block.chunks_exact(8)) {
+            *sum += u64::from(u64::from_le_bytes(word.try_into().expect("8 bytes")).count_ones());
+        }
+    }
+    let tail: u64 = blocks
+        .remainder()
+        .iter()
+        .map(|b| u64::from(b.count_ones()))
+        .sum();
+    (sums.iter().sum::<u64>() + tail) as usize
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn popcount_popcnt(bytes: &[u8]) -> usize {
+    popcount_portable(bytes)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,avx2")]
+fn popcount_avx2(bytes: &[u8]) -> usize {
+    popcount_portable(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_available_kernel_agrees_with_the_naive_count() {
+        let bytes: Vec<u8> = (0..1000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for len in [0, 1, 7, 31, 32, 33, 64, 999, 1000] {
+            let expected: usize = bytes[..len].iter().map(|b| b.count_ones() as usize).sum();
+            for kernel in available_kernels() {
+                assert_eq!(
+                    popcount_with(kernel, &bytes[..len]),
+                    expected,
+                    "{kernel:?} {len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn partial_bytes_at_both_ends_are_trimmed() {
+        let bytes = [0xffu8; 4];
+        assert_eq!(count_set_bits(&bytes, 3, 0), 0);
+        assert_eq!(count_set_bits(&bytes, 3, 4), 4);
+        assert_eq!(count_set_bits(&bytes, 3, 5), 5);
+        assert_eq!(count_set_bits(&bytes, 3, 29), 29);
+        assert_eq!(count_set_bits(&bytes, 8, 24), 24);
+        assert_eq!(count_set_bits(&[0b0101_0101], 1, 7), 3);
+    }
+
+    #[test]
+    fn the_best_kernel_is_selected_once() {
+        let best = *available_kernels().last().unwrap();
+        assert_eq!(selected(), best);
+        assert_eq!(selected(), best);
+    }
+}
