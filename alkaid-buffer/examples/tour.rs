@@ -18,7 +18,7 @@ fn main() {
     let values: ScalarBuffer<i64> = Buffer::from(values).try_into().expect("aligned i64s");
     println!(
         "built {ROWS} i64 values ({} MiB) in {:?}",
-        values.len() * 8 >> 20,
+        (values.len() * 8) >> 20,
         started.elapsed()
     );
 

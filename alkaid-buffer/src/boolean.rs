@@ -155,21 +155,25 @@ impl BooleanBuffer {
     }
 
     /// The bits as `u64` words.
+    #[inline]
     pub fn chunks(&self) -> BitChunks<'_> {
         BitChunks::new(&self.buffer, self.offset, self.len)
     }
 
     /// Every bit as a `bool`.
+    #[inline]
     pub fn iter(&self) -> BitIter<'_> {
         BitIter::new(&self.buffer, self.offset, self.len)
     }
 
     /// Indices of the set bits, ascending.
+    #[inline]
     pub fn set_indices(&self) -> SetIndices<'_> {
         SetIndices::new(&self.buffer, self.offset, self.len)
     }
 
     /// Runs of set bits as half-open `(start, end)` ranges.
+    #[inline]
     pub fn set_runs(&self) -> SetRuns<'_> {
         SetRuns::new(&self.buffer, self.offset, self.len)
     }

@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::MutableBuffer;
-use crate::alloc;
+use crate::alloc::Allocation;
 use crate::error::{BufferError, check_range};
 use crate::memory::MemoryPool;
 use crate::native::NativeType;
@@ -55,9 +55,8 @@ impl Buffer {
 
     /// An empty buffer; does not allocate.
     pub fn empty() -> Self {
-        // SAFETY: the dangling pointer with zero capacity and zero length is the documented
-        // empty form of from_aligned; it is never freed (capacity 0) nor read.
-        Self::from_storage(unsafe { Storage::from_aligned(alloc::dangling(), 0, 0) })
+        // SAFETY: zero bytes are trivially initialised.
+        Self::from_storage(unsafe { Storage::from_allocation(Allocation::empty(), 0) })
     }
 
     /// Copies `values` into a new aligned, padded allocation.
@@ -209,7 +208,7 @@ impl Buffer {
     /// returns it unchanged.
     pub fn into_mutable(self) -> Result<MutableBuffer, Self> {
         let starts_at_allocation = self.ptr == self.storage.ptr();
-        if !starts_at_allocation || self.storage.aligned_capacity().is_none() {
+        if !starts_at_allocation || !self.storage.is_allocation() {
             return Err(self);
         }
         let Self { storage, ptr, len } = self;
@@ -217,21 +216,21 @@ impl Buffer {
             Ok(storage) => storage,
             Err(storage) => return Err(Self { storage, ptr, len }),
         };
-        match storage.into_aligned_parts() {
-            // SAFETY: the parts come from an Alkaid allocation now owned by nobody else, and
-            // its first `len` bytes are initialised (this buffer's bytes).
-            Ok((ptr, _, capacity)) => Ok(unsafe { MutableBuffer::from_parts(ptr, len, capacity) }),
+        match storage.into_allocation() {
+            // SAFETY: the allocation is now owned by nobody else and its first `len` bytes
+            // are this buffer's (initialised) bytes; len <= the storage's len <= capacity.
+            Ok((allocation, _)) => Ok(unsafe { MutableBuffer::from_allocation(allocation, len) }),
             Err(storage) => Err(Self::from_storage(storage)),
         }
     }
 
-    /// Builds a buffer from an Alkaid allocation (used by [`MutableBuffer`] to freeze).
+    /// Builds a buffer over an Alkaid allocation (used by [`MutableBuffer`] to freeze).
     ///
     /// # Safety
-    /// As [`Storage::from_aligned`].
-    pub(crate) unsafe fn from_aligned(ptr: NonNull<u8>, len: usize, capacity: usize) -> Self {
+    /// As [`Storage::from_allocation`].
+    pub(crate) unsafe fn from_allocation(allocation: Allocation, len: usize) -> Self {
         // SAFETY: forwarded to the caller.
-        Self::from_storage(unsafe { Storage::from_aligned(ptr, len, capacity) })
+        Self::from_storage(unsafe { Storage::from_allocation(allocation, len) })
     }
 }
 

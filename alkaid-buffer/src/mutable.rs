@@ -1,15 +1,14 @@
 //! [`MutableBuffer`]: a growable, aligned byte buffer that freezes into a [`Buffer`].
 
 use std::fmt;
-use std::ptr::NonNull;
 
 use crate::Buffer;
-use crate::alloc::{self, ALIGNMENT};
+use crate::alloc::{self, Allocation};
 use crate::error::BufferError;
 use crate::native::NativeType;
 
-/// A growable byte buffer, [`ALIGNMENT`]-byte aligned, with capacity in multiples of
-/// [`ALIGNMENT`].
+/// A growable byte buffer, [`ALIGNMENT`](crate::ALIGNMENT)-byte aligned, with capacity in multiples of
+/// [`ALIGNMENT`](crate::ALIGNMENT).
 ///
 /// Growth is amortised (capacity at least doubles). Zero-filled growth from an empty buffer
 /// ([`zeroed`](Self::zeroed), [`resize`](Self::resize) with 0) asks the allocator for zeroed
@@ -26,60 +25,43 @@ use crate::native::NativeType;
 /// assert_eq!(frozen.typed::<i64>().unwrap(), &[1, 2, 3]);
 /// ```
 pub struct MutableBuffer {
-    ptr: NonNull<u8>,
+    data: Allocation,
+    /// Initialised bytes at the start of `data`.
     len: usize,
-    capacity: usize,
 }
-
-// SAFETY: MutableBuffer uniquely owns its allocation, like Vec<u8>.
-unsafe impl Send for MutableBuffer {}
-// SAFETY: shared references only allow reads, like Vec<u8>.
-unsafe impl Sync for MutableBuffer {}
 
 impl MutableBuffer {
     /// An empty buffer; does not allocate.
     pub fn new() -> Self {
         Self {
-            ptr: alloc::dangling(),
+            data: Allocation::empty(),
             len: 0,
-            capacity: 0,
         }
     }
 
     /// An empty buffer with room for at least `capacity` bytes.
     pub fn with_capacity(capacity: usize) -> Self {
-        let capacity = alloc::round_up(capacity);
-        if capacity == 0 {
-            return Self::new();
-        }
         Self {
-            ptr: alloc::allocate(capacity, false),
+            data: Allocation::new(alloc::round_up(capacity), false),
             len: 0,
-            capacity,
         }
     }
 
     /// A buffer of `len` zero bytes, from the allocator's zeroed allocation.
     pub fn zeroed(len: usize) -> Self {
-        let capacity = alloc::round_up(len);
-        if capacity == 0 {
-            return Self::new();
-        }
         Self {
-            ptr: alloc::allocate(capacity, true),
+            data: Allocation::new(alloc::round_up(len), true),
             len,
-            capacity,
         }
     }
 
     /// Takes over an allocation.
     ///
     /// # Safety
-    /// `ptr` must come from the crate's aligned allocator with exactly `capacity` bytes (or be
-    /// dangling with capacity 0), its first `len <= capacity` bytes initialised, and nothing
-    /// else may own it.
-    pub(crate) unsafe fn from_parts(ptr: NonNull<u8>, len: usize, capacity: usize) -> Self {
-        Self { ptr, len, capacity }
+    /// `len <= allocation.capacity()` and the first `len` bytes must be initialised.
+    pub(crate) unsafe fn from_allocation(data: Allocation, len: usize) -> Self {
+        debug_assert!(len <= data.capacity());
+        Self { data, len }
     }
 
     /// Number of initialised bytes.
@@ -97,13 +79,13 @@ impl MutableBuffer {
     /// Bytes the buffer can hold without reallocating.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.data.capacity()
     }
 
     /// Pointer to the first byte.
     #[inline]
     pub fn as_ptr(&self) -> *const u8 {
-        self.ptr.as_ptr()
+        self.data.ptr().as_ptr()
     }
 
     /// The initialised bytes.
@@ -111,14 +93,14 @@ impl MutableBuffer {
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: the first `len` bytes of the allocation are initialised (every method that
         // grows `len` writes the bytes first) and uniquely owned by `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts(self.data.ptr().as_ptr(), self.len) }
     }
 
     /// The initialised bytes, mutably.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as in as_slice, and `&mut self` makes the access exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.data.ptr().as_ptr(), self.len) }
     }
 
     /// The bytes viewed as `T`s; always aligned, since the allocation is.
@@ -139,42 +121,22 @@ impl MutableBuffer {
 
     /// Makes room for at least `additional` more bytes, growing the capacity to at least
     /// double its current size so that repeated pushes cost amortised O(1).
-    #[inline]
+    #[inline(always)]
     pub fn reserve(&mut self, additional: usize) {
-        let required = self
-            .len
-            .checked_add(additional)
-            .expect("buffer length overflows usize");
-        if required > self.capacity {
-            self.grow(required);
+        // capacity >= len always, so this cannot overflow; grow does the checked arithmetic.
+        if additional > self.data.capacity() - self.len {
+            self.grow(additional);
         }
     }
 
     #[cold]
-    fn grow(&mut self, required: usize) {
-        let new_capacity = alloc::round_up(required.max(self.capacity.saturating_mul(2)));
-        self.reallocate(new_capacity, false);
-    }
-
-    /// Moves the contents to an allocation of exactly `new_capacity` bytes (a multiple of
-    /// the alignment, at least `len`), zeroed beyond `len` if asked and the buffer is empty.
-    fn reallocate(&mut self, new_capacity: usize, zeroed: bool) {
-        debug_assert!(new_capacity >= self.len && new_capacity.is_multiple_of(ALIGNMENT));
-        if new_capacity == self.capacity {
-            return;
-        }
-        self.ptr = if self.capacity == 0 {
-            alloc::allocate(new_capacity, zeroed)
-        } else if new_capacity == 0 {
-            // SAFETY: ptr was allocated by alloc with self.capacity bytes and is replaced.
-            unsafe { alloc::deallocate(self.ptr, self.capacity) };
-            alloc::dangling()
-        } else {
-            // SAFETY: ptr was allocated by alloc with self.capacity bytes and is replaced by
-            // the result; both capacities are non-zero multiples of the alignment.
-            unsafe { alloc::reallocate(self.ptr, self.capacity, new_capacity) }
-        };
-        self.capacity = new_capacity;
+    fn grow(&mut self, additional: usize) {
+        let required = self
+            .len
+            .checked_add(additional)
+            .expect("buffer length overflows usize");
+        let new_capacity = alloc::round_up(required.max(self.capacity().saturating_mul(2)));
+        self.data.resize(new_capacity, self.len);
     }
 
     /// Sets the length to `new_len`, filling new bytes with `value`.
@@ -185,7 +147,7 @@ impl MutableBuffer {
             self.len = new_len;
             return;
         }
-        if value == 0 && self.capacity == 0 {
+        if value == 0 && self.capacity() == 0 {
             *self = Self::zeroed(new_len);
             return;
         }
@@ -193,7 +155,7 @@ impl MutableBuffer {
         self.reserve(additional);
         // SAFETY: reserve made capacity >= new_len, so the `additional` bytes after `len`
         // are inside the allocation; writing initialises them before len covers them.
-        unsafe { self.ptr.add(self.len).write_bytes(value, additional) };
+        unsafe { self.data.ptr().add(self.len).write_bytes(value, additional) };
         self.len = new_len;
     }
 
@@ -219,17 +181,23 @@ impl MutableBuffer {
 
     /// Shrinks the capacity to the length rounded up to the alignment.
     pub fn shrink_to_fit(&mut self) {
-        self.reallocate(alloc::round_up(self.len), false);
+        self.data.resize(alloc::round_up(self.len), self.len);
     }
 
     /// Appends one value.
-    #[inline]
+    #[inline(always)]
     pub fn push<T: NativeType>(&mut self, value: T) {
         let size = size_of::<T>();
         self.reserve(size);
         // SAFETY: reserve made room for `size` bytes after `len`; write_unaligned has no
         // alignment requirement; T is plain data.
-        unsafe { self.ptr.add(self.len).cast::<T>().write_unaligned(value) };
+        unsafe {
+            self.data
+                .ptr()
+                .add(self.len)
+                .cast::<T>()
+                .write_unaligned(value)
+        };
         self.len += size;
     }
 
@@ -243,17 +211,19 @@ impl MutableBuffer {
         unsafe {
             std::ptr::copy_nonoverlapping(
                 bytes.as_ptr(),
-                self.ptr.add(self.len).as_ptr(),
+                self.data.ptr().add(self.len).as_ptr(),
                 bytes.len(),
             );
         }
         self.len += bytes.len();
     }
 
-    /// Appends every value of an iterator, reserving from its size hint first.
+    /// Appends every value of an iterator: the number its size hint promises are written
+    /// without per-value capacity checks, the rest one by one.
     pub fn extend<T: NativeType, I: IntoIterator<Item = T>>(&mut self, values: I) {
-        let iter = values.into_iter();
-        self.reserve(iter.size_hint().0.saturating_mul(size_of::<T>()));
+        let mut iter = values.into_iter();
+        let promised = iter.size_hint().0;
+        self.extend_counted(promised, iter.by_ref());
         for value in iter {
             self.push(value);
         }
@@ -273,7 +243,27 @@ impl MutableBuffer {
     /// assert_eq!(squares.typed::<u32>().unwrap(), &[0, 1, 4, 9]);
     /// ```
     #[inline]
-    pub fn extend_with<T: NativeType>(&mut self, count: usize, mut f: impl FnMut(usize) -> T) {
+    pub fn extend_with<T: NativeType>(&mut self, count: usize, f: impl FnMut(usize) -> T) {
+        self.extend_counted(count, (0..count).map(f));
+    }
+
+    /// Appends the first `count` values of `values` (fewer if it ends sooner), reserving
+    /// room for `count` once and writing in place, so that zipped slice iterators vectorise.
+    ///
+    /// # Examples
+    /// ```
+    /// use alkaid_buffer::MutableBuffer;
+    /// let (a, b) = ([1u8, 2, 3], [10u8, 20, 30]);
+    /// let mut sums = MutableBuffer::new();
+    /// sums.extend_counted(3, a.iter().zip(&b).map(|(x, y)| x + y));
+    /// assert_eq!(sums.as_slice(), &[11, 22, 33]);
+    /// ```
+    #[inline]
+    pub fn extend_counted<T: NativeType>(
+        &mut self,
+        count: usize,
+        values: impl IntoIterator<Item = T>,
+    ) {
         let size = size_of::<T>();
         self.reserve(
             count
@@ -281,14 +271,18 @@ impl MutableBuffer {
                 .expect("buffer length overflows usize"),
         );
         // SAFETY: reserve made room for count * size bytes after len.
-        let dst = unsafe { self.ptr.add(self.len) }.as_ptr().cast::<T>();
-        for i in 0..count {
-            // SAFETY: i < count, so the write is inside the reserved room; write_unaligned has
-            // no alignment requirement. len grows only after the loop, so if `f` panics the
-            // values written so far are simply not part of the buffer.
-            unsafe { dst.add(i).write_unaligned(f(i)) };
+        let dst = unsafe { self.data.ptr().add(self.len) }
+            .as_ptr()
+            .cast::<T>();
+        let mut written = 0;
+        for value in values.into_iter().take(count) {
+            // SAFETY: written < count (take), so the write is inside the reserved room;
+            // write_unaligned has no alignment requirement. len grows only after the loop, so
+            // if the iterator panics the values written so far are simply not counted.
+            unsafe { dst.add(written).write_unaligned(value) };
+            written += 1;
         }
-        self.len += count * size;
+        self.len += written * size;
     }
 
     /// Resizes to `len` values of `T`, each new one equal to `value`.
@@ -316,20 +310,9 @@ impl MutableBuffer {
 
     /// Freezes the bytes into an immutable [`Buffer`] without copying.
     pub fn into_buffer(self) -> Buffer {
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the allocation (or dangling pointer with capacity 0) comes from alloc with
-        // `capacity` bytes, its first `len` bytes are initialised, and ManuallyDrop hands
-        // ownership over to the Buffer.
-        unsafe { Buffer::from_aligned(this.ptr, this.len, this.capacity) }
-    }
-}
-
-impl Drop for MutableBuffer {
-    fn drop(&mut self) {
-        if self.capacity > 0 {
-            // SAFETY: ptr was allocated by alloc with `capacity` bytes and is owned by self.
-            unsafe { alloc::deallocate(self.ptr, self.capacity) };
-        }
+        // SAFETY: the first `len` bytes of the allocation are initialised (the invariant of
+        // this type), and len <= capacity.
+        unsafe { Buffer::from_allocation(self.data, self.len) }
     }
 }
 
@@ -352,7 +335,8 @@ impl fmt::Debug for MutableBuffer {
         write!(
             f,
             "MutableBuffer(len {}, capacity {})",
-            self.len, self.capacity
+            self.len,
+            self.capacity()
         )
     }
 }
@@ -380,6 +364,7 @@ impl<T: NativeType> FromIterator<T> for MutableBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ALIGNMENT;
 
     #[test]
     fn growth_is_aligned_and_amortised() {
@@ -437,6 +422,34 @@ mod tests {
         assert_eq!(buffer.typed::<u16>().unwrap(), &[10, 2]);
         buffer.push(1u8);
         assert!(buffer.typed::<u16>().is_err());
+    }
+
+    #[test]
+    fn extend_counted_stops_at_the_shorter_of_count_and_iterator() {
+        let mut buffer = MutableBuffer::new();
+        buffer.extend_counted(5, [1u32, 2]);
+        assert_eq!(buffer.typed::<u32>().unwrap(), &[1, 2]);
+        buffer.extend_counted(1, [3u32, 4, 5]);
+        assert_eq!(buffer.typed::<u32>().unwrap(), &[1, 2, 3]);
+        buffer.extend_with(0, |_| 9u32);
+        assert_eq!(buffer.len(), 12);
+    }
+
+    #[test]
+    fn a_panicking_producer_leaves_the_buffer_consistent() {
+        let mut buffer = MutableBuffer::new();
+        buffer.push(7u64);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            buffer.extend_with(10, |i| {
+                if i == 5 {
+                    panic!("producer failed")
+                } else {
+                    i as u64
+                }
+            });
+        }));
+        assert!(result.is_err());
+        assert_eq!(buffer.typed::<u64>().unwrap(), &[7]);
     }
 
     #[test]

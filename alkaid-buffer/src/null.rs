@@ -131,6 +131,7 @@ impl NullBuffer {
     }
 
     /// Indices of the valid slots, ascending.
+    #[inline]
     pub fn valid_indices(&self) -> SetIndices<'_> {
         self.validity.set_indices()
     }

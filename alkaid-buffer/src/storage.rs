@@ -8,13 +8,13 @@ use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
-use crate::alloc;
+use crate::alloc::Allocation;
 use crate::memory::MemoryPool;
 
 /// How the bytes of a [`Storage`] were obtained, and so how they are released.
 enum Origin {
-    /// Allocated by [`alloc::allocate`] with this many bytes of capacity.
-    Aligned { capacity: usize },
+    /// Allocated by Alkaid's aligned allocator; freed when dropped.
+    Aligned(Allocation),
     /// Memory owned by a value of another type; dropping the value releases it.
     Foreign(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
 }
@@ -41,18 +41,17 @@ impl std::panic::RefUnwindSafe for Storage {}
 impl std::panic::UnwindSafe for Storage {}
 
 impl Storage {
-    /// Takes over an allocation made by [`alloc::allocate`].
+    /// Takes over an Alkaid allocation whose first `len` bytes are initialised.
     ///
     /// # Safety
-    /// `ptr` must come from [`alloc::allocate`]/[`alloc::reallocate`] with exactly `capacity`
-    /// bytes (or be [`alloc::dangling`] with `capacity == 0`), the first `len <= capacity`
-    /// bytes must be initialised, and nothing else may free or write to it.
-    pub(crate) unsafe fn from_aligned(ptr: NonNull<u8>, len: usize, capacity: usize) -> Self {
-        debug_assert!(len <= capacity);
+    /// `len <= allocation.capacity()` and the first `len` bytes must be initialised.
+    pub(crate) unsafe fn from_allocation(allocation: Allocation, len: usize) -> Self {
+        debug_assert!(len <= allocation.capacity());
+        let ptr = allocation.ptr();
         Self {
             ptr,
             len,
-            origin: Origin::Aligned { capacity },
+            origin: Origin::Aligned(allocation),
             claim: Mutex::new(None),
         }
     }
@@ -87,30 +86,28 @@ impl Storage {
     /// Bytes this storage holds: the whole capacity of an Alkaid allocation, or the length of
     /// foreign memory.
     pub(crate) fn size(&self) -> usize {
-        match self.origin {
-            Origin::Aligned { capacity } => capacity,
+        match &self.origin {
+            Origin::Aligned(allocation) => allocation.capacity(),
             Origin::Foreign(_) => self.len,
         }
     }
 
-    /// Capacity of an Alkaid allocation, or `None` for foreign memory.
-    pub(crate) fn aligned_capacity(&self) -> Option<usize> {
-        match self.origin {
-            Origin::Aligned { capacity } => Some(capacity),
-            Origin::Foreign(_) => None,
-        }
+    /// Whether the memory is an Alkaid allocation (rather than foreign memory).
+    pub(crate) fn is_allocation(&self) -> bool {
+        matches!(self.origin, Origin::Aligned(_))
     }
 
-    /// Gives up ownership of an Alkaid allocation without freeing it, returning
-    /// `(ptr, len, capacity)`; a foreign storage is returned unchanged.
-    pub(crate) fn into_aligned_parts(mut self) -> Result<(NonNull<u8>, usize, usize), Self> {
-        let Origin::Aligned { capacity } = self.origin else {
+    /// Gives back an Alkaid allocation and the number of initialised bytes at its start;
+    /// foreign memory is returned unchanged.
+    pub(crate) fn into_allocation(mut self) -> Result<(Allocation, usize), Self> {
+        if !self.is_allocation() {
             return Err(self);
-        };
+        }
         self.release_claim();
-        let parts = (self.ptr, self.len, capacity);
-        std::mem::forget(self);
-        Ok(parts)
+        match std::mem::replace(&mut self.origin, Origin::Aligned(Allocation::empty())) {
+            Origin::Aligned(allocation) => Ok((allocation, self.len)),
+            Origin::Foreign(_) => unreachable!("checked to be an allocation above"),
+        }
     }
 
     /// Accounts this storage's size to `pool`, moving it from any pool it was accounted to.
@@ -142,14 +139,7 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
+        // The allocation or foreign owner in `origin` releases the memory when dropped.
         self.release_claim();
-        if let Origin::Aligned { capacity } = self.origin
-            && capacity > 0
-        {
-            // SAFETY: from_aligned's contract: ptr came from alloc::allocate with `capacity`
-            // bytes and is freed only here, once.
-            unsafe { alloc::deallocate(self.ptr, capacity) };
-        }
-        // A foreign owner is dropped with `origin`, releasing its memory.
     }
 }

@@ -117,7 +117,8 @@ proptest! {
     fn binary_kernels_match((l, r) in pair()) {
         let len = l.bits.len();
         type Kernel = fn(&[u8], usize, &[u8], usize, usize) -> Buffer;
-        let kernels: [(Kernel, fn(bool, bool) -> bool); 4] = [
+        type Reference = fn(bool, bool) -> bool;
+        let kernels: [(Kernel, Reference); 4] = [
             (bitmap::and, |a, b| a & b),
             (bitmap::or, |a, b| a | b),
             (bitmap::xor, |a, b| a ^ b),

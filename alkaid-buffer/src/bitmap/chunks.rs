@@ -22,7 +22,8 @@ use super::assert_bits_in;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct BitChunks<'a> {
-    /// The bytes from the one holding the first bit to the one holding the last.
+    /// The bytes from the one holding the first bit to the end of the input. Bytes past the
+    /// range may be read (never used) so that most words are two plain 8-byte loads.
     bytes: &'a [u8],
     /// Bit offset of the range within `bytes[0]`, in `0..8`.
     shift: u32,
@@ -35,13 +36,12 @@ impl<'a> BitChunks<'a> {
     ///
     /// # Panics
     /// If the range does not fit in `bytes`.
+    #[inline]
     pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
         assert_bits_in(bytes, offset, len);
         let shift = (offset % 8) as u32;
-        let start = offset / 8;
-        let end = (offset + len).div_ceil(8);
         Self {
-            bytes: &bytes[start..end],
+            bytes: &bytes[offset / 8..],
             shift,
             chunk_count: len / 64,
             remainder_len: len % 64,
@@ -83,14 +83,12 @@ impl<'a> BitChunks<'a> {
             "chunk {i} out of range for {} chunks",
             self.chunk_count
         );
-        let start = i * 8;
-        let word = u64::from_le_bytes(self.bytes[start..start + 8].try_into().expect("8 bytes"));
-        if self.shift == 0 {
-            word
-        } else {
-            // With a non-zero shift the word's last bits come from the next byte, which is
-            // part of the range because the word is full.
-            word >> self.shift | u64::from(self.bytes[start + 8]) << (64 - self.shift)
+        match self.bytes.get(i * 8..i * 8 + 16) {
+            Some(pair) => {
+                let (low, high) = pair.split_at(8);
+                join(word(low), word(high), self.shift)
+            }
+            None => self.tail_word(i * 8, 64),
         }
     }
 
@@ -100,11 +98,22 @@ impl<'a> BitChunks<'a> {
         if self.remainder_len == 0 {
             return 0;
         }
-        let tail = &self.bytes[self.chunk_count * 8..];
+        self.tail_word(self.chunk_count * 8, self.remainder_len)
+    }
+
+    /// `bits` (1..=64) bits starting at bit `shift` of byte `start`, read byte by byte: for
+    /// the last words, where two 8-byte loads could run past the input.
+    #[cold]
+    fn tail_word(&self, start: usize, bits: usize) -> u64 {
+        let needed = (self.shift as usize + bits).div_ceil(8);
         let mut raw = [0u8; 16];
-        raw[..tail.len()].copy_from_slice(tail);
-        let bits = u128::from_le_bytes(raw) >> self.shift;
-        bits as u64 & ((1u64 << self.remainder_len) - 1)
+        raw[..needed].copy_from_slice(&self.bytes[start..start + needed]);
+        let word = (u128::from_le_bytes(raw) >> self.shift) as u64;
+        if bits == 64 {
+            word
+        } else {
+            word & ((1u64 << bits) - 1)
+        }
     }
 
     /// The full words.
@@ -114,14 +123,7 @@ impl<'a> BitChunks<'a> {
 
     /// The full words, then the remainder as one more word (zero-padded) if it is not empty.
     pub fn iter_padded(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        let words = self.padded_count();
-        (0..words).map(|i| {
-            if i < self.chunk_count {
-                self.chunk(i)
-            } else {
-                self.remainder()
-            }
-        })
+        (0..self.padded_count()).map(|i| self.padded_chunk(i))
     }
 
     /// Number of words [`iter_padded`](Self::iter_padded) yields.
@@ -140,10 +142,49 @@ impl<'a> BitChunks<'a> {
         }
     }
 
-    /// The bytes holding the range and the bit offset of the range in the first of them.
-    pub(crate) fn raw_parts(&self) -> (&'a [u8], u32) {
-        (self.bytes, self.shift)
+    /// The leading words that can be read with two full 8-byte loads each, as a pair of byte
+    /// slices `(low, high)` of equal length: word `i` is
+    /// `join(low[8i..8i+8], high[8i..8i+8], shift)`. Kernels zip these to get loops without
+    /// branches or bounds checks, which LLVM vectorises; the remaining words (at most two)
+    /// go through [`chunk`](Self::chunk).
+    #[inline]
+    pub(crate) fn fast_words(&self) -> (&'a [u8], &'a [u8]) {
+        let count = self
+            .chunk_count
+            .min((self.bytes.len() / 8).saturating_sub(1));
+        if count == 0 {
+            return (&[], &[]);
+        }
+        (&self.bytes[..count * 8], &self.bytes[8..8 + count * 8])
     }
+
+    /// Bit offset of the range within its first byte, in `0..8`.
+    #[inline]
+    pub(crate) fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// The bytes holding the range (from the first bit's byte to the last bit's byte) and
+    /// the bit offset of the range in the first of them.
+    pub(crate) fn raw_parts(&self) -> (&'a [u8], u32) {
+        let end = (self.shift as usize + self.len()).div_ceil(8);
+        (&self.bytes[..end], self.shift)
+    }
+}
+
+/// A little-endian `u64` from 8 bytes.
+#[inline(always)]
+pub(crate) fn word(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+}
+
+/// The 64 bits starting `shift` (0..8) bits into `low`, continuing into `high`.
+///
+/// Branch-free for every shift, including 0: `(high << 1) << (63 - shift)` is
+/// `high << (64 - shift)` without the undefined shift by 64.
+#[inline(always)]
+pub(crate) fn join(low: u64, high: u64, shift: u32) -> u64 {
+    low >> shift | (high << 1) << (63 - shift)
 }
 
 #[cfg(test)]
@@ -176,6 +217,19 @@ mod tests {
                     naive_word(&bytes, offset + tail, len % 64)
                 );
                 assert_eq!(chunks.iter_padded().count(), len.div_ceil(64));
+            }
+        }
+    }
+
+    #[test]
+    fn fast_words_agree_with_chunk() {
+        let bytes: Vec<u8> = (0..100u32).map(|i| (i * 91 + 5) as u8).collect();
+        for offset in 0..16 {
+            let chunks = BitChunks::new(&bytes, offset, 700);
+            let (low, high) = chunks.fast_words();
+            assert!(low.len() / 8 + 2 >= chunks.chunk_count());
+            for (i, (l, h)) in low.chunks_exact(8).zip(high.chunks_exact(8)).enumerate() {
+                assert_eq!(join(word(l), word(h), chunks.shift()), chunks.chunk(i));
             }
         }
     }

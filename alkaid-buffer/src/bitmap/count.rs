@@ -2,9 +2,9 @@
 //!
 //! A default release build targets baseline x86-64, which has no `POPCNT` instruction: there
 //! `u64::count_ones` is a dozen shifts and masks. Instead of asking users to build with
-//! `-C target-cpu`, the byte loop is compiled three times — portable, with `POPCNT`, and with
-//! `AVX2` (where LLVM vectorises the count with a nibble lookup table) — and the best one the
-//! CPU supports is picked once and cached.
+//! `-C target-cpu`, there are three kernels — the portable loop, the same loop compiled with
+//! `POPCNT`, and an explicit `AVX2` nibble-lookup kernel — and the best one the CPU supports
+//! is picked once and cached.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -134,10 +134,44 @@ fn popcount_popcnt(bytes: &[u8]) -> usize {
     popcount_portable(bytes)
 }
 
+/// Mula's AVX2 population count: each nibble is looked up in a 16-entry table with
+/// `vpshufb`, byte counts accumulate over 8 vectors (at most 64 per byte, no overflow), then
+/// `vpsadbw` folds them into four 64-bit sums. About twice the throughput of one `POPCNT`
+/// per word, and enough to keep up with memory.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,avx2")]
 fn popcount_avx2(bytes: &[u8]) -> usize {
-    popcount_portable(bytes)
+    use std::arch::x86_64::*;
+
+    const VECTOR: usize = 32;
+    const GROUP: usize = 8 * VECTOR;
+    #[rustfmt::skip]
+    let table = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+    );
+    let low_nibbles = _mm256_set1_epi8(0x0f);
+    let mut sums = _mm256_setzero_si256();
+    let mut groups = bytes.chunks_exact(GROUP);
+    for group in &mut groups {
+        let mut counts = _mm256_setzero_si256();
+        for vector in group.chunks_exact(VECTOR) {
+            // SAFETY: `vector` is exactly 32 readable bytes; loadu has no alignment need.
+            let v = unsafe { _mm256_loadu_si256(vector.as_ptr().cast()) };
+            let low = _mm256_and_si256(v, low_nibbles);
+            let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), low_nibbles);
+            counts = _mm256_add_epi8(counts, _mm256_shuffle_epi8(table, low));
+            counts = _mm256_add_epi8(counts, _mm256_shuffle_epi8(table, high));
+        }
+        sums = _mm256_add_epi64(sums, _mm256_sad_epu8(counts, _mm256_setzero_si256()));
+    }
+    let lanes = [
+        _mm256_extract_epi64::<0>(sums),
+        _mm256_extract_epi64::<1>(sums),
+        _mm256_extract_epi64::<2>(sums),
+        _mm256_extract_epi64::<3>(sums),
+    ];
+    lanes.iter().sum::<i64>() as usize + popcount_portable(groups.remainder())
 }
 
 #[cfg(test)]
@@ -170,6 +204,18 @@ mod tests {
         assert_eq!(count_set_bits(&bytes, 3, 29), 29);
         assert_eq!(count_set_bits(&bytes, 8, 24), 24);
         assert_eq!(count_set_bits(&[0b0101_0101], 1, 7), 3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn kernels_agree_on_random_bytes(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+        ) {
+            let expected: usize = bytes.iter().map(|b| b.count_ones() as usize).sum();
+            for kernel in available_kernels() {
+                proptest::prop_assert_eq!(popcount_with(kernel, &bytes), expected);
+            }
+        }
     }
 
     #[test]

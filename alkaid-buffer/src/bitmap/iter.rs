@@ -28,6 +28,7 @@ impl<'a> BitIter<'a> {
     ///
     /// # Panics
     /// If the range does not fit in `bytes`.
+    #[inline]
     pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
         Self {
             chunks: BitChunks::new(bytes, offset, len),
@@ -63,6 +64,77 @@ impl Iterator for BitIter<'_> {
 
 impl ExactSizeIterator for BitIter<'_> {}
 
+/// The words holding a bit range, read in place without shifting: word `k` holds bits
+/// `[64 k - lead, 64 k + 64 - lead)` of the range, where `lead` is the range's bit offset in
+/// its first byte, with the bits outside the range cleared.
+///
+/// Sequential scans (set indices, runs) only need to know where each set bit is, so they
+/// subtract `lead` from positions instead of shifting every word into place. The first word
+/// is handed out at construction; [`Words`] yields the rest: the middle words straight from
+/// a `chunks_exact` iterator (no index checks), then the masked last word.
+#[derive(Debug, Clone)]
+struct Words<'a> {
+    middle: std::slice::ChunksExact<'a, u8>,
+    last: Option<u64>,
+}
+
+impl Iterator for Words<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self.middle.next() {
+            Some(bytes) => Some(super::chunks::word(bytes)),
+            None => self.last.take(),
+        }
+    }
+}
+
+/// Splits bits `[offset, offset + len)` of `bytes` into the first word (masked), the other
+/// words, and the position of bit 0 of the first word (`-lead`, wrapped).
+#[inline]
+fn unshifted_words(bytes: &[u8], offset: usize, len: usize) -> (u64, Words<'_>, usize) {
+    super::assert_bits_in(bytes, offset, len);
+    let lead = offset % 8;
+    let bytes = &bytes[offset / 8..(offset + len).div_ceil(8)];
+    let count = if len == 0 {
+        0
+    } else {
+        (lead + len).div_ceil(64)
+    };
+    let last_mask = match (lead + len) % 64 {
+        0 => u64::MAX,
+        used => (1u64 << used) - 1,
+    };
+    let load = |k: usize| {
+        let mut raw = [0u8; 8];
+        let part = &bytes[k * 8..bytes.len().min(k * 8 + 8)];
+        raw[..part.len()].copy_from_slice(part);
+        u64::from_le_bytes(raw)
+    };
+    let base = 0usize.wrapping_sub(lead);
+    let empty = Words {
+        middle: [].chunks_exact(8),
+        last: None,
+    };
+    match count {
+        0 => (0, empty, base),
+        1 => (load(0) & u64::MAX << lead & last_mask, empty, base),
+        _ => {
+            let middle = bytes[8..(count - 1) * 8].chunks_exact(8);
+            let last = load(count - 1) & last_mask;
+            (
+                load(0) & u64::MAX << lead,
+                Words {
+                    middle,
+                    last: Some(last),
+                },
+                base,
+            )
+        }
+    }
+}
+
 /// The indices of the set bits of a range, ascending, relative to the start of the range.
 ///
 /// # Examples
@@ -73,13 +145,11 @@ impl ExactSizeIterator for BitIter<'_> {}
 /// ```
 #[derive(Debug, Clone)]
 pub struct SetIndices<'a> {
-    chunks: BitChunks<'a>,
     /// Set bits of the current word not yet yielded.
     current: u64,
-    /// Index of the range bit in bit 0 of `current`.
+    /// Position of bit 0 of `current` (wrapping below zero for the first word).
     base: usize,
-    /// Next word to load.
-    next_word: usize,
+    words: Words<'a>,
 }
 
 impl<'a> SetIndices<'a> {
@@ -87,12 +157,13 @@ impl<'a> SetIndices<'a> {
     ///
     /// # Panics
     /// If the range does not fit in `bytes`.
+    #[inline]
     pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
+        let (current, words, base) = unshifted_words(bytes, offset, len);
         Self {
-            chunks: BitChunks::new(bytes, offset, len),
-            current: 0,
-            base: 0,
-            next_word: 0,
+            current,
+            base,
+            words,
         }
     }
 }
@@ -103,14 +174,12 @@ impl Iterator for SetIndices<'_> {
     #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.current == 0 {
-            if self.next_word == self.chunks.padded_count() {
-                return None;
-            }
-            self.current = self.chunks.padded_chunk(self.next_word);
-            self.base = self.next_word * 64;
-            self.next_word += 1;
+            self.current = self.words.next()?;
+            self.base = self.base.wrapping_add(64);
         }
-        let index = self.base + self.current.trailing_zeros() as usize;
+        let index = self
+            .base
+            .wrapping_add(self.current.trailing_zeros() as usize);
         self.current &= self.current - 1; // clear the lowest set bit
         Some(index)
     }
@@ -129,13 +198,11 @@ impl Iterator for SetIndices<'_> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct SetRuns<'a> {
-    chunks: BitChunks<'a>,
     /// Bits of the current word not yet consumed (consumed runs are cleared).
     current: u64,
-    /// Index of the range bit in bit 0 of `current`.
+    /// Position of bit 0 of `current` (wrapping below zero for the first word).
     base: usize,
-    /// Next word to load.
-    next_word: usize,
+    words: Words<'a>,
 }
 
 impl<'a> SetRuns<'a> {
@@ -143,60 +210,45 @@ impl<'a> SetRuns<'a> {
     ///
     /// # Panics
     /// If the range does not fit in `bytes`.
-    pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
-        Self {
-            chunks: BitChunks::new(bytes, offset, len),
-            current: 0,
-            base: 0,
-            next_word: 0,
-        }
-    }
-
-    /// Loads the next word into `current`; false when there is none.
     #[inline]
-    fn load_next(&mut self) -> bool {
-        if self.next_word == self.chunks.padded_count() {
-            return false;
+    pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
+        let (current, words, base) = unshifted_words(bytes, offset, len);
+        Self {
+            current,
+            base,
+            words,
         }
-        self.current = self.chunks.padded_chunk(self.next_word);
-        self.base = self.next_word * 64;
-        self.next_word += 1;
-        true
     }
 }
 
 impl Iterator for SetRuns<'_> {
     type Item = (usize, usize);
 
+    #[inline]
     fn next(&mut self) -> Option<(usize, usize)> {
         while self.current == 0 {
-            if !self.load_next() {
-                return None;
-            }
+            self.current = self.words.next()?;
+            self.base = self.base.wrapping_add(64);
         }
         let zeros = self.current.trailing_zeros();
-        let start = self.base + zeros as usize;
-        let ones = (self.current >> zeros).trailing_ones();
-        if zeros + ones < 64 {
-            // The run ends inside this word: clear it and report it.
-            self.current &= !(((1u64 << ones) - 1) << zeros);
-            return Some((start, self.base + (zeros + ones) as usize));
-        }
-        // The run reaches the end of this word and may continue through the next ones. The
-        // padded last word has zeros above the range, so a run never ends past the range.
-        let mut end = self.base + 64;
-        self.current = 0;
-        while self.load_next() {
-            let ones = self.current.trailing_ones();
-            if ones < 64 {
-                end += ones as usize;
-                self.current &= !((1u64 << ones) - 1);
-                break;
+        let start = self.base.wrapping_add(zeros as usize);
+        // Fill the bits below the run, so that the run's end is the count of trailing ones.
+        self.current |= (1u64 << zeros) - 1;
+        while self.current == u64::MAX {
+            // The run reaches the end of this word. The last word is masked to the range, so
+            // a run that reaches the end of the last word ends exactly at the range's end.
+            self.base = self.base.wrapping_add(64);
+            match self.words.next() {
+                Some(word) => self.current = word,
+                None => {
+                    self.current = 0;
+                    return Some((start, self.base));
+                }
             }
-            end += 64;
-            self.current = 0;
         }
-        Some((start, end))
+        let ones = self.current.trailing_ones();
+        self.current &= !((1u64 << ones) - 1);
+        Some((start, self.base.wrapping_add(ones as usize)))
     }
 }
 

@@ -1,0 +1,118 @@
+//! Bit kernels: population count, `and` at aligned and unaligned offsets, set-bit iteration.
+
+use alkaid_benches::data::bitmap_bytes;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+
+const BITS: usize = 64 << 20; // 64 Mi bits = 8 MiB
+
+fn count_set_bits(c: &mut Criterion) {
+    let bytes = bitmap_bytes(BITS + 64, 0.5, 1);
+    let ours = alkaid_buffer::Buffer::from_slice_ref(&bytes);
+    let arrow = arrow_buffer::Buffer::from_slice_ref(&bytes);
+    let mut group = c.benchmark_group("count_set_bits");
+    group.throughput(Throughput::Bytes((BITS / 8) as u64));
+    for offset in [0usize, 3] {
+        group.bench_function(BenchmarkId::new("alkaid", format!("64Mi@{offset}")), |b| {
+            b.iter(|| alkaid_buffer::bitmap::count_set_bits(black_box(&ours), offset, BITS))
+        });
+        group.bench_function(BenchmarkId::new("arrow", format!("64Mi@{offset}")), |b| {
+            b.iter(|| black_box(&arrow).count_set_bits_offset(offset, BITS))
+        });
+    }
+    group.finish();
+}
+
+fn and(c: &mut Criterion) {
+    let left = bitmap_bytes(BITS + 64, 0.5, 2);
+    let right = bitmap_bytes(BITS + 64, 0.5, 3);
+    let (ours_l, ours_r) = (
+        alkaid_buffer::Buffer::from_slice_ref(&left),
+        alkaid_buffer::Buffer::from_slice_ref(&right),
+    );
+    let (arrow_l, arrow_r) = (
+        arrow_buffer::Buffer::from_slice_ref(&left),
+        arrow_buffer::Buffer::from_slice_ref(&right),
+    );
+    let mut group = c.benchmark_group("and");
+    group.throughput(Throughput::Bytes((BITS / 8) as u64));
+    for (lo, ro) in [(0usize, 0usize), (3, 5)] {
+        let param = format!("64Mi@({lo},{ro})");
+        group.bench_function(BenchmarkId::new("alkaid", &param), |b| {
+            b.iter(|| alkaid_buffer::bitmap::and(&ours_l, lo, &ours_r, ro, BITS))
+        });
+        group.bench_function(BenchmarkId::new("arrow", &param), |b| {
+            b.iter(|| arrow_buffer::buffer::buffer_bin_and(&arrow_l, lo, &arrow_r, ro, BITS))
+        });
+    }
+    group.finish();
+}
+
+fn set_indices(c: &mut Criterion) {
+    const LEN: usize = 1 << 20;
+    let mut group = c.benchmark_group("set_indices");
+    group.throughput(Throughput::Elements(LEN as u64));
+    for density in [0.01, 0.5, 0.99] {
+        let bytes = bitmap_bytes(LEN + 8, density, 4);
+        let ours = alkaid_buffer::BooleanBuffer::new(
+            alkaid_buffer::Buffer::from_slice_ref(&bytes),
+            3,
+            LEN,
+        );
+        let arrow =
+            arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_slice_ref(&bytes), 3, LEN);
+        let param = format!("1Mi@{}%", density * 100.0);
+        group.bench_function(BenchmarkId::new("alkaid", &param), |b| {
+            b.iter(|| {
+                ours.set_indices()
+                    .fold(0usize, |acc, i| acc.wrapping_add(i))
+            })
+        });
+        group.bench_function(BenchmarkId::new("arrow", &param), |b| {
+            b.iter(|| {
+                arrow
+                    .set_indices()
+                    .fold(0usize, |acc, i| acc.wrapping_add(i))
+            })
+        });
+    }
+    group.finish();
+}
+
+fn set_runs(c: &mut Criterion) {
+    const LEN: usize = 1 << 20;
+    let mut group = c.benchmark_group("set_runs");
+    group.throughput(Throughput::Elements(LEN as u64));
+    for density in [0.01, 0.5, 0.99] {
+        let bytes = bitmap_bytes(LEN + 8, density, 5);
+        let ours = alkaid_buffer::BooleanBuffer::new(
+            alkaid_buffer::Buffer::from_slice_ref(&bytes),
+            3,
+            LEN,
+        );
+        let arrow =
+            arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_slice_ref(&bytes), 3, LEN);
+        let param = format!("1Mi@{}%", density * 100.0);
+        group.bench_function(BenchmarkId::new("alkaid", &param), |b| {
+            b.iter(|| {
+                ours.set_runs()
+                    .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
+            })
+        });
+        group.bench_function(BenchmarkId::new("arrow", &param), |b| {
+            b.iter(|| {
+                arrow
+                    .set_slices()
+                    .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = alkaid_benches::criterion();
+    targets = count_set_bits, and, set_indices, set_runs
+}
+criterion_main!(benches);

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Turn criterion's latest results into the markdown table of benches/README.md.
+
+Every benchmark id is `group/impl/parameter` with impl `alkaid` or `arrow`; the table pairs
+the two and gives the ratio arrow-rs / Alkaid (above 1: Alkaid is faster).
+
+Each figure is the fastest of criterion's samples (time per iteration), not the median: the
+benchmark machines are shared virtual machines where other tenants add noise of 10-20% in
+either direction, and the fastest sample is the figure least disturbed by it. The median is
+printed after it for reference.
+
+usage: python3 benches/report.py [target/criterion]
+"""
+import json
+import pathlib
+import sys
+
+
+def fmt(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def main() -> None:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
+    rows: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+    for sample_file in sorted(root.glob("*/*/*/new/sample.json")):
+        bench = json.loads((sample_file.parent / "benchmark.json").read_text())
+        group, impl, param = bench["group_id"], bench["function_id"], bench["value_str"]
+        if impl not in ("alkaid", "arrow"):
+            continue
+        sample = json.loads(sample_file.read_text())
+        fastest = min(t / n for t, n in zip(sample["times"], sample["iters"]))
+        estimates = json.loads((sample_file.parent / "estimates.json").read_text())
+        rows.setdefault((group, param), {})[impl] = (fastest, estimates["median"]["point_estimate"])
+    print("| group | case | Alkaid | arrow-rs | arrow-rs / Alkaid | medians |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for (group, param), times in sorted(rows.items()):
+        ours, theirs = times.get("alkaid"), times.get("arrow")
+        if not (ours and theirs):
+            continue
+        print(f"| {group} | {param} | {fmt(ours[0])} | {fmt(theirs[0])} | "
+              f"{theirs[0] / ours[0]:.2f}× | {fmt(ours[1])} / {fmt(theirs[1])} |")
+
+
+if __name__ == "__main__":
+    main()
