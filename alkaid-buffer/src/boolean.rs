@@ -347,6 +347,14 @@ mod tests {
     }
 
     #[test]
+    fn into_parts_returns_the_window() {
+        let bits = BooleanBuffer::from(vec![true; 20]).slice(3, 10);
+        let (buffer, offset, len) = bits.clone().into_parts();
+        assert_eq!((offset, len), (3, 10));
+        assert_eq!(BooleanBuffer::new(buffer, offset, len), bits);
+    }
+
+    #[test]
     fn debug_prints_bits() {
         let bits = BooleanBuffer::from(vec![true, false, true]);
         assert_eq!(format!("{bits:?}"), "BooleanBuffer(101)");

@@ -426,6 +426,15 @@ mod tests {
     }
 
     #[test]
+    fn allocation_ids_tell_shared_from_separate_memory() {
+        let a = Buffer::from_slice_ref(&[1u8; 10]);
+        let b = Buffer::from_slice_ref(&[1u8; 10]);
+        assert_eq!(a.allocation_id(), a.slice(3, 2).allocation_id());
+        assert_ne!(a.allocation_id(), b.allocation_id());
+        assert_eq!(a, b); // equal bytes, different memory
+    }
+
+    #[test]
     fn debug_shows_a_prefix() {
         let text = format!("{:?}", Buffer::from_slice_ref(&[0u8; 40]));
         assert!(text.starts_with("Buffer(40 bytes: [0, 0"), "{text}");

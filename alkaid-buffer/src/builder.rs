@@ -392,6 +392,20 @@ mod tests {
     }
 
     #[test]
+    fn null_builder_without_nulls_finishes_empty() {
+        let mut builder = NullBufferBuilder::new(8);
+        builder.append_non_null();
+        builder.append_n_nulls(0);
+        builder.append_slice(&[true, true]);
+        assert_eq!(builder.len(), 3);
+        assert_eq!(builder.finish(), None);
+        let mut bits = BooleanBufferBuilder::new(100);
+        assert!(bits.capacity() >= 100);
+        bits.reserve(1000);
+        assert!(bits.capacity() >= 1000 && bits.is_empty());
+    }
+
+    #[test]
     fn null_builder_materialises_on_first_null() {
         let mut builder = NullBufferBuilder::new(0);
         builder.append_n_non_nulls(70);

@@ -258,6 +258,15 @@ mod tests {
     }
 
     #[test]
+    fn unchecked_constructor_keeps_valid_offsets() {
+        let values = ScalarBuffer::from(vec![0i32, 2, 2, 5]);
+        // SAFETY: the offsets start at zero and never decrease.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(values.clone()) };
+        assert_eq!(offsets.inner(), &values);
+        assert_eq!(offsets.into_inner(), values);
+    }
+
+    #[test]
     #[should_panic(expected = "offset overflow")]
     fn lengths_that_overflow_i32_panic() {
         OffsetBuffer::<i32>::from_lengths([i32::MAX as usize, 1]);

@@ -223,6 +223,14 @@ mod tests {
     }
 
     #[test]
+    fn with_location_moves_a_referenced_value() {
+        let view = ByteView::new_reference(b"a value longer than 12", 0, 0).with_location(4, 96);
+        assert_eq!((view.buffer_index(), view.offset()), (4, 96));
+        assert_eq!(view.prefix(), *b"a va");
+        assert_eq!(view.len(), 22);
+    }
+
+    #[test]
     #[should_panic(expected = "do not fit inline")]
     fn long_inline_value_panics() {
         ByteView::new_inline(&[0; 13]);
