@@ -48,66 +48,67 @@ fn and(c: &mut Criterion) {
     group.finish();
 }
 
-fn set_indices(c: &mut Criterion) {
+/// Runs `ours` and `arrow` over 1 Mi bits at offset 3, at 1%, 50% and 99% density.
+fn by_density(
+    c: &mut Criterion,
+    name: &str,
+    seed: u64,
+    ours: impl Fn(&alkaid_buffer::BooleanBuffer) -> usize,
+    arrow: impl Fn(&arrow_buffer::BooleanBuffer) -> usize,
+) {
     const LEN: usize = 1 << 20;
-    let mut group = c.benchmark_group("set_indices");
+    let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(LEN as u64));
     for density in [0.01, 0.5, 0.99] {
-        let bytes = bitmap_bytes(LEN + 8, density, 4);
-        let ours = alkaid_buffer::BooleanBuffer::new(
+        let bytes = bitmap_bytes(LEN + 8, density, seed);
+        let ours_bits = alkaid_buffer::BooleanBuffer::new(
             alkaid_buffer::Buffer::from_slice_ref(&bytes),
             3,
             LEN,
         );
-        let arrow =
+        let arrow_bits =
             arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_slice_ref(&bytes), 3, LEN);
         let param = format!("1Mi@{}%", density * 100.0);
         group.bench_function(BenchmarkId::new("alkaid", &param), |b| {
-            b.iter(|| {
-                ours.set_indices()
-                    .fold(0usize, |acc, i| acc.wrapping_add(i))
-            })
+            b.iter(|| ours(&ours_bits))
         });
         group.bench_function(BenchmarkId::new("arrow", &param), |b| {
-            b.iter(|| {
-                arrow
-                    .set_indices()
-                    .fold(0usize, |acc, i| acc.wrapping_add(i))
-            })
+            b.iter(|| arrow(&arrow_bits))
         });
     }
     group.finish();
 }
 
+fn set_indices(c: &mut Criterion) {
+    by_density(
+        c,
+        "set_indices",
+        4,
+        |bits| {
+            bits.set_indices()
+                .fold(0usize, |acc, i| acc.wrapping_add(i))
+        },
+        |bits| {
+            bits.set_indices()
+                .fold(0usize, |acc, i| acc.wrapping_add(i))
+        },
+    );
+}
+
 fn set_runs(c: &mut Criterion) {
-    const LEN: usize = 1 << 20;
-    let mut group = c.benchmark_group("set_runs");
-    group.throughput(Throughput::Elements(LEN as u64));
-    for density in [0.01, 0.5, 0.99] {
-        let bytes = bitmap_bytes(LEN + 8, density, 5);
-        let ours = alkaid_buffer::BooleanBuffer::new(
-            alkaid_buffer::Buffer::from_slice_ref(&bytes),
-            3,
-            LEN,
-        );
-        let arrow =
-            arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from_slice_ref(&bytes), 3, LEN);
-        let param = format!("1Mi@{}%", density * 100.0);
-        group.bench_function(BenchmarkId::new("alkaid", &param), |b| {
-            b.iter(|| {
-                ours.set_runs()
-                    .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
-            })
-        });
-        group.bench_function(BenchmarkId::new("arrow", &param), |b| {
-            b.iter(|| {
-                arrow
-                    .set_slices()
-                    .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
-            })
-        });
-    }
-    group.finish();
+    by_density(
+        c,
+        "set_runs",
+        5,
+        |bits| {
+            bits.set_runs()
+                .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
+        },
+        |bits| {
+            bits.set_slices()
+                .fold(0usize, |acc, (s, e)| acc.wrapping_add(e - s))
+        },
+    );
 }
 
 criterion_group! {

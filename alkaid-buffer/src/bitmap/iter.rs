@@ -90,48 +90,92 @@ impl Iterator for Words<'_> {
     }
 }
 
-/// Splits bits `[offset, offset + len)` of `bytes` into the first word (masked), the other
-/// words, and the position of bit 0 of the first word (`-lead`, wrapped).
-#[inline]
-fn unshifted_words(bytes: &[u8], offset: usize, len: usize) -> (u64, Words<'_>, usize) {
-    super::assert_bits_in(bytes, offset, len);
-    let lead = offset % 8;
-    let bytes = &bytes[offset / 8..(offset + len).div_ceil(8)];
-    let count = if len == 0 {
-        0
-    } else {
-        (lead + len).div_ceil(64)
-    };
-    let last_mask = match (lead + len) % 64 {
-        0 => u64::MAX,
-        used => (1u64 << used) - 1,
-    };
-    let load = |k: usize| {
-        let mut raw = [0u8; 8];
-        let part = &bytes[k * 8..bytes.len().min(k * 8 + 8)];
-        raw[..part.len()].copy_from_slice(part);
-        u64::from_le_bytes(raw)
-    };
-    let base = 0usize.wrapping_sub(lead);
-    let empty = Words {
-        middle: [].chunks_exact(8),
-        last: None,
-    };
-    match count {
-        0 => (0, empty, base),
-        1 => (load(0) & u64::MAX << lead & last_mask, empty, base),
-        _ => {
-            let middle = bytes[8..(count - 1) * 8].chunks_exact(8);
-            let last = load(count - 1) & last_mask;
-            (
-                load(0) & u64::MAX << lead,
-                Words {
-                    middle,
-                    last: Some(last),
-                },
-                base,
-            )
+/// Where a sequential scan stands: the bits of the current word not yet consumed, the
+/// position of its bit 0, and the words still to come.
+#[derive(Debug, Clone)]
+struct Cursor<'a> {
+    current: u64,
+    /// Position of bit 0 of `current` (wrapping below zero for the first word, whose bits
+    /// below the range are cleared, so no position below zero is ever produced).
+    base: usize,
+    words: Words<'a>,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over bits `[offset, offset + len)` of `bytes`; the first word is loaded
+    /// without shifting and with the bits outside the range cleared.
+    #[inline]
+    fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
+        super::assert_bits_in(bytes, offset, len);
+        let lead = offset % 8;
+        let bytes = &bytes[offset / 8..(offset + len).div_ceil(8)];
+        let count = if len == 0 {
+            0
+        } else {
+            (lead + len).div_ceil(64)
+        };
+        let last_mask = match (lead + len) % 64 {
+            0 => u64::MAX,
+            used => (1u64 << used) - 1,
+        };
+        let load = |k: usize| {
+            let mut raw = [0u8; 8];
+            let part = &bytes[k * 8..bytes.len().min(k * 8 + 8)];
+            raw[..part.len()].copy_from_slice(part);
+            u64::from_le_bytes(raw)
+        };
+        let base = 0usize.wrapping_sub(lead);
+        let empty = Words {
+            middle: [].chunks_exact(8),
+            last: None,
+        };
+        let (current, words) = match count {
+            0 => (0, empty),
+            1 => (load(0) & u64::MAX << lead & last_mask, empty),
+            _ => {
+                let middle = bytes[8..(count - 1) * 8].chunks_exact(8);
+                let last = load(count - 1) & last_mask;
+                (
+                    load(0) & u64::MAX << lead,
+                    Words {
+                        middle,
+                        last: Some(last),
+                    },
+                )
+            }
+        };
+        Self {
+            current,
+            base,
+            words,
         }
+    }
+
+    /// Moves to the next word; false at the end (then `current` is 0).
+    #[inline]
+    fn advance(&mut self) -> bool {
+        self.base = self.base.wrapping_add(64);
+        match self.words.next() {
+            Some(word) => {
+                self.current = word;
+                true
+            }
+            None => {
+                self.current = 0;
+                false
+            }
+        }
+    }
+
+    /// Skips words until `current` has a set bit; false if there is none left.
+    #[inline]
+    fn seek_set_bit(&mut self) -> bool {
+        while self.current == 0 {
+            if !self.advance() {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -144,13 +188,7 @@ fn unshifted_words(bytes: &[u8], offset: usize, len: usize) -> (u64, Words<'_>, 
 /// assert_eq!(indices, [0, 3, 6, 7]);
 /// ```
 #[derive(Debug, Clone)]
-pub struct SetIndices<'a> {
-    /// Set bits of the current word not yet yielded.
-    current: u64,
-    /// Position of bit 0 of `current` (wrapping below zero for the first word).
-    base: usize,
-    words: Words<'a>,
-}
+pub struct SetIndices<'a>(Cursor<'a>);
 
 impl<'a> SetIndices<'a> {
     /// Iterates the set bits among bits `[offset, offset + len)` of `bytes`.
@@ -159,12 +197,7 @@ impl<'a> SetIndices<'a> {
     /// If the range does not fit in `bytes`.
     #[inline]
     pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
-        let (current, words, base) = unshifted_words(bytes, offset, len);
-        Self {
-            current,
-            base,
-            words,
-        }
+        Self(Cursor::new(bytes, offset, len))
     }
 }
 
@@ -173,14 +206,14 @@ impl Iterator for SetIndices<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        while self.current == 0 {
-            self.current = self.words.next()?;
-            self.base = self.base.wrapping_add(64);
+        let cursor = &mut self.0;
+        if !cursor.seek_set_bit() {
+            return None;
         }
-        let index = self
+        let index = cursor
             .base
-            .wrapping_add(self.current.trailing_zeros() as usize);
-        self.current &= self.current - 1; // clear the lowest set bit
+            .wrapping_add(cursor.current.trailing_zeros() as usize);
+        cursor.current &= cursor.current - 1; // clear the lowest set bit
         Some(index)
     }
 }
@@ -197,13 +230,7 @@ impl Iterator for SetIndices<'_> {
 /// assert_eq!(runs, [(1, 3), (5, 9)]);
 /// ```
 #[derive(Debug, Clone)]
-pub struct SetRuns<'a> {
-    /// Bits of the current word not yet consumed (consumed runs are cleared).
-    current: u64,
-    /// Position of bit 0 of `current` (wrapping below zero for the first word).
-    base: usize,
-    words: Words<'a>,
-}
+pub struct SetRuns<'a>(Cursor<'a>);
 
 impl<'a> SetRuns<'a> {
     /// Iterates the runs of set bits among bits `[offset, offset + len)` of `bytes`.
@@ -212,12 +239,7 @@ impl<'a> SetRuns<'a> {
     /// If the range does not fit in `bytes`.
     #[inline]
     pub fn new(bytes: &'a [u8], offset: usize, len: usize) -> Self {
-        let (current, words, base) = unshifted_words(bytes, offset, len);
-        Self {
-            current,
-            base,
-            words,
-        }
+        Self(Cursor::new(bytes, offset, len))
     }
 }
 
@@ -226,29 +248,24 @@ impl Iterator for SetRuns<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<(usize, usize)> {
-        while self.current == 0 {
-            self.current = self.words.next()?;
-            self.base = self.base.wrapping_add(64);
+        let cursor = &mut self.0;
+        if !cursor.seek_set_bit() {
+            return None;
         }
-        let zeros = self.current.trailing_zeros();
-        let start = self.base.wrapping_add(zeros as usize);
+        let zeros = cursor.current.trailing_zeros();
+        let start = cursor.base.wrapping_add(zeros as usize);
         // Fill the bits below the run, so that the run's end is the count of trailing ones.
-        self.current |= (1u64 << zeros) - 1;
-        while self.current == u64::MAX {
+        cursor.current |= (1u64 << zeros) - 1;
+        while cursor.current == u64::MAX {
             // The run reaches the end of this word. The last word is masked to the range, so
             // a run that reaches the end of the last word ends exactly at the range's end.
-            self.base = self.base.wrapping_add(64);
-            match self.words.next() {
-                Some(word) => self.current = word,
-                None => {
-                    self.current = 0;
-                    return Some((start, self.base));
-                }
+            if !cursor.advance() {
+                return Some((start, cursor.base));
             }
         }
-        let ones = self.current.trailing_ones();
-        self.current &= !((1u64 << ones) - 1);
-        Some((start, self.base.wrapping_add(ones as usize)))
+        let ones = cursor.current.trailing_ones();
+        cursor.current &= !((1u64 << ones) - 1);
+        Some((start, cursor.base.wrapping_add(ones as usize)))
     }
 }
 
