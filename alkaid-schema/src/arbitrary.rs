@@ -31,25 +31,11 @@ pub fn metadata() -> impl Strategy<Value = Metadata> {
 }
 
 fn time_unit() -> impl Strategy<Value = TimeUnit> {
-    prop_oneof![
-        Just(TimeUnit::Second),
-        Just(TimeUnit::Millisecond),
-        Just(TimeUnit::Microsecond),
-        Just(TimeUnit::Nanosecond),
-    ]
+    proptest::sample::select(TimeUnit::ALL.to_vec())
 }
 
 fn integer_type() -> impl Strategy<Value = IntegerType> {
-    proptest::sample::select(vec![
-        IntegerType::Int8,
-        IntegerType::Int16,
-        IntegerType::Int32,
-        IntegerType::Int64,
-        IntegerType::UInt8,
-        IntegerType::UInt16,
-        IntegerType::UInt32,
-        IntegerType::UInt64,
-    ])
+    proptest::sample::select(IntegerType::ALL.to_vec())
 }
 
 fn decimal() -> impl Strategy<Value = DataType> {

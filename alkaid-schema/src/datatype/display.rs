@@ -23,7 +23,7 @@
 
 use std::fmt::{self, Display, Formatter, Write};
 
-use super::{DataType, IntegerType, IntervalUnit, TimeUnit, UnionMode};
+use super::{DataType, IntervalUnit, UnionMode};
 use crate::Field;
 
 impl Display for DataType {
@@ -155,24 +155,6 @@ pub(crate) fn interval_name(unit: IntervalUnit) -> &'static str {
         IntervalUnit::MonthDayNano => "MonthDayNano",
     }
 }
-
-pub(crate) const TIME_UNITS: [TimeUnit; 4] = [
-    TimeUnit::Second,
-    TimeUnit::Millisecond,
-    TimeUnit::Microsecond,
-    TimeUnit::Nanosecond,
-];
-
-pub(crate) const INTEGER_TYPES: [IntegerType; 8] = [
-    IntegerType::Int8,
-    IntegerType::Int16,
-    IntegerType::Int32,
-    IntegerType::Int64,
-    IntegerType::UInt8,
-    IntegerType::UInt16,
-    IntegerType::UInt32,
-    IntegerType::UInt64,
-];
 
 /// Whether `name` can be written without quotes: an identifier, `[A-Za-z_][A-Za-z0-9_]*`.
 pub(crate) fn is_plain_name(name: &str) -> bool {

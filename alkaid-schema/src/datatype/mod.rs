@@ -39,6 +39,14 @@ pub enum TimeUnit {
 }
 
 impl TimeUnit {
+    /// All four, coarsest first.
+    pub const ALL: [TimeUnit; 4] = [
+        Self::Second,
+        Self::Millisecond,
+        Self::Microsecond,
+        Self::Nanosecond,
+    ];
+
     /// The short name used in type text: `s`, `ms`, `us`, `ns`.
     pub fn abbreviation(self) -> &'static str {
         match self {

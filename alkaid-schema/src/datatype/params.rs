@@ -138,6 +138,18 @@ pub enum IntegerType {
 }
 
 impl IntegerType {
+    /// All eight, signed first, narrowest first.
+    pub const ALL: [IntegerType; 8] = [
+        Self::Int8,
+        Self::Int16,
+        Self::Int32,
+        Self::Int64,
+        Self::UInt8,
+        Self::UInt16,
+        Self::UInt32,
+        Self::UInt64,
+    ];
+
     /// The same integer as a [`DataType`].
     pub fn to_data_type(self) -> DataType {
         match self {

@@ -8,7 +8,7 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::display::{INTEGER_TYPES, TIME_UNITS, interval_name};
+use super::display::interval_name;
 use super::{
     DataType, DecimalType, DecimalWidth, IntegerType, IntervalUnit, MapType, RunEndEncodedType,
     TimeUnit, UnionMode, UnionType,
@@ -27,17 +27,7 @@ impl FromStr for DataType {
     /// [`SchemaError::Parse`] with the byte offset of the problem, or the error of the
     /// checked constructor the parsed parameters failed (e.g. a map with nullable keys).
     fn from_str(text: &str) -> Result<Self, SchemaError> {
-        let mut parser = Parser {
-            text,
-            pos: 0,
-            depth: 0,
-        };
-        let data_type = parser.data_type()?;
-        parser.skip_space();
-        if parser.pos < text.len() {
-            return Err(parser.error("expected the end of the type"));
-        }
-        Ok(data_type)
+        Parser::parse_all(text, "type", Parser::data_type)
     }
 }
 
@@ -46,17 +36,7 @@ impl FromStr for Field {
 
     /// Parses a field in the notation `Display` writes: `name: Type[ not null][ {…}]`.
     fn from_str(text: &str) -> Result<Self, SchemaError> {
-        let mut parser = Parser {
-            text,
-            pos: 0,
-            depth: 0,
-        };
-        let field = parser.field()?;
-        parser.skip_space();
-        if parser.pos < text.len() {
-            return Err(parser.error("expected the end of the field"));
-        }
-        Ok(field)
+        Parser::parse_all(text, "field", Parser::field)
     }
 }
 
@@ -67,6 +47,25 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    /// Parses all of `text` with `parse`; anything left over is an error.
+    fn parse_all<T>(
+        text: &'a str,
+        what: &str,
+        parse: impl FnOnce(&mut Self) -> Result<T, SchemaError>,
+    ) -> Result<T, SchemaError> {
+        let mut parser = Parser {
+            text,
+            pos: 0,
+            depth: 0,
+        };
+        let parsed = parse(&mut parser)?;
+        parser.skip_space();
+        if parser.pos < text.len() {
+            return Err(parser.error(&format!("expected the end of the {what}")));
+        }
+        Ok(parsed)
+    }
+
     fn error(&self, expected: &str) -> SchemaError {
         // Report where the next token starts, not the whitespace before it.
         let untrimmed = &self.text[self.pos..];
@@ -225,7 +224,7 @@ impl<'a> Parser<'a> {
     fn time_unit(&mut self) -> Result<TimeUnit, SchemaError> {
         let start = self.pos;
         let word = self.ident()?;
-        TIME_UNITS
+        TimeUnit::ALL
             .into_iter()
             .find(|u| u.abbreviation() == word)
             .ok_or_else(|| {
@@ -316,7 +315,7 @@ impl<'a> Parser<'a> {
             "LargeUtf8" => Some(DataType::LargeUtf8),
             "BinaryView" => Some(DataType::BinaryView),
             "Utf8View" => Some(DataType::Utf8View),
-            _ => INTEGER_TYPES
+            _ => IntegerType::ALL
                 .into_iter()
                 .map(IntegerType::to_data_type)
                 .find(|t| t.to_string() == name),
