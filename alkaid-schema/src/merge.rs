@@ -95,10 +95,12 @@ fn merge_field(left: &Field, right: &Field, parent: &str) -> Result<Field, Schem
         ));
     }
     let data_type = merge_types(left.data_type(), right.data_type(), &path)?;
-    let nullable = left.is_nullable()
-        || right.is_nullable()
-        || matches!(left.data_type(), DataType::Null)
-        || matches!(right.data_type(), DataType::Null);
+    // A Null column merged with a column of another type becomes that type, and nullable:
+    // every row that came from the Null side is null.
+    let null_widened = left.data_type() != right.data_type()
+        && (matches!(left.data_type(), DataType::Null)
+            || matches!(right.data_type(), DataType::Null));
+    let nullable = left.is_nullable() || right.is_nullable() || null_widened;
     let metadata = merge_metadata(
         left.metadata(),
         right.metadata(),
@@ -206,6 +208,16 @@ mod tests {
     fn null_type_merges_with_anything() {
         let merged = field("a: Null").merge(&field("a: Utf8 not null")).unwrap();
         assert_eq!(merged, field("a: Utf8"));
+        let merged = field("a: Null not null")
+            .merge(&field("a: Utf8 not null"))
+            .unwrap();
+        assert_eq!(merged, field("a: Utf8"));
+        let same = field("a: Null not null");
+        assert_eq!(
+            same.merge(&same).unwrap(),
+            same,
+            "merging a field with itself changes nothing"
+        );
         let merged = field("a: List(item: Null)")
             .merge(&field("a: List(item: Int8 not null)"))
             .unwrap();
