@@ -1,0 +1,307 @@
+//! [`ArrayData`]: the type-erased array every typed array, kernel and reader works with.
+
+use alkaid_buffer::{Buffer, NullBuffer};
+use alkaid_schema::DataType;
+
+use crate::validate::{self, ValidationLevel};
+use crate::{DataError, DataErrorKind};
+
+/// An array of any type: its data type, length, offset, validity, buffers, children and,
+/// for dictionary arrays, the dictionary.
+///
+/// The slicing model: slot `i` of the array is slot `offset + i` of its buffers, and for
+/// structs, sparse unions and fixed-size lists, slot `offset + i` of its children (scaled by
+/// the list size); list offsets and dense union offsets point into children directly. The
+/// validity bitmap is already positioned: bit `i` of [`nulls`](Self::nulls) is slot `i`.
+/// Cloning and [`slice`](Self::slice) are O(1) and copy no data.
+///
+/// Arrays are built with [`ArrayData::builder`]: `build` validates fully, so every
+/// `ArrayData` obtained without `unsafe` is valid and code reading it may rely on its
+/// offsets, views, keys and type ids.
+///
+/// # Examples
+/// ```
+/// use alkaid_buffer::{Buffer, NullBuffer};
+/// use alkaid_data::ArrayData;
+/// use alkaid_schema::DataType;
+///
+/// let strings = ArrayData::builder(DataType::Utf8)
+///     .len(3)
+///     .nulls(Some(NullBuffer::from(vec![true, false, true])))
+///     .buffers(vec![Buffer::from_slice_ref(&[0i32, 5, 5, 10]), Buffer::from(&b"helloworld"[..])])
+///     .build()?;
+/// assert_eq!(strings.null_count(), 1);
+/// let tail = strings.slice(1, 2); // O(1): offset 1, same buffers
+/// assert_eq!((tail.offset(), tail.len(), tail.null_count()), (1, 2, 1));
+///
+/// // Bad offsets are an error, never a panic.
+/// let bad = ArrayData::builder(DataType::Utf8)
+///     .len(1)
+///     .buffers(vec![Buffer::from_slice_ref(&[0i32, 99]), Buffer::from(&b"short"[..])])
+///     .build();
+/// assert!(bad.unwrap_err().to_string().contains("past the end of the data"));
+/// # Ok::<(), alkaid_data::DataError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ArrayData {
+    pub(crate) data_type: DataType,
+    pub(crate) len: usize,
+    pub(crate) offset: usize,
+    pub(crate) nulls: Option<NullBuffer>,
+    pub(crate) buffers: Vec<Buffer>,
+    pub(crate) children: Vec<ArrayData>,
+    pub(crate) dictionary: Option<Box<ArrayData>>,
+}
+
+impl ArrayData {
+    /// Starts building an array of `data_type`.
+    pub fn builder(data_type: DataType) -> ArrayDataBuilder {
+        ArrayDataBuilder {
+            data: ArrayData {
+                data_type,
+                len: 0,
+                offset: 0,
+                nulls: None,
+                buffers: Vec::new(),
+                children: Vec::new(),
+                dictionary: None,
+            },
+            declared_null_count: None,
+        }
+    }
+
+    /// The data type.
+    pub fn data_type(&self) -> &DataType {
+        &self.data_type
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Offset of slot 0 in the buffers (and positional children).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The validity of the slots, positioned at slot 0.
+    pub fn nulls(&self) -> Option<&NullBuffer> {
+        self.nulls.as_ref()
+    }
+
+    /// Number of null slots: from the validity bitmap, or every slot of a `Null` array.
+    /// Unions and run-end encoded arrays have no validity of their own and report 0.
+    pub fn null_count(&self) -> usize {
+        match (&self.nulls, &self.data_type) {
+            (Some(nulls), _) => nulls.null_count(),
+            (None, DataType::Null) => self.len,
+            (None, _) => 0,
+        }
+    }
+
+    /// Whether slot `i` is null in this array's own validity (see
+    /// [`null_count`](Self::null_count) for unions and run-end encoded arrays).
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn is_null(&self, i: usize) -> bool {
+        assert!(
+            i < self.len,
+            "slot {i} out of bounds for length {}",
+            self.len
+        );
+        match &self.nulls {
+            Some(nulls) => nulls.is_null(i),
+            None => matches!(self.data_type, DataType::Null),
+        }
+    }
+
+    /// Whether slot `i` is valid.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn is_valid(&self, i: usize) -> bool {
+        !self.is_null(i)
+    }
+
+    /// The buffers after the validity bitmap, in layout order (see [`crate::layout`]).
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The children, in layout order.
+    pub fn children(&self) -> &[ArrayData] {
+        &self.children
+    }
+
+    /// The dictionary of a dictionary array.
+    pub fn dictionary(&self) -> Option<&ArrayData> {
+        self.dictionary.as_deref()
+    }
+
+    /// Slots `[offset, offset + len)` of this array, sharing its memory.
+    ///
+    /// # Panics
+    /// If the range does not fit; see [`try_slice`](Self::try_slice).
+    pub fn slice(&self, offset: usize, len: usize) -> ArrayData {
+        self.try_slice(offset, len)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Slots `[offset, offset + len)` of this array, sharing its memory.
+    ///
+    /// # Errors
+    /// [`DataErrorKind::OutOfBounds`] if the range does not fit.
+    pub fn try_slice(&self, offset: usize, len: usize) -> Result<ArrayData, DataError> {
+        if offset.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(DataError::new(
+                DataErrorKind::OutOfBounds,
+                format!(
+                    "slice of {len} slots at {offset} is out of bounds for length {}",
+                    self.len
+                ),
+            ));
+        }
+        Ok(ArrayData {
+            len,
+            offset: self.offset + offset,
+            nulls: self.nulls.as_ref().map(|nulls| nulls.slice(offset, len)),
+            ..self.clone()
+        })
+    }
+
+    /// Checks the array at `level` (see [`ValidationLevel`]), recursively.
+    ///
+    /// # Errors
+    /// The first problem found, with the path to the child it is in.
+    pub fn validate(&self, level: ValidationLevel) -> Result<(), DataError> {
+        validate::validate(self, level)
+    }
+}
+
+/// Collects the parts of an [`ArrayData`]; [`build`](Self::build) validates them.
+#[derive(Debug, Clone)]
+pub struct ArrayDataBuilder {
+    data: ArrayData,
+    declared_null_count: Option<usize>,
+}
+
+impl ArrayDataBuilder {
+    /// Number of slots.
+    pub fn len(mut self, len: usize) -> Self {
+        self.data.len = len;
+        self
+    }
+
+    /// Offset of slot 0 in the buffers and positional children.
+    pub fn offset(mut self, offset: usize) -> Self {
+        self.data.offset = offset;
+        self
+    }
+
+    /// The validity of slots `0..len` (not offset).
+    pub fn nulls(mut self, nulls: Option<NullBuffer>) -> Self {
+        self.data.nulls = nulls;
+        self
+    }
+
+    /// A null count that a producer declared (an IPC field node, a C array); `build`
+    /// checks it against the validity bitmap.
+    pub fn declared_null_count(mut self, null_count: usize) -> Self {
+        self.declared_null_count = Some(null_count);
+        self
+    }
+
+    /// The buffers after the validity bitmap, in layout order.
+    pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
+        self.data.buffers = buffers;
+        self
+    }
+
+    /// Appends one buffer.
+    pub fn add_buffer(mut self, buffer: Buffer) -> Self {
+        self.data.buffers.push(buffer);
+        self
+    }
+
+    /// The children, in layout order.
+    pub fn children(mut self, children: Vec<ArrayData>) -> Self {
+        self.data.children = children;
+        self
+    }
+
+    /// Appends one child.
+    pub fn add_child(mut self, child: ArrayData) -> Self {
+        self.data.children.push(child);
+        self
+    }
+
+    /// The dictionary of a dictionary array.
+    pub fn dictionary(mut self, dictionary: ArrayData) -> Self {
+        self.data.dictionary = Some(Box::new(dictionary));
+        self
+    }
+
+    /// Builds the array after full validation.
+    ///
+    /// # Errors
+    /// The first problem [`ValidationLevel::Full`] finds.
+    pub fn build(self) -> Result<ArrayData, DataError> {
+        self.build_with(ValidationLevel::Full)
+    }
+
+    /// Builds the array after validation at `level`. Only [`ValidationLevel::Full`] and
+    /// above make an array that code may read without further checks; a structurally
+    /// valid array is safe to slice and to pass along, not to read values from.
+    ///
+    /// # Errors
+    /// The first problem found.
+    pub fn build_with(self, level: ValidationLevel) -> Result<ArrayData, DataError> {
+        self.check_declared_null_count()?;
+        self.data.validate(level)?;
+        Ok(self.data)
+    }
+
+    /// Builds the array without validating it (only debug builds check it).
+    ///
+    /// # Safety
+    /// The parts must pass [`ValidationLevel::Full`]: buffers long enough and aligned,
+    /// offsets monotonic and within their data or child, UTF-8 where the type says so, views,
+    /// list views, dictionary keys, union type ids and offsets, and run ends all in range,
+    /// recursively. Code that reads the array relies on it and may read out of bounds
+    /// otherwise.
+    pub unsafe fn build_unchecked(self) -> ArrayData {
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.data.validate(ValidationLevel::Full) {
+            panic!("build_unchecked on invalid data: {e}");
+        }
+        self.data
+    }
+
+    fn check_declared_null_count(&self) -> Result<(), DataError> {
+        let Some(declared) = self.declared_null_count else {
+            return Ok(());
+        };
+        let actual = match &self.data.nulls {
+            Some(nulls) => nulls.null_count(),
+            None if matches!(self.data.data_type, DataType::Null) => self.data.len,
+            None => 0,
+        };
+        if declared != actual {
+            return Err(DataError::new(
+                DataErrorKind::NullCount,
+                format!(
+                    "expected a null count of {actual} from the validity of {}, found {declared} declared",
+                    self.data.data_type
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
