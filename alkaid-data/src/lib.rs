@@ -8,7 +8,7 @@
 //! | [`ArrayData`] | an array of any type: buffers, validity, children, dictionary; O(1) slice |
 //! | [`layout`] | the spec's table of buffers per layout, written once for everyone |
 //! | [`ValidationLevel`] | structural, full and strict checks, with errors that name the child path |
-//! | [`equal`] | logical equality of two arrays, slot by slot |
+//! | [`equal()`](fn@equal) | logical equality of two arrays, slot by slot |
 //!
 //! # Example
 //! ```

@@ -7,7 +7,7 @@
 //! | type | used by |
 //! | --- | --- |
 //! | `i8` … `i64`, `u8` … `u64` | integers, dates, times, timestamps, durations, offsets, keys |
-//! | [`f16`], `f32`, `f64` | floating point |
+//! | [`f16`](struct@f16), `f32`, `f64` | floating point |
 //! | `i32`, `i64`, `i128`, [`i256`] | decimals of 32, 64, 128 and 256 bits |
 //! | [`IntervalDayTime`], [`IntervalMonthDayNano`] (and `i32` for year-month) | intervals |
 //! | [`ByteView`] | the 16-byte views of binary-view and utf8-view arrays |
