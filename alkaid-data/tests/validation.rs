@@ -478,7 +478,7 @@ fn map_keys_must_not_be_null() {
     check(
         map(&[0, 2]),
         DataErrorKind::MapKey,
-        "map key at entry 1 is null",
+        "key at entry 1 of Map(entries: Struct(key: Int32 not null, value: Int32) not null) is null",
     );
     // The null key is outside what the map refers to.
     assert!(map(&[0, 1]).build().is_ok());

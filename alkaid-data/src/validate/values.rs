@@ -163,13 +163,18 @@ fn check_list<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     let child = &data.children[0];
     let (first, last) = check_offsets::<O>(data, child.len(), "child")?;
     if let DataType::Map(_) = &data.data_type {
-        check_map_keys(child, first, last)?;
+        check_map_keys(&data.data_type, child, first, last)?;
     }
     Ok(())
 }
 
 /// Map keys in the entries `[first, last)` must not be null.
-fn check_map_keys(entries: &ArrayData, first: usize, last: usize) -> Result<(), DataError> {
+fn check_map_keys(
+    map_type: &DataType,
+    entries: &ArrayData,
+    first: usize,
+    last: usize,
+) -> Result<(), DataError> {
     let Some(keys) = entries.children.first() else {
         return Ok(());
     };
@@ -182,7 +187,7 @@ fn check_map_keys(entries: &ArrayData, first: usize, last: usize) -> Result<(), 
         let slot = (from..to).find(|&i| nulls.is_null(i)).unwrap_or(from);
         return Err(DataError::new(
             DataErrorKind::MapKey,
-            format!("map key at entry {slot} is null"),
+            format!("key at entry {slot} of {map_type} is null"),
         ));
     }
     Ok(())
