@@ -144,25 +144,36 @@ impl Buffer {
     ///
     /// # Panics
     /// If `offset + len > self.len()`; see [`try_slice`](Self::try_slice) for a checked form.
+    #[inline]
     pub fn slice(&self, offset: usize, len: usize) -> Self {
-        self.try_slice(offset, len)
-            .unwrap_or_else(|e| panic!("{e}"))
+        if offset.checked_add(len).is_none_or(|end| end > self.len) {
+            slice_out_of_bounds(offset, len, self.len);
+        }
+        self.slice_in_bounds(offset, len)
     }
 
     /// An O(1) view of `len` bytes starting at `offset`.
     ///
     /// # Errors
     /// [`BufferError::OutOfBounds`] if the range does not fit in this buffer.
+    #[inline]
     pub fn try_slice(&self, offset: usize, len: usize) -> Result<Self, BufferError> {
         check_range("bytes", offset, len, self.len)?;
-        // SAFETY: offset <= self.len (checked above), so the result stays inside (or one
-        // past the end of) the buffer's bytes.
+        Ok(self.slice_in_bounds(offset, len))
+    }
+
+    /// The slice, once the caller has checked `offset + len <= self.len`.
+    #[inline]
+    fn slice_in_bounds(&self, offset: usize, len: usize) -> Self {
+        debug_assert!(offset + len <= self.len);
+        // SAFETY: offset <= self.len (checked by both callers), so the result stays inside
+        // (or one past the end of) the buffer's bytes.
         let ptr = unsafe { self.ptr.add(offset) };
-        Ok(Self {
+        Self {
             storage: Arc::clone(&self.storage),
             ptr,
             len,
-        })
+        }
     }
 
     /// A copy of these bytes in a new [`ALIGNMENT`](crate::ALIGNMENT)-aligned allocation if they are not
@@ -232,6 +243,20 @@ impl Buffer {
         // SAFETY: forwarded to the caller.
         Self::from_storage(unsafe { Storage::from_allocation(allocation, len) })
     }
+}
+
+#[cold]
+#[track_caller]
+fn slice_out_of_bounds(offset: usize, len: usize, available: usize) -> ! {
+    panic!(
+        "{}",
+        BufferError::OutOfBounds {
+            unit: "bytes",
+            offset,
+            len,
+            available
+        }
+    )
 }
 
 impl Default for Buffer {
