@@ -1,0 +1,81 @@
+//! Typed arrays, builders and record batches.
+//!
+//! The crate users touch most. It depends on `alkaid-buffer`, `alkaid-schema` and
+//! `alkaid-data`.
+//!
+//! | item | what it is |
+//! | --- | --- |
+//! | [`Array`], [`ArrayRef`] | any array, dyn-safe and shared; [`AsArray`] downcasts, [`make_array`] wraps `ArrayData` |
+//! | [`PrimitiveArray`] | every fixed-width type: integers, floats, decimals, dates, times, timestamps, durations, intervals ([`types`]) |
+//! | [`BooleanArray`], [`NullArray`] | booleans, and all-null slots |
+//! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
+//! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`] |
+//! | [`RecordBatch`] | a schema and its columns, checked |
+//!
+//! Types without a typed array yet (views, lists, structs, maps, unions, dictionaries,
+//! run-end encoded) travel as [`ArrayData`](alkaid_data::ArrayData), which implements
+//! [`Array`].
+//!
+//! # Example
+//! ```
+//! use std::sync::Arc;
+//! use alkaid_array::{make_array, ArrayRef, AsArray, Float64Array, StringArray};
+//! use alkaid_array::types::Float64Type;
+//!
+//! let prices = Float64Array::from(vec![Some(9.5), None, Some(3.25)]);
+//! let names = StringArray::from(vec!["apple", "pear", "fig"]);
+//! let columns: Vec<ArrayRef> = vec![Arc::new(prices), Arc::new(names)];
+//!
+//! // Type-erased arrays travel as ArrayData and back without copying.
+//! let round_trip = make_array(columns[0].to_data());
+//! let total: f64 = round_trip.as_primitive::<Float64Type>().iter().flatten().sum();
+//! assert_eq!(total, 12.75);
+//! assert_eq!(columns[1].as_string::<i32>().value(2), "fig");
+//! ```
+#![doc(test(attr(deny(warnings))))]
+
+mod array;
+mod boolean;
+mod bytes;
+mod cast;
+mod error;
+mod null;
+mod primitive;
+mod record_batch;
+pub mod types;
+
+pub use array::{Array, ArrayRef, make_array};
+pub use boolean::{BooleanArray, BooleanBuilder};
+pub use bytes::{
+    BinaryArray, ByteArrayType, GenericBinaryType, GenericByteArray, GenericByteBuilder,
+    GenericStringType, LargeBinaryArray, LargeStringArray, StringArray,
+};
+pub use cast::AsArray;
+pub use error::ArrayError;
+pub use null::NullArray;
+pub use primitive::{PrimitiveArray, PrimitiveBuilder};
+pub use record_batch::RecordBatch;
+
+macro_rules! primitive_aliases {
+    ($($alias:ident => $t:ident),* $(,)?) => {$(
+        #[doc = concat!("A [`PrimitiveArray`] of [`types::", stringify!($t), "`].")]
+        pub type $alias = PrimitiveArray<types::$t>;
+    )*};
+}
+
+primitive_aliases!(
+    Int8Array => Int8Type, Int16Array => Int16Type, Int32Array => Int32Type, Int64Array => Int64Type,
+    UInt8Array => UInt8Type, UInt16Array => UInt16Type, UInt32Array => UInt32Type, UInt64Array => UInt64Type,
+    Float16Array => Float16Type, Float32Array => Float32Type, Float64Array => Float64Type,
+    Date32Array => Date32Type, Date64Array => Date64Type,
+    Time32SecondArray => Time32SecondType, Time32MillisecondArray => Time32MillisecondType,
+    Time64MicrosecondArray => Time64MicrosecondType, Time64NanosecondArray => Time64NanosecondType,
+    TimestampSecondArray => TimestampSecondType, TimestampMillisecondArray => TimestampMillisecondType,
+    TimestampMicrosecondArray => TimestampMicrosecondType, TimestampNanosecondArray => TimestampNanosecondType,
+    DurationSecondArray => DurationSecondType, DurationMillisecondArray => DurationMillisecondType,
+    DurationMicrosecondArray => DurationMicrosecondType, DurationNanosecondArray => DurationNanosecondType,
+    IntervalYearMonthArray => IntervalYearMonthType, IntervalDayTimeArray => IntervalDayTimeType,
+    IntervalMonthDayNanoArray => IntervalMonthDayNanoType,
+    Decimal32Array => Decimal32Type, Decimal64Array => Decimal64Type,
+    Decimal128Array => Decimal128Type, Decimal256Array => Decimal256Type,
+);

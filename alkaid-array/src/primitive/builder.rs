@@ -1,0 +1,104 @@
+//! [`PrimitiveBuilder`]: builds a [`PrimitiveArray`] value by value.
+
+use std::marker::PhantomData;
+
+use alkaid_buffer::builder::NullBufferBuilder;
+use alkaid_buffer::{Buffer, MutableBuffer, ScalarBuffer};
+
+use super::PrimitiveArray;
+use crate::types::PrimitiveType;
+
+/// Appends values and nulls, then [`finish`](Self::finish)es a [`PrimitiveArray`].
+///
+/// # Examples
+/// ```
+/// use alkaid_array::Int64Array;
+/// let mut builder = Int64Array::builder(4);
+/// builder.append_value(7);
+/// builder.append_null();
+/// builder.append_n(2, 9);
+/// let array = builder.finish();
+/// assert_eq!(array.iter().collect::<Vec<_>>(), [Some(7), None, Some(9), Some(9)]);
+/// ```
+#[derive(Debug)]
+pub struct PrimitiveBuilder<T: PrimitiveType> {
+    values: MutableBuffer,
+    nulls: NullBufferBuilder,
+    phantom: PhantomData<T>,
+}
+
+impl<T: PrimitiveType> PrimitiveBuilder<T> {
+    /// A builder with room for `capacity` values.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            values: MutableBuffer::with_capacity(capacity.saturating_mul(size_of::<T::Native>())),
+            nulls: NullBufferBuilder::new(capacity),
+            phantom: PhantomData,
+        }
+    }
+
+    /// Number of slots appended.
+    pub fn len(&self) -> usize {
+        self.nulls.len()
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends a value.
+    #[inline]
+    pub fn append_value(&mut self, value: T::Native) {
+        self.values.push(value);
+        self.nulls.append_non_null();
+    }
+
+    /// Appends a null (stored as zero).
+    #[inline]
+    pub fn append_null(&mut self) {
+        self.values.push(T::Native::default());
+        self.nulls.append_null();
+    }
+
+    /// Appends a value or a null.
+    #[inline]
+    pub fn append_option(&mut self, value: Option<T::Native>) {
+        match value {
+            Some(value) => self.append_value(value),
+            None => self.append_null(),
+        }
+    }
+
+    /// Appends `n` copies of `value`.
+    pub fn append_n(&mut self, n: usize, value: T::Native) {
+        self.values.extend_with(n, |_| value);
+        self.nulls.append_n_non_nulls(n);
+    }
+
+    /// Appends `n` nulls.
+    pub fn append_nulls(&mut self, n: usize) {
+        self.values.extend_with(n, |_| T::Native::default());
+        self.nulls.append_n_nulls(n);
+    }
+
+    /// Appends a slice of values.
+    pub fn append_slice(&mut self, values: &[T::Native]) {
+        self.values.extend_from_slice(values);
+        self.nulls.append_n_non_nulls(values.len());
+    }
+
+    /// Finishes the array, leaving the builder empty. No validation pass is needed: values
+    /// and validity grow together.
+    pub fn finish(&mut self) -> PrimitiveArray<T> {
+        let values: Buffer = std::mem::take(&mut self.values).into();
+        let values = ScalarBuffer::try_from(values).expect("whole values in an aligned allocation");
+        PrimitiveArray::new(values, self.nulls.finish())
+    }
+}
+
+impl<T: PrimitiveType> Default for PrimitiveBuilder<T> {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
+}

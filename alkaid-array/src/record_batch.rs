@@ -1,0 +1,182 @@
+//! [`RecordBatch`]: a schema and one column per field, all of one length.
+
+use std::sync::Arc;
+
+use alkaid_schema::{Schema, SchemaRef};
+
+use crate::{ArrayError, ArrayRef};
+
+/// Columns of equal length described by a schema.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{Int64Array, RecordBatch, StringArray};
+/// use alkaid_schema::{DataType, Field, Schema};
+///
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("id", DataType::Int64, false),
+///     Field::new("name", DataType::Utf8, true),
+/// ]));
+/// let batch = RecordBatch::try_new(schema, vec![
+///     Arc::new(Int64Array::from(vec![1, 2, 3])),
+///     Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])),
+/// ])?;
+/// assert_eq!(batch.num_rows(), 3);
+/// assert_eq!(batch.column_by_name("name")?.null_count(), 1);
+/// let tail = batch.slice(1, 2);
+/// assert_eq!(tail.column(0).len(), 2);
+/// # Ok::<(), alkaid_array::ArrayError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RecordBatch {
+    schema: SchemaRef,
+    columns: Vec<ArrayRef>,
+    num_rows: usize,
+}
+
+impl RecordBatch {
+    /// A batch of `columns` described by `schema`. The row count is the columns' length.
+    ///
+    /// # Errors
+    /// If there are no columns (use [`try_new_with_rows`](Self::try_new_with_rows)), the
+    /// column count differs from the field count, or a column has another length, another
+    /// type than its field, or nulls in a non-nullable field; the error names the column.
+    pub fn try_new(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<Self, ArrayError> {
+        let Some(first) = columns.first() else {
+            return Err(ArrayError::ColumnMismatch {
+                column: "batch".to_string(),
+                reason: "a batch without columns needs an explicit row count".to_string(),
+            });
+        };
+        let rows = first.len();
+        Self::try_new_with_rows(schema, columns, rows)
+    }
+
+    /// A batch of `columns` with `num_rows` rows; the only way to make a batch without
+    /// columns.
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new).
+    pub fn try_new_with_rows(
+        schema: SchemaRef,
+        columns: Vec<ArrayRef>,
+        num_rows: usize,
+    ) -> Result<Self, ArrayError> {
+        let fields = schema.fields();
+        if columns.len() != fields.len() {
+            return Err(ArrayError::ColumnMismatch {
+                column: "batch".to_string(),
+                reason: format!(
+                    "expected {} columns for the schema, found {}",
+                    fields.len(),
+                    columns.len()
+                ),
+            });
+        }
+        for (i, (column, field)) in columns.iter().zip(fields.iter()).enumerate() {
+            let name = format!("column {i} ({:?})", field.name());
+            if column.len() != num_rows {
+                return Err(ArrayError::LengthMismatch {
+                    what: name,
+                    expected: num_rows,
+                    found: column.len(),
+                });
+            }
+            if column.data_type() != field.data_type() {
+                return Err(ArrayError::ColumnMismatch {
+                    column: name,
+                    reason: format!(
+                        "expected type {}, found {}",
+                        field.data_type(),
+                        column.data_type()
+                    ),
+                });
+            }
+            if !field.is_nullable() && column.null_count() > 0 {
+                return Err(ArrayError::ColumnMismatch {
+                    column: name,
+                    reason: format!("field is not nullable, found {} nulls", column.null_count()),
+                });
+            }
+        }
+        Ok(Self {
+            schema,
+            columns,
+            num_rows,
+        })
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Number of rows.
+    pub fn num_rows(&self) -> usize {
+        self.num_rows
+    }
+
+    /// Number of columns.
+    pub fn num_columns(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// The columns.
+    pub fn columns(&self) -> &[ArrayRef] {
+        &self.columns
+    }
+
+    /// Column `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.num_columns()`.
+    pub fn column(&self, i: usize) -> &ArrayRef {
+        &self.columns[i]
+    }
+
+    /// The one column named `name`.
+    ///
+    /// # Errors
+    /// If no field or several fields have the name.
+    pub fn column_by_name(&self, name: &str) -> Result<&ArrayRef, ArrayError> {
+        Ok(&self.columns[self.schema.index_of(name)?])
+    }
+
+    /// The columns at `indices`, in that order.
+    ///
+    /// # Errors
+    /// For an index past the last column.
+    pub fn project(&self, indices: &[usize]) -> Result<RecordBatch, ArrayError> {
+        let schema: Schema = self.schema.project(indices)?;
+        let columns = indices
+            .iter()
+            .map(|&i| Arc::clone(&self.columns[i]))
+            .collect();
+        Ok(Self {
+            schema: Arc::new(schema),
+            columns,
+            num_rows: self.num_rows,
+        })
+    }
+
+    /// Rows `[offset, offset + len)`, sharing memory.
+    ///
+    /// # Panics
+    /// If the range does not fit.
+    pub fn slice(&self, offset: usize, len: usize) -> RecordBatch {
+        assert!(
+            offset
+                .checked_add(len)
+                .is_some_and(|end| end <= self.num_rows),
+            "slice of {len} rows at {offset} is out of bounds for {} rows",
+            self.num_rows
+        );
+        let columns = self.columns.iter().map(|c| c.slice(offset, len)).collect();
+        Self {
+            schema: Arc::clone(&self.schema),
+            columns,
+            num_rows: len,
+        }
+    }
+}

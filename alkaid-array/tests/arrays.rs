@@ -1,0 +1,270 @@
+//! Typed arrays, built three ways (builder, `from`, `ArrayData`), at offset zero and not,
+//! empty and all-null; builders against random `Vec<Option<T>>`; record batch checks.
+
+use std::sync::Arc;
+
+use alkaid_array::*;
+use alkaid_buffer::native::{IntervalMonthDayNano, i256};
+use alkaid_buffer::{Buffer, NullBuffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::{DataType, Field, Schema, TimeUnit};
+use proptest::prelude::*;
+
+/// Converts through ArrayData and `make_array`, and checks the round trip and a slice.
+fn round_trip(array: &dyn Array) {
+    let data = array.to_data();
+    assert!(data.validate(alkaid_data::ValidationLevel::Full).is_ok());
+    let back = make_array(data.clone());
+    assert!(alkaid_data::equal(&back.to_data(), &data));
+    assert_eq!(back.data_type(), array.data_type());
+    if array.len() >= 2 {
+        let slice = back.slice(1, array.len() - 1);
+        assert!(alkaid_data::equal(
+            &slice.to_data(),
+            &data.slice(1, array.len() - 1)
+        ));
+        assert_eq!(
+            slice.null_count(),
+            (1..array.len()).filter(|&i| array.is_null(i)).count()
+        );
+    }
+}
+
+#[test]
+fn primitive_arrays_of_every_fixed_width_type() {
+    round_trip(&Int8Array::from(vec![Some(-1), None, Some(127)]));
+    round_trip(&UInt64Array::from(vec![u64::MAX, 0]));
+    round_trip(&Float16Array::from(vec![half::f16::from_f32(1.5)]));
+    round_trip(&Float64Array::from(vec![Some(f64::NAN), None]));
+    round_trip(&Date64Array::from(vec![86_400_000]));
+    round_trip(&Time32MillisecondArray::from(vec![Some(1), None]));
+    round_trip(&Time64NanosecondArray::from(vec![5]));
+    round_trip(&DurationMicrosecondArray::from(vec![-5, 5]));
+    round_trip(&IntervalYearMonthArray::from(vec![12]));
+    round_trip(&IntervalMonthDayNanoArray::from(vec![
+        Some(IntervalMonthDayNano::new(1, 2, 3)),
+        None,
+    ]));
+    round_trip(&Decimal32Array::from(vec![12345]));
+    round_trip(&Decimal128Array::from(vec![Some(i128::MAX), None]));
+    round_trip(&Decimal256Array::from(vec![i256::MIN, i256::MAX]));
+    let tz = DataType::Timestamp(TimeUnit::Millisecond, Some("Europe/Paris".into()));
+    let stamps = TimestampMillisecondArray::from(vec![0, 1])
+        .with_data_type(tz.clone())
+        .unwrap();
+    assert_eq!(stamps.data_type(), &tz);
+    round_trip(&stamps);
+    let decimal = DataType::decimal(128, 10, 2).unwrap();
+    assert!(
+        Decimal128Array::from(vec![1])
+            .with_data_type(decimal)
+            .is_ok()
+    );
+    let wrong = Int32Array::from(vec![1]).with_data_type(DataType::Date32);
+    assert_eq!(
+        wrong.unwrap_err().to_string(),
+        "expected Int32Type data, found Date32"
+    );
+}
+
+#[test]
+fn primitive_from_array_data_at_an_offset() {
+    let data = ArrayData::builder(DataType::Int32)
+        .len(3)
+        .offset(2)
+        .nulls(Some(NullBuffer::from(vec![true, false, true])))
+        .buffers(vec![Buffer::from_slice_ref(&[9i32, 9, 1, 2, 3])])
+        .build()
+        .unwrap();
+    let array = Int32Array::try_from(data).unwrap();
+    assert_eq!(array.iter().collect::<Vec<_>>(), [Some(1), None, Some(3)]);
+    assert_eq!(array.value(2), 3);
+    // SAFETY: 2 < len 3.
+    assert_eq!(unsafe { array.value_unchecked(2) }, 3);
+    assert!(Int64Array::try_from(array.to_data()).is_err());
+}
+
+#[test]
+fn empty_and_all_null_arrays() {
+    let empty = Int32Array::from(Vec::<i32>::new());
+    assert!(empty.is_empty());
+    round_trip(&empty);
+    let nulls = Float32Array::new_null(4);
+    assert_eq!(nulls.null_count(), 4);
+    round_trip(&nulls);
+    let no_strings = StringArray::from(Vec::<&str>::new());
+    assert_eq!(no_strings.len(), 0);
+    round_trip(&no_strings);
+    let null_strings = LargeStringArray::from(vec![None::<&str>, None]);
+    assert_eq!(null_strings.null_count(), 2);
+    round_trip(&null_strings);
+    round_trip(&NullArray::new(3));
+    round_trip(&BooleanArray::from(vec![None, None]));
+}
+
+#[test]
+fn byte_arrays_three_ways() {
+    let built = {
+        let mut builder = StringArray::builder(3, 8);
+        builder.append_value("a");
+        builder.append_null();
+        builder.append_value("ünï");
+        builder.finish()
+    };
+    let from = StringArray::from(vec![Some("a"), None, Some("ünï")]);
+    assert_eq!(built, from);
+    let data = ArrayData::builder(DataType::Utf8)
+        .len(3)
+        .offset(1)
+        .nulls(Some(NullBuffer::from(vec![true, false, true])))
+        .buffers(vec![
+            Buffer::from_slice_ref(&[0i32, 3, 4, 4, 9]),
+            Buffer::from(&b"xyza\xc3\xbcn\xc3\xaf"[..]),
+        ])
+        .build()
+        .unwrap();
+    let from_data = StringArray::try_from(data).unwrap();
+    assert_eq!(from_data, from);
+    round_trip(&from_data);
+    let binary = LargeBinaryArray::from(vec![&b"\xff\x00"[..], b""]);
+    assert_eq!(binary.value(0), b"\xff\x00");
+    round_trip(&binary);
+    let owned = BinaryArray::from(vec![Some(vec![1u8, 2]), None]);
+    assert_eq!(
+        owned.iter().collect::<Vec<_>>(),
+        [Some(&[1u8, 2][..]), None]
+    );
+    // Invalid parts are an error, not a panic.
+    let bad = StringArray::try_new(
+        alkaid_buffer::OffsetBuffer::from_lengths([2]),
+        Buffer::from(vec![0xffu8, 0xfe]),
+        None,
+    );
+    assert!(bad.unwrap_err().to_string().contains("invalid UTF-8"));
+}
+
+#[test]
+fn boolean_arrays_three_ways() {
+    let mut builder = BooleanArray::builder(4);
+    builder.append_value(true);
+    builder.append_null();
+    builder.append_n(2, false);
+    let built = builder.finish();
+    let from = BooleanArray::from(vec![Some(true), None, Some(false), Some(false)]);
+    assert_eq!(built, from);
+    assert_eq!(built.true_count(), 1);
+    let data = ArrayData::builder(DataType::Boolean)
+        .len(4)
+        .offset(3)
+        .nulls(Some(NullBuffer::from(vec![true, false, true, true])))
+        .buffers(vec![Buffer::from_slice_ref(&[0b0000_1000u8])])
+        .build()
+        .unwrap();
+    assert_eq!(BooleanArray::try_from(data).unwrap(), from);
+    round_trip(&from);
+}
+
+#[test]
+fn types_without_a_typed_array_travel_as_array_data() {
+    let list_type: DataType = "List(item: Int32)".parse().unwrap();
+    let data = ArrayData::builder(list_type)
+        .len(1)
+        .buffers(vec![Buffer::from_slice_ref(&[0i32, 2])])
+        .children(vec![Int32Array::from(vec![1, 2]).to_data()])
+        .build()
+        .unwrap();
+    let array = make_array(data);
+    assert_eq!(array.len(), 1);
+    assert!(array.as_any().downcast_ref::<ArrayData>().is_some());
+    round_trip(array.as_ref());
+}
+
+#[test]
+fn record_batches_check_every_column() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("name", DataType::Utf8, true),
+    ]));
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+    let names: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![ids.clone(), names.clone()]).unwrap();
+    assert_eq!((batch.num_rows(), batch.num_columns()), (2, 2));
+    assert_eq!(
+        batch.project(&[1]).unwrap().schema().fields()[0].name(),
+        "name"
+    );
+    assert_eq!(batch.slice(1, 1).column(1).null_count(), 1);
+    assert!(batch.column_by_name("nope").is_err());
+
+    let short: ArrayRef = Arc::new(StringArray::from(vec!["a"]));
+    assert_eq!(
+        RecordBatch::try_new(schema.clone(), vec![ids.clone(), short])
+            .unwrap_err()
+            .to_string(),
+        "expected column 1 (\"name\") of length 2, found 1"
+    );
+    let wrong_type: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+    assert_eq!(
+        RecordBatch::try_new(schema.clone(), vec![wrong_type, names.clone()])
+            .unwrap_err()
+            .to_string(),
+        "column 0 (\"id\"): expected type Int64, found Int32"
+    );
+    let null_ids: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None]));
+    assert_eq!(
+        RecordBatch::try_new(schema.clone(), vec![null_ids, names])
+            .unwrap_err()
+            .to_string(),
+        "column 0 (\"id\"): field is not nullable, found 1 nulls"
+    );
+    assert!(RecordBatch::try_new(schema, vec![ids]).is_err());
+    let empty = RecordBatch::try_new_with_rows(Arc::new(Schema::empty()), vec![], 5).unwrap();
+    assert_eq!(empty.num_rows(), 5);
+    assert!(RecordBatch::try_new(Arc::new(Schema::empty()), vec![]).is_err());
+}
+
+proptest! {
+    #[test]
+    fn primitive_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<i64>()), 0..200)) {
+        let array = Int64Array::from(values.clone());
+        prop_assert_eq!(array.iter().collect::<Vec<_>>(), values.clone());
+        let mut builder = Int64Array::builder(0);
+        for v in &values {
+            builder.append_option(*v);
+        }
+        prop_assert_eq!(builder.finish(), array.clone());
+        round_trip(&array);
+    }
+
+    #[test]
+    fn float_and_decimal_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<i128>()), 0..100)) {
+        let array = Decimal128Array::from(values.clone());
+        prop_assert_eq!(array.iter().collect::<Vec<_>>(), values);
+    }
+
+    #[test]
+    fn boolean_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<bool>()), 0..300)) {
+        let array = BooleanArray::from(values.clone());
+        prop_assert_eq!(array.iter().collect::<Vec<_>>(), values);
+        round_trip(&array);
+    }
+
+    #[test]
+    fn string_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<String>()), 0..60)) {
+        let array = StringArray::from(values.clone());
+        let read: Vec<Option<String>> = array.iter().map(|v| v.map(str::to_string)).collect();
+        prop_assert_eq!(read, values.clone());
+        let large = LargeStringArray::from(values);
+        prop_assert_eq!(large.len(), array.len());
+        round_trip(&array);
+        round_trip(&large);
+    }
+
+    #[test]
+    fn binary_builders_read_back(values in proptest::collection::vec(proptest::option::of(proptest::collection::vec(any::<u8>(), 0..20)), 0..60)) {
+        let array = BinaryArray::from(values.clone());
+        let read: Vec<Option<Vec<u8>>> = array.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+}
