@@ -10,8 +10,8 @@ use alkaid_schema::DataType;
 
 use crate::types::*;
 use crate::{
-    BinaryArray, BooleanArray, LargeBinaryArray, LargeStringArray, NullArray, PrimitiveArray,
-    StringArray,
+    BinaryArray, BooleanArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+    NullArray, PrimitiveArray, StringArray, StructArray,
 };
 
 /// An array of any type, shared and dyn-safe.
@@ -191,6 +191,15 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
         DataType::Utf8 => Arc::new(StringArray::try_from(data).expect("the data type was matched")),
         DataType::LargeUtf8 => {
             Arc::new(LargeStringArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::List(_) => {
+            Arc::new(ListArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::LargeList(_) => {
+            Arc::new(LargeListArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::Struct(_) => {
+            Arc::new(StructArray::try_from(data).expect("the data type was matched"))
         }
         // Types whose typed arrays are still to come travel as ArrayData.
         _ => Arc::new(data),

@@ -9,12 +9,13 @@
 //! | [`PrimitiveArray`] | every fixed-width type: integers, floats, decimals, dates, times, timestamps, durations, intervals ([`types`]) |
 //! | [`BooleanArray`], [`NullArray`] | booleans, and all-null slots |
 //! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
-//! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`] |
+//! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
+//! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (views, lists, structs, maps, unions, dictionaries,
-//! run-end encoded) travel as [`ArrayData`](alkaid_data::ArrayData), which implements
-//! [`Array`].
+//! Types without a typed array yet (fixed-size binary, views, list views, fixed-size lists,
+//! maps, unions, dictionaries, run-end encoded) travel as
+//! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
 //!
 //! # Example
 //! ```
@@ -36,25 +37,31 @@
 
 mod array;
 mod boolean;
+mod builder;
 mod bytes;
 mod cast;
 mod error;
+pub mod list;
 mod null;
 mod primitive;
 mod record_batch;
+mod structure;
 pub mod types;
 
 pub use array::{Array, ArrayRef, make_array};
 pub use boolean::{BooleanArray, BooleanBuilder};
+pub use builder::ArrayBuilder;
 pub use bytes::{
     BinaryArray, ByteArrayType, GenericBinaryType, GenericByteArray, GenericByteBuilder,
     GenericStringType, LargeBinaryArray, LargeStringArray, StringArray,
 };
 pub use cast::AsArray;
 pub use error::ArrayError;
+pub use list::{GenericListArray, GenericListBuilder, LargeListArray, ListArray};
 pub use null::NullArray;
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
+pub use structure::{StructArray, StructBuilder};
 
 macro_rules! primitive_aliases {
     ($($alias:ident => $t:ident),* $(,)?) => {$(

@@ -166,10 +166,9 @@ fn boolean_arrays_three_ways() {
 
 #[test]
 fn types_without_a_typed_array_travel_as_array_data() {
-    let list_type: DataType = "List(item: Int32)".parse().unwrap();
+    let list_type: DataType = "FixedSizeList(2, item: Int32)".parse().unwrap();
     let data = ArrayData::builder(list_type)
         .len(1)
-        .buffers(vec![Buffer::from_slice_ref(&[0i32, 2])])
         .children(vec![Int32Array::from(vec![1, 2]).to_data()])
         .build()
         .unwrap();
@@ -177,6 +176,122 @@ fn types_without_a_typed_array_travel_as_array_data() {
     assert_eq!(array.len(), 1);
     assert!(array.as_any().downcast_ref::<ArrayData>().is_some());
     round_trip(array.as_ref());
+}
+
+#[test]
+fn lists_of_structs_of_strings_from_nested_builders() {
+    let fields: alkaid_schema::Fields = vec![
+        Field::new("name", DataType::Utf8, true),
+        Field::new("n", DataType::Int32, true),
+    ]
+    .into();
+    let structs = StructBuilder::new(
+        fields.clone(),
+        vec![
+            Box::new(StringArray::builder(0, 0)),
+            Box::new(Int32Array::builder(0)),
+        ],
+    );
+    let mut lists = GenericListBuilder::<i32, _>::new(structs);
+    // [{a, 1}, null], null, [], [{null, 3}]
+    {
+        let s = lists.values();
+        s.field_builder::<GenericByteBuilder<GenericStringType<i32>>>(0)
+            .unwrap()
+            .append_value("a");
+        s.field_builder::<PrimitiveBuilder<types::Int32Type>>(1)
+            .unwrap()
+            .append_value(1);
+        s.append(true);
+        s.append(false);
+    }
+    lists.append(true);
+    lists.append(false);
+    lists.append(true);
+    {
+        let s = lists.values();
+        s.field_builder::<GenericByteBuilder<GenericStringType<i32>>>(0)
+            .unwrap()
+            .append_null();
+        s.field_builder::<PrimitiveBuilder<types::Int32Type>>(1)
+            .unwrap()
+            .append_value(3);
+        s.append(true);
+    }
+    lists.append(true);
+    let array = lists.finish();
+    assert_eq!(
+        array.data_type().to_string(),
+        "List(item: Struct(name: Utf8, n: Int32))"
+    );
+    assert_eq!((array.len(), array.null_count()), (4, 1));
+    let first = array.value(0);
+    let first = first.as_any().downcast_ref::<StructArray>().unwrap();
+    assert_eq!(first.len(), 2);
+    assert!(first.is_null(1));
+    assert_eq!(first.column(0).as_string::<i32>().value(0), "a");
+    assert!(array.value(2).is_empty());
+    let last = array.value(3);
+    let last = last.as_any().downcast_ref::<StructArray>().unwrap();
+    assert!(last.column(0).is_null(0));
+    assert_eq!(
+        last.column(1)
+            .as_primitive::<types::Int32Type>()
+            .value(0),
+        3
+    );
+    round_trip(&array);
+    round_trip(&array.slice_typed(1, 3));
+}
+
+#[test]
+fn lists_and_structs_from_array_data_at_an_offset() {
+    let items = Int32Array::from(vec![1, 2, 3, 4]).to_data();
+    let data = ArrayData::builder("LargeList(item: Int32)".parse().unwrap())
+        .len(2)
+        .offset(1)
+        .buffers(vec![Buffer::from_slice_ref(&[0i64, 1, 1, 4])])
+        .children(vec![items])
+        .build()
+        .unwrap();
+    let lists = LargeListArray::try_from(data).unwrap();
+    assert!(lists.value(0).is_empty());
+    assert_eq!(lists.value(1).len(), 3);
+    assert!(ListArray::try_from(lists.to_data()).is_err());
+    round_trip(&lists);
+
+    let struct_type: DataType = "Struct(a: Int32, b: Boolean)".parse().unwrap();
+    let data = ArrayData::builder(struct_type)
+        .len(2)
+        .offset(1)
+        .nulls(Some(NullBuffer::from(vec![false, true])))
+        .children(vec![
+            Int32Array::from(vec![7, 8, 9]).to_data(),
+            BooleanArray::from(vec![true, false, true]).to_data(),
+        ])
+        .build()
+        .unwrap();
+    let structs = StructArray::try_from(data).unwrap();
+    assert_eq!(
+        structs
+            .column(0)
+            .as_primitive::<types::Int32Type>()
+            .value(1),
+        9
+    );
+    assert!(!structs.column_by_name("b").unwrap().as_boolean().value(0));
+    assert!(structs.is_null(0));
+    round_trip(&structs);
+    let empty =
+        StructArray::try_new_with_len(alkaid_schema::Fields::empty(), vec![], None, 3).unwrap();
+    assert_eq!(empty.len(), 3);
+    round_trip(&empty);
+    let mismatched = StructArray::try_new(
+        vec![Field::new("a", DataType::Int32, true)].into(),
+        vec![Arc::new(Int64Array::from(vec![1]))],
+        None,
+    );
+    assert!(mismatched.is_err());
 }
 
 #[test]
