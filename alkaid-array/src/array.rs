@@ -10,8 +10,9 @@ use alkaid_schema::DataType;
 
 use crate::types::*;
 use crate::{
-    BinaryArray, BooleanArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
-    NullArray, PrimitiveArray, StringArray, StructArray,
+    BinaryArray, BooleanArray, FixedSizeBinaryArray, FixedSizeListArray, LargeBinaryArray,
+    LargeListArray, LargeStringArray, ListArray, NullArray, PrimitiveArray, StringArray,
+    StructArray,
 };
 
 /// An array of any type, shared and dyn-safe.
@@ -197,6 +198,12 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
         }
         DataType::LargeList(_) => {
             Arc::new(LargeListArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::FixedSizeBinary(_) => {
+            Arc::new(FixedSizeBinaryArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::FixedSizeList(..) => {
+            Arc::new(FixedSizeListArray::try_from(data).expect("the data type was matched"))
         }
         DataType::Struct(_) => {
             Arc::new(StructArray::try_from(data).expect("the data type was matched"))

@@ -10,11 +10,12 @@
 //! | [`BooleanArray`], [`NullArray`] | booleans, and all-null slots |
 //! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
 //! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
+//! | [`FixedSizeBinaryArray`], [`FixedSizeListArray`] | values and lists of one width |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (fixed-size binary, views, list views, fixed-size lists,
-//! maps, unions, dictionaries, run-end encoded) travel as
+//! Types without a typed array yet (views, list views, maps, unions, dictionaries, run-end
+//! encoded) travel as
 //! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
 //!
 //! # Example
@@ -41,6 +42,7 @@ mod builder;
 mod bytes;
 mod cast;
 mod error;
+mod fixed;
 pub mod list;
 mod null;
 mod primitive;
@@ -57,6 +59,9 @@ pub use bytes::{
 };
 pub use cast::AsArray;
 pub use error::ArrayError;
+pub use fixed::{
+    FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,
+};
 pub use list::{GenericListArray, GenericListBuilder, LargeListArray, ListArray};
 pub use null::NullArray;
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};

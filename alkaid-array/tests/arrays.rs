@@ -166,14 +166,15 @@ fn boolean_arrays_three_ways() {
 
 #[test]
 fn types_without_a_typed_array_travel_as_array_data() {
-    let list_type: DataType = "FixedSizeList(2, item: Int32)".parse().unwrap();
-    let data = ArrayData::builder(list_type)
-        .len(1)
+    let union_type: DataType = "Union(Sparse, 0 => a: Int32)".parse().unwrap();
+    let data = ArrayData::builder(union_type)
+        .len(2)
+        .buffers(vec![Buffer::from_slice_ref(&[0i8, 0])])
         .children(vec![Int32Array::from(vec![1, 2]).to_data()])
         .build()
         .unwrap();
     let array = make_array(data);
-    assert_eq!(array.len(), 1);
+    assert_eq!(array.len(), 2);
     assert!(array.as_any().downcast_ref::<ArrayData>().is_some());
     round_trip(array.as_ref());
 }
@@ -235,9 +236,7 @@ fn lists_of_structs_of_strings_from_nested_builders() {
     let last = last.as_any().downcast_ref::<StructArray>().unwrap();
     assert!(last.column(0).is_null(0));
     assert_eq!(
-        last.column(1)
-            .as_primitive::<types::Int32Type>()
-            .value(0),
+        last.column(1).as_primitive::<types::Int32Type>().value(0),
         3
     );
     round_trip(&array);
@@ -292,6 +291,67 @@ fn lists_and_structs_from_array_data_at_an_offset() {
         None,
     );
     assert!(mismatched.is_err());
+}
+
+#[test]
+fn fixed_width_arrays_three_ways() {
+    let mut builder = FixedSizeBinaryBuilder::try_new(3).unwrap();
+    builder.append_value(b"abc").unwrap();
+    builder.append_null();
+    assert!(builder.append_value(b"ab").is_err());
+    builder.append_value(b"xyz").unwrap();
+    let built = builder.finish();
+    let from =
+        FixedSizeBinaryArray::try_from_iter(3, vec![Some(b"abc"), None, Some(b"xyz")]).unwrap();
+    assert_eq!(
+        built.iter().collect::<Vec<_>>(),
+        from.iter().collect::<Vec<_>>()
+    );
+    let data = ArrayData::builder(DataType::FixedSizeBinary(3))
+        .len(2)
+        .offset(1)
+        .buffers(vec![Buffer::from(b"---abcxyz".to_vec())])
+        .build()
+        .unwrap();
+    let from_data = FixedSizeBinaryArray::try_from(data).unwrap();
+    assert_eq!(
+        from_data.iter().collect::<Vec<_>>(),
+        [Some(&b"abc"[..]), Some(b"xyz")]
+    );
+    round_trip(&built);
+    round_trip(&from_data);
+    let empty_width = FixedSizeBinaryArray::try_from_iter(0, vec![Some(b""), None]).unwrap();
+    assert_eq!(empty_width.len(), 2);
+    round_trip(&empty_width);
+
+    let mut lists = FixedSizeListBuilder::new(Int32Array::builder(0), 2);
+    lists.values().append_slice(&[1, 2]);
+    lists.append(true).unwrap();
+    lists.append(false).unwrap(); // the missing items become nulls
+    lists.values().append_value(5);
+    assert!(lists.append(true).is_err(), "one item short");
+    lists.values().append_value(6);
+    lists.append(true).unwrap();
+    let array = lists.finish();
+    assert_eq!((array.len(), array.null_count()), (3, 1));
+    assert_eq!(
+        array
+            .value(2)
+            .as_primitive::<types::Int32Type>()
+            .values()
+            .as_slice(),
+        &[5, 6]
+    );
+    round_trip(&array);
+    round_trip(&array.slice_typed(1, 2));
+    let from_data = FixedSizeListArray::try_from(array.to_data().slice(1, 2)).unwrap();
+    assert_eq!(
+        from_data
+            .value(1)
+            .as_primitive::<types::Int32Type>()
+            .value(0),
+        5
+    );
 }
 
 #[test]

@@ -1,0 +1,207 @@
+//! Builders of the fixed-width layouts.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use alkaid_buffer::MutableBuffer;
+use alkaid_buffer::builder::NullBufferBuilder;
+use alkaid_schema::{DataType, Field, FieldRef};
+
+use super::{FixedSizeBinaryArray, FixedSizeListArray};
+use crate::{ArrayBuilder, ArrayError, ArrayRef};
+
+/// Builds a [`FixedSizeBinaryArray`].
+#[derive(Debug)]
+pub struct FixedSizeBinaryBuilder {
+    width: usize,
+    data_type: DataType,
+    values: MutableBuffer,
+    nulls: NullBufferBuilder,
+}
+
+impl FixedSizeBinaryBuilder {
+    /// A builder of `width`-byte values.
+    ///
+    /// # Errors
+    /// If `width` does not fit in an `i32`.
+    pub fn try_new(width: usize) -> Result<Self, ArrayError> {
+        let width_i32 = i32::try_from(width).map_err(|_| ArrayError::ColumnMismatch {
+            column: "FixedSizeBinary".to_string(),
+            reason: format!("width {width} does not fit in an i32"),
+        })?;
+        Ok(Self {
+            width,
+            data_type: DataType::FixedSizeBinary(width_i32),
+            values: MutableBuffer::new(),
+            nulls: NullBufferBuilder::new(0),
+        })
+    }
+
+    /// Appends a value.
+    ///
+    /// # Errors
+    /// If the value has another width (nothing is appended then).
+    pub fn append_value(&mut self, value: impl AsRef<[u8]>) -> Result<(), ArrayError> {
+        let value = value.as_ref();
+        if value.len() != self.width {
+            return Err(ArrayError::LengthMismatch {
+                what: "fixed-size binary value".to_string(),
+                expected: self.width,
+                found: value.len(),
+            });
+        }
+        self.values.extend_from_slice(value);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    /// Appends a null (zero bytes).
+    pub fn append_null(&mut self) {
+        self.values.extend_zeros(self.width);
+        self.nulls.append_null();
+    }
+
+    /// Number of slots appended.
+    pub fn len(&self) -> usize {
+        self.nulls.len()
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    pub fn finish(&mut self) -> FixedSizeBinaryArray {
+        let len = self.nulls.len();
+        FixedSizeBinaryArray {
+            data_type: self.data_type.clone(),
+            width: self.width,
+            values: std::mem::take(&mut self.values).into(),
+            len,
+            nulls: self.nulls.finish(),
+        }
+    }
+}
+
+impl ArrayBuilder for FixedSizeBinaryBuilder {
+    fn len(&self) -> usize {
+        FixedSizeBinaryBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        FixedSizeBinaryBuilder::append_null(self);
+    }
+    fn finish(&mut self) -> ArrayRef {
+        Arc::new(FixedSizeBinaryBuilder::finish(self))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Builds a [`FixedSizeListArray`]: append `size` items to [`values`](Self::values), then
+/// [`append`](Self::append).
+pub struct FixedSizeListBuilder<B: ArrayBuilder> {
+    size: usize,
+    values: B,
+    nulls: NullBufferBuilder,
+    field: Option<FieldRef>,
+}
+
+impl<B: ArrayBuilder> FixedSizeListBuilder<B> {
+    /// A builder of lists of `size` items from `values`.
+    pub fn new(values: B, size: usize) -> Self {
+        Self {
+            size,
+            values,
+            nulls: NullBufferBuilder::new(0),
+            field: None,
+        }
+    }
+
+    /// Uses `field` for the items.
+    pub fn with_field(mut self, field: impl Into<FieldRef>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// The child builder.
+    pub fn values(&mut self) -> &mut B {
+        &mut self.values
+    }
+
+    /// Closes the current list: valid, or null. A null list's missing items are nulls.
+    ///
+    /// # Errors
+    /// If the child holds more items than `size` per list so far.
+    pub fn append(&mut self, valid: bool) -> Result<(), ArrayError> {
+        let expected = (self.nulls.len() + 1) * self.size;
+        if self.values.len() > expected {
+            return Err(ArrayError::LengthMismatch {
+                what: "fixed-size list items".to_string(),
+                expected,
+                found: self.values.len(),
+            });
+        }
+        if valid && self.values.len() < expected {
+            return Err(ArrayError::LengthMismatch {
+                what: "fixed-size list items".to_string(),
+                expected,
+                found: self.values.len(),
+            });
+        }
+        while self.values.len() < expected {
+            self.values.append_null();
+        }
+        self.nulls.append(valid);
+        Ok(())
+    }
+
+    /// Number of lists appended.
+    pub fn len(&self) -> usize {
+        self.nulls.len()
+    }
+
+    /// Whether no list was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Finishes the lists, leaving the builder empty.
+    pub fn finish(&mut self) -> FixedSizeListArray {
+        let len = self.nulls.len();
+        let values = self.values.finish();
+        let field = match &self.field {
+            Some(field) => Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(values.data_type().clone()),
+            ),
+            None => Arc::new(Field::new("item", values.data_type().clone(), true)),
+        };
+        let size = i32::try_from(self.size).expect("list sizes are checked against i32 when used");
+        FixedSizeListArray {
+            data_type: DataType::FixedSizeList(field, size),
+            size: self.size,
+            values,
+            len,
+            nulls: self.nulls.finish(),
+        }
+    }
+}
+
+impl<B: ArrayBuilder> ArrayBuilder for FixedSizeListBuilder<B> {
+    fn len(&self) -> usize {
+        FixedSizeListBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        self.append(false).expect("a null list pads its items");
+    }
+    fn finish(&mut self) -> ArrayRef {
+        Arc::new(FixedSizeListBuilder::finish(self))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
