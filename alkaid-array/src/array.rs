@@ -205,10 +205,24 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
         DataType::FixedSizeList(..) => {
             Arc::new(FixedSizeListArray::try_from(data).expect("the data type was matched"))
         }
+        DataType::Dictionary { key, .. } => match key {
+            alkaid_schema::IntegerType::Int8 => dictionary::<Int8Type>(data),
+            alkaid_schema::IntegerType::Int16 => dictionary::<Int16Type>(data),
+            alkaid_schema::IntegerType::Int32 => dictionary::<Int32Type>(data),
+            alkaid_schema::IntegerType::Int64 => dictionary::<Int64Type>(data),
+            alkaid_schema::IntegerType::UInt8 => dictionary::<UInt8Type>(data),
+            alkaid_schema::IntegerType::UInt16 => dictionary::<UInt16Type>(data),
+            alkaid_schema::IntegerType::UInt32 => dictionary::<UInt32Type>(data),
+            alkaid_schema::IntegerType::UInt64 => dictionary::<UInt64Type>(data),
+        },
         DataType::Struct(_) => {
             Arc::new(StructArray::try_from(data).expect("the data type was matched"))
         }
         // Types whose typed arrays are still to come travel as ArrayData.
         _ => Arc::new(data),
     }
+}
+
+fn dictionary<K: crate::DictionaryKey>(data: ArrayData) -> ArrayRef {
+    Arc::new(crate::DictionaryArray::<K>::try_from(data).expect("the key type was matched"))
 }

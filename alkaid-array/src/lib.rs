@@ -11,11 +11,12 @@
 //! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
 //! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
 //! | [`FixedSizeBinaryArray`], [`FixedSizeListArray`] | values and lists of one width |
+//! | [`DictionaryArray`] | keys of any integer type into a dictionary; [`GenericByteDictionaryBuilder`] deduplicates by hashing |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (views, list views, maps, unions, dictionaries, run-end
-//! encoded) travel as
+//! Types without a typed array yet (views, list views, maps, unions, run-end encoded)
+//! travel as
 //! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
 //!
 //! # Example
@@ -41,6 +42,7 @@ mod boolean;
 mod builder;
 mod bytes;
 mod cast;
+mod dictionary;
 mod error;
 mod fixed;
 pub mod list;
@@ -58,6 +60,7 @@ pub use bytes::{
     GenericStringType, LargeBinaryArray, LargeStringArray, StringArray,
 };
 pub use cast::AsArray;
+pub use dictionary::{DictionaryArray, DictionaryKey, GenericByteDictionaryBuilder};
 pub use error::ArrayError;
 pub use fixed::{
     FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,

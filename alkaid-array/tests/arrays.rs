@@ -355,6 +355,78 @@ fn fixed_width_arrays_three_ways() {
 }
 
 #[test]
+fn dictionary_arrays_three_ways() {
+    let mut builder =
+        GenericByteDictionaryBuilder::<types::Int16Type, GenericStringType<i32>>::new();
+    for value in [Some("b"), Some("a"), None, Some("b")] {
+        match value {
+            Some(v) => {
+                builder.append(v).unwrap();
+            }
+            None => builder.append_null(),
+        }
+    }
+    let built = builder.finish();
+    assert_eq!(built.values().len(), 2);
+    assert_eq!(
+        (built.key(0), built.key(2), built.key(3)),
+        (Some(0), None, Some(0))
+    );
+    let from = DictionaryArray::<types::Int16Type>::try_new(
+        Int16Array::from(vec![Some(1), Some(0), None, Some(1)]),
+        Arc::new(StringArray::from(vec!["a", "b"])),
+    )
+    .unwrap();
+    // Different dictionaries, the same logical values.
+    assert!(alkaid_data::equal(&built.to_data(), &from.to_data()));
+    round_trip(&built);
+    round_trip(&from.slice_typed(1, 3));
+    let from_data =
+        DictionaryArray::<types::Int16Type>::try_from(from.to_data().slice(2, 2)).unwrap();
+    assert_eq!(from_data.key(1), Some(1));
+    assert!(from_data.value(0).is_none());
+    assert!(DictionaryArray::<types::Int32Type>::try_from(from.to_data()).is_err());
+
+    // Keys that cannot index another value are an error, not a panic.
+    let mut small = GenericByteDictionaryBuilder::<types::Int8Type, GenericBinaryType<i32>>::new();
+    for i in 0..128u8 {
+        small.append([i]).unwrap();
+    }
+    assert!(small.append([200u8]).is_err());
+    assert_eq!(
+        small.append([5u8]).unwrap(),
+        5,
+        "known values still get their key"
+    );
+    assert_eq!(small.finish().len(), 129);
+
+    for key in alkaid_schema::IntegerType::ALL {
+        let data_type = DataType::Dictionary {
+            key,
+            value: Box::new(DataType::Utf8),
+            ordered: false,
+        };
+        let keys = ArrayData::builder(key.to_data_type())
+            .len(1)
+            .buffers(vec![Buffer::from_slice_ref(&vec![0u8; key.byte_width()])])
+            .build()
+            .unwrap();
+        let data = ArrayData::builder(data_type)
+            .len(1)
+            .buffers(keys.buffers().to_vec())
+            .dictionary(StringArray::from(vec!["only"]).to_data())
+            .build()
+            .unwrap();
+        let array = make_array(data);
+        assert!(
+            array.as_any().downcast_ref::<ArrayData>().is_none(),
+            "{key:?} has a typed array"
+        );
+        round_trip(array.as_ref());
+    }
+}
+
+#[test]
 fn record_batches_check_every_column() {
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, false),

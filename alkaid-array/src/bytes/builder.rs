@@ -64,7 +64,12 @@ impl<T: ByteArrayType> GenericByteBuilder<T> {
     /// # Panics
     /// If the data grows past what the offset type can address (2 GiB for `i32`).
     pub fn append_value(&mut self, value: impl AsRef<T::Native>) {
-        self.values.extend_from_slice(value.as_ref().as_ref());
+        self.append_native(value.as_ref());
+    }
+
+    /// Appends a value given as the array's own value type.
+    pub(crate) fn append_native(&mut self, value: &T::Native) {
+        self.values.extend_from_slice(value.as_ref());
         self.push_offset();
         self.nulls.append_non_null();
     }
