@@ -215,6 +215,11 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
             alkaid_schema::IntegerType::UInt32 => dictionary::<UInt32Type>(data),
             alkaid_schema::IntegerType::UInt64 => dictionary::<UInt64Type>(data),
         },
+        DataType::RunEndEncoded(ree) => match ree.run_end_type() {
+            alkaid_schema::RunEndType::Int16 => run::<Int16Type>(data),
+            alkaid_schema::RunEndType::Int32 => run::<Int32Type>(data),
+            alkaid_schema::RunEndType::Int64 => run::<Int64Type>(data),
+        },
         DataType::Struct(_) => {
             Arc::new(StructArray::try_from(data).expect("the data type was matched"))
         }
@@ -225,4 +230,8 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
 
 fn dictionary<K: crate::DictionaryKey>(data: ArrayData) -> ArrayRef {
     Arc::new(crate::DictionaryArray::<K>::try_from(data).expect("the key type was matched"))
+}
+
+fn run<R: crate::RunEndIndex>(data: ArrayData) -> ArrayRef {
+    Arc::new(crate::RunArray::<R>::try_from(data).expect("the run end type was matched"))
 }

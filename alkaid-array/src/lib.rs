@@ -12,11 +12,11 @@
 //! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
 //! | [`FixedSizeBinaryArray`], [`FixedSizeListArray`] | values and lists of one width |
 //! | [`DictionaryArray`] | keys of any integer type into a dictionary; [`GenericByteDictionaryBuilder`] deduplicates by hashing |
+//! | [`RunArray`] | run-end encoded values with `i16`/`i32`/`i64` run ends; run builders merge equal neighbours |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (views, list views, maps, unions, run-end encoded)
-//! travel as
+//! Types without a typed array yet (views, list views, maps, unions) travel as
 //! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
 //!
 //! # Example
@@ -49,6 +49,7 @@ pub mod list;
 mod null;
 mod primitive;
 mod record_batch;
+mod run;
 mod structure;
 pub mod types;
 
@@ -69,6 +70,7 @@ pub use list::{GenericListArray, GenericListBuilder, LargeListArray, ListArray};
 pub use null::NullArray;
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
+pub use run::{PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
 pub use structure::{StructArray, StructBuilder};
 
 macro_rules! primitive_aliases {

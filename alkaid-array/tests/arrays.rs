@@ -426,6 +426,71 @@ fn dictionary_arrays_three_ways() {
     }
 }
 
+/// The logical values of a run array of i64s.
+fn run_values(runs: &RunArray<types::Int32Type>) -> Vec<Option<i64>> {
+    let values = runs.values().as_primitive::<types::Int64Type>();
+    (0..runs.len())
+        .map(|i| values.iter().nth(runs.physical_index(i)).unwrap())
+        .collect()
+}
+
+#[test]
+fn run_arrays_three_ways() {
+    let mut builder = PrimitiveRunBuilder::<types::Int32Type, types::Int64Type>::new();
+    for v in [Some(1), Some(1), None, None, Some(2), Some(1)] {
+        builder.append_option(v);
+    }
+    let built = builder.finish();
+    assert_eq!(built.run_ends().values().as_slice(), &[2, 4, 5, 6]);
+    assert_eq!(
+        run_values(&built),
+        [Some(1), Some(1), None, None, Some(2), Some(1)]
+    );
+    let from = RunArray::<types::Int32Type>::try_new(
+        Int32Array::from(vec![1, 2, 4, 5, 6]),
+        Arc::new(Int64Array::from(vec![
+            Some(1),
+            Some(1),
+            None,
+            Some(2),
+            Some(1),
+        ])),
+    )
+    .unwrap();
+    // Runs split differently, the same logical values.
+    assert!(alkaid_data::equal(&built.to_data(), &from.to_data()));
+    let slice = built.slice_typed(1, 4);
+    assert_eq!(run_values(&slice), [Some(1), None, None, Some(2)]);
+    round_trip(&built);
+    round_trip(&slice);
+    let from_data = RunArray::<types::Int32Type>::try_from(built.to_data().slice(3, 2)).unwrap();
+    assert_eq!(run_values(&from_data), [None, Some(2)]);
+    assert!(RunArray::<types::Int16Type>::try_from(built.to_data()).is_err());
+    // Invalid run ends are an error.
+    let bad = RunArray::<types::Int32Type>::try_new(
+        Int32Array::from(vec![2, 2]),
+        Arc::new(Int64Array::from(vec![1, 2])),
+    );
+    assert!(bad.is_err());
+    let negative = RunArray::<types::Int32Type>::try_new(
+        Int32Array::from(vec![-1]),
+        Arc::new(Int64Array::from(vec![1])),
+    );
+    assert!(negative.is_err());
+    let empty = PrimitiveRunBuilder::<types::Int64Type, types::Int8Type>::new().finish();
+    assert!(empty.is_empty());
+    round_trip(&empty);
+
+    let mut strings = StringRunBuilder::<types::Int16Type, i64>::new();
+    for v in [Some("a"), Some("a"), None, Some("b")] {
+        strings.append_option(v);
+    }
+    let strings = strings.finish();
+    assert_eq!(strings.run_ends().len(), 3);
+    assert_eq!(strings.value(3).as_string::<i64>().value(0), "b");
+    round_trip(&strings);
+}
+
 #[test]
 fn record_batches_check_every_column() {
     let schema = Arc::new(Schema::new(vec![
@@ -487,6 +552,19 @@ proptest! {
     fn float_and_decimal_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<i128>()), 0..100)) {
         let array = Decimal128Array::from(values.clone());
         prop_assert_eq!(array.iter().collect::<Vec<_>>(), values);
+    }
+
+    #[test]
+    fn run_builders_read_back(values in proptest::collection::vec(proptest::option::of(0i64..3), 0..100)) {
+        let mut builder = PrimitiveRunBuilder::<types::Int32Type, types::Int64Type>::new();
+        for v in &values {
+            builder.append_option(*v);
+        }
+        let runs = builder.finish();
+        prop_assert_eq!(run_values(&runs), values.clone());
+        let distinct_neighbours = values.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(!values.is_empty());
+        prop_assert_eq!(runs.run_ends().len(), distinct_neighbours);
+        round_trip(&runs);
     }
 
     #[test]

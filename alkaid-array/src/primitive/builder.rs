@@ -88,6 +88,14 @@ impl<T: PrimitiveType> PrimitiveBuilder<T> {
         self.nulls.append_n_non_nulls(values.len());
     }
 
+    /// Replaces the value at slot `index` (used by run builders to extend the last run).
+    ///
+    /// # Panics
+    /// If `index >= self.len()`.
+    pub(crate) fn set_last(&mut self, value: T::Native, index: usize) {
+        self.values.typed_mut::<T::Native>().expect("whole values")[index] = value;
+    }
+
     /// Finishes the array, leaving the builder empty. No validation pass is needed: values
     /// and validity grow together.
     pub fn finish(&mut self) -> PrimitiveArray<T> {

@@ -1,0 +1,241 @@
+//! Run builders: append values one at a time; equal neighbours merge into one run.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use super::{RunArray, RunEndIndex};
+use crate::types::PrimitiveType;
+use crate::{
+    ArrayBuilder, ArrayRef, ByteArrayType, GenericByteBuilder, GenericStringType, PrimitiveBuilder,
+};
+
+/// The bookkeeping both run builders share: the run ends and the current run.
+#[derive(Debug)]
+struct Runs<R: RunEndIndex> {
+    ends: PrimitiveBuilder<R>,
+    /// Logical slots appended so far.
+    len: usize,
+}
+
+impl<R: RunEndIndex> Runs<R> {
+    fn new() -> Self {
+        Self {
+            ends: PrimitiveBuilder::with_capacity(0),
+            len: 0,
+        }
+    }
+
+    /// Extends the current run by one slot (`continues`) or starts a new one; returns
+    /// whether a new run started.
+    ///
+    /// # Panics
+    /// If the logical length no longer fits the run end type.
+    fn push(&mut self, continues: bool) -> bool {
+        self.len += 1;
+        let end = R::from_position(self.len)
+            .expect("run-end encoded array longer than its run end type allows");
+        if continues {
+            let last = self.ends.len() - 1;
+            self.ends.set_last(end, last);
+            false
+        } else {
+            self.ends.append_value(end);
+            true
+        }
+    }
+}
+
+/// Builds a [`RunArray`] of primitive values; equal neighbours (and neighbouring nulls)
+/// share a run.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{Array, PrimitiveRunBuilder};
+/// use alkaid_array::types::{Int16Type, Int64Type};
+/// let mut builder = PrimitiveRunBuilder::<Int16Type, Int64Type>::new();
+/// for v in [Some(7), Some(7), None, None, Some(7)] {
+///     builder.append_option(v);
+/// }
+/// let runs = builder.finish();
+/// assert_eq!((runs.len(), runs.run_ends().len()), (5, 3));
+/// ```
+#[derive(Debug)]
+pub struct PrimitiveRunBuilder<R: RunEndIndex, V: PrimitiveType> {
+    runs: Runs<R>,
+    values: PrimitiveBuilder<V>,
+    last: Option<Option<V::Native>>,
+}
+
+impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self {
+            runs: Runs::new(),
+            values: PrimitiveBuilder::with_capacity(0),
+            last: None,
+        }
+    }
+
+    /// Appends a value or a null.
+    ///
+    /// # Panics
+    /// If the logical length no longer fits the run end type.
+    pub fn append_option(&mut self, value: Option<V::Native>) {
+        if self.runs.push(self.last == Some(value)) {
+            self.values.append_option(value);
+            self.last = Some(value);
+        }
+    }
+
+    /// Appends a value.
+    ///
+    /// # Panics
+    /// As [`append_option`](Self::append_option).
+    pub fn append_value(&mut self, value: V::Native) {
+        self.append_option(Some(value));
+    }
+
+    /// Number of logical slots appended.
+    pub fn len(&self) -> usize {
+        self.runs.len
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.runs.len == 0
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    pub fn finish(&mut self) -> RunArray<R> {
+        let ends = self.runs.ends.finish();
+        self.runs.len = 0;
+        self.last = None;
+        RunArray::try_new(ends, Arc::new(self.values.finish()))
+            .expect("runs built in order are valid")
+    }
+}
+
+impl<R: RunEndIndex, V: PrimitiveType> Default for PrimitiveRunBuilder<R, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Builds a [`RunArray`] of strings (`O` offsets); equal neighbours share a run.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{Array, StringRunBuilder};
+/// use alkaid_array::types::Int32Type;
+/// let mut builder = StringRunBuilder::<Int32Type, i32>::new();
+/// for v in ["x", "x", "y"] {
+///     builder.append_value(v);
+/// }
+/// assert_eq!(builder.finish().run_ends().len(), 2);
+/// ```
+pub struct StringRunBuilder<R: RunEndIndex, O>
+where
+    GenericStringType<O>: ByteArrayType,
+{
+    runs: Runs<R>,
+    values: GenericByteBuilder<GenericStringType<O>>,
+    last: Option<Option<String>>,
+}
+
+impl<R: RunEndIndex, O> StringRunBuilder<R, O>
+where
+    GenericStringType<O>: ByteArrayType<Native = str>,
+{
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self {
+            runs: Runs::new(),
+            values: GenericByteBuilder::with_capacity(0, 0),
+            last: None,
+        }
+    }
+
+    /// Appends a string or a null.
+    ///
+    /// # Panics
+    /// If the logical length no longer fits the run end type.
+    pub fn append_option(&mut self, value: Option<&str>) {
+        let continues = self
+            .last
+            .as_ref()
+            .is_some_and(|last| last.as_deref() == value);
+        if self.runs.push(continues) {
+            self.values.append_option(value);
+            self.last = Some(value.map(str::to_string));
+        }
+    }
+
+    /// Appends a string.
+    ///
+    /// # Panics
+    /// As [`append_option`](Self::append_option).
+    pub fn append_value(&mut self, value: &str) {
+        self.append_option(Some(value));
+    }
+
+    /// Number of logical slots appended.
+    pub fn len(&self) -> usize {
+        self.runs.len
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.runs.len == 0
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    pub fn finish(&mut self) -> RunArray<R> {
+        let ends = self.runs.ends.finish();
+        self.runs.len = 0;
+        self.last = None;
+        RunArray::try_new(ends, Arc::new(self.values.finish()))
+            .expect("runs built in order are valid")
+    }
+}
+
+impl<R: RunEndIndex, O> Default for StringRunBuilder<R, O>
+where
+    GenericStringType<O>: ByteArrayType<Native = str>,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: RunEndIndex, V: PrimitiveType> ArrayBuilder for PrimitiveRunBuilder<R, V> {
+    fn len(&self) -> usize {
+        PrimitiveRunBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        self.append_option(None);
+    }
+    fn finish(&mut self) -> ArrayRef {
+        Arc::new(PrimitiveRunBuilder::finish(self))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl<R: RunEndIndex, O: Send + 'static> ArrayBuilder for StringRunBuilder<R, O>
+where
+    GenericStringType<O>: ByteArrayType<Native = str>,
+{
+    fn len(&self) -> usize {
+        StringRunBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        self.append_option(None);
+    }
+    fn finish(&mut self) -> ArrayRef {
+        Arc::new(StringRunBuilder::finish(self))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
