@@ -220,6 +220,12 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
             alkaid_schema::RunEndType::Int32 => run::<Int32Type>(data),
             alkaid_schema::RunEndType::Int64 => run::<Int64Type>(data),
         },
+        DataType::BinaryView => {
+            Arc::new(crate::BinaryViewArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::Utf8View => {
+            Arc::new(crate::StringViewArray::try_from(data).expect("the data type was matched"))
+        }
         DataType::Struct(_) => {
             Arc::new(StructArray::try_from(data).expect("the data type was matched"))
         }

@@ -9,6 +9,7 @@
 //! | [`PrimitiveArray`] | every fixed-width type: integers, floats, decimals, dates, times, timestamps, durations, intervals ([`types`]) |
 //! | [`BooleanArray`], [`NullArray`] | booleans, and all-null slots |
 //! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
+//! | [`GenericByteViewArray`] | [`BinaryViewArray`], [`StringViewArray`]: 16-byte views into shared data buffers |
 //! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
 //! | [`FixedSizeBinaryArray`], [`FixedSizeListArray`] | values and lists of one width |
 //! | [`DictionaryArray`] | keys of any integer type into a dictionary; [`GenericByteDictionaryBuilder`] deduplicates by hashing |
@@ -16,7 +17,7 @@
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (views, list views, maps, unions) travel as
+//! Types without a typed array yet (list views, maps, unions) travel as
 //! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
 //!
 //! # Example
@@ -52,6 +53,7 @@ mod record_batch;
 mod run;
 mod structure;
 pub mod types;
+mod view;
 
 pub use array::{Array, ArrayRef, make_array};
 pub use boolean::{BooleanArray, BooleanBuilder};
@@ -72,6 +74,10 @@ pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
 pub use run::{PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
 pub use structure::{StructArray, StructBuilder};
+pub use view::{
+    BinaryViewArray, BinaryViewType, ByteViewType, GenericByteViewArray, GenericByteViewBuilder,
+    StringViewArray, StringViewType,
+};
 
 macro_rules! primitive_aliases {
     ($($alias:ident => $t:ident),* $(,)?) => {$(

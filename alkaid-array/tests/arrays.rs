@@ -492,6 +492,49 @@ fn run_arrays_three_ways() {
 }
 
 #[test]
+fn view_arrays_three_ways() {
+    let long = "a value that is longer than twelve bytes";
+    let built = {
+        let mut builder = GenericByteViewBuilder::<StringViewType>::new();
+        builder.append_value("short");
+        builder.append_null();
+        builder.append_value(long);
+        builder.finish()
+    };
+    let from: StringViewArray = vec![Some("short"), None, Some(long)].into_iter().collect();
+    assert_eq!(
+        built.iter().collect::<Vec<_>>(),
+        from.iter().collect::<Vec<_>>()
+    );
+    assert_eq!(built.value(2), long);
+    round_trip(&built);
+    round_trip(&built.slice_typed(1, 2));
+    let from_data = StringViewArray::try_from(built.to_data().slice(2, 1)).unwrap();
+    assert_eq!(from_data.value(0), long);
+    // A thousand long values spill over several data blocks, each value intact.
+    let values: Vec<String> = (0..1000)
+        .map(|i| format!("{i:04} {}", "x".repeat(i % 300)))
+        .collect();
+    let many = BinaryViewArray::from_iter_values(values.iter().map(|v| v.as_bytes()));
+    assert!(many.data_buffers().len() > 1);
+    assert!(
+        values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| many.value(i) == v.as_bytes())
+    );
+    round_trip(&many);
+    // Bad views are an error, not a panic.
+    let views =
+        alkaid_buffer::ScalarBuffer::from(vec![alkaid_buffer::native::ByteView::new_reference(
+            long.as_bytes(),
+            3,
+            0,
+        )]);
+    assert!(StringViewArray::try_new(views, vec![], None).is_err());
+}
+
+#[test]
 fn record_batches_check_every_column() {
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, false),
@@ -583,6 +626,14 @@ proptest! {
         prop_assert_eq!(large.len(), array.len());
         round_trip(&array);
         round_trip(&large);
+    }
+
+    #[test]
+    fn view_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<String>()), 0..60)) {
+        let array: StringViewArray = values.iter().map(|v| v.as_deref()).collect();
+        let read: Vec<Option<String>> = array.iter().map(|v| v.map(str::to_string)).collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
     }
 
     #[test]
