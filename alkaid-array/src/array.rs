@@ -77,8 +77,8 @@ pub trait Array: Debug + Send + Sync + 'static {
 /// A shared, type-erased array.
 pub type ArrayRef = Arc<dyn Array>;
 
-/// An [`ArrayData`] is itself an array: the form [`make_array`] gives to types that have no
-/// typed array in this crate yet, so that every array can travel as an [`ArrayRef`].
+/// An [`ArrayData`] is itself an array, for code that holds type-erased data and wants to
+/// pass it on as an [`ArrayRef`] without choosing a typed array.
 impl Array for ArrayData {
     fn as_any(&self) -> &dyn Any {
         self
@@ -226,11 +226,21 @@ pub fn make_array(data: ArrayData) -> ArrayRef {
         DataType::Utf8View => {
             Arc::new(crate::StringViewArray::try_from(data).expect("the data type was matched"))
         }
+        DataType::ListView(_) => {
+            Arc::new(crate::ListViewArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::LargeListView(_) => {
+            Arc::new(crate::LargeListViewArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::Map(_) => {
+            Arc::new(crate::MapArray::try_from(data).expect("the data type was matched"))
+        }
+        DataType::Union(_) => {
+            Arc::new(crate::UnionArray::try_from(data).expect("the data type was matched"))
+        }
         DataType::Struct(_) => {
             Arc::new(StructArray::try_from(data).expect("the data type was matched"))
         }
-        // Types whose typed arrays are still to come travel as ArrayData.
-        _ => Arc::new(data),
     }
 }
 

@@ -10,15 +10,16 @@
 //! | [`BooleanArray`], [`NullArray`] | booleans, and all-null slots |
 //! | [`GenericByteArray`] | [`BinaryArray`], [`LargeBinaryArray`], [`StringArray`], [`LargeStringArray`] |
 //! | [`GenericByteViewArray`] | [`BinaryViewArray`], [`StringViewArray`]: 16-byte views into shared data buffers |
-//! | [`GenericListArray`], [`StructArray`] | [`ListArray`], [`LargeListArray`], structs of any children |
+//! | [`GenericListArray`], [`GenericListViewArray`], [`MapArray`] | lists with offsets or with (offset, size) views, and maps |
+//! | [`StructArray`], [`UnionArray`] | structs of any children; sparse and dense unions |
 //! | [`FixedSizeBinaryArray`], [`FixedSizeListArray`] | values and lists of one width |
 //! | [`DictionaryArray`] | keys of any integer type into a dictionary; [`GenericByteDictionaryBuilder`] deduplicates by hashing |
 //! | [`RunArray`] | run-end encoded values with `i16`/`i32`/`i64` run ends; run builders merge equal neighbours |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //!
-//! Types without a typed array yet (list views, maps, unions) travel as
-//! [`ArrayData`](alkaid_data::ArrayData), which implements [`Array`].
+//! [`make_array`] gives the typed array for every data type; [`ArrayData`](alkaid_data::ArrayData)
+//! itself also implements [`Array`].
 //!
 //! # Example
 //! ```
@@ -47,12 +48,14 @@ mod dictionary;
 mod error;
 mod fixed;
 pub mod list;
+mod map;
 mod null;
 mod primitive;
 mod record_batch;
 mod run;
 mod structure;
 pub mod types;
+mod union;
 mod view;
 
 pub use array::{Array, ArrayRef, make_array};
@@ -68,12 +71,17 @@ pub use error::ArrayError;
 pub use fixed::{
     FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,
 };
-pub use list::{GenericListArray, GenericListBuilder, LargeListArray, ListArray};
+pub use list::{
+    GenericListArray, GenericListBuilder, GenericListViewArray, GenericListViewBuilder,
+    LargeListArray, LargeListViewArray, ListArray, ListViewArray,
+};
+pub use map::{MapArray, MapBuilder};
 pub use null::NullArray;
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
 pub use run::{PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
 pub use structure::{StructArray, StructBuilder};
+pub use union::{UnionArray, UnionBuilder};
 pub use view::{
     BinaryViewArray, BinaryViewType, ByteViewType, GenericByteViewArray, GenericByteViewBuilder,
     StringViewArray, StringViewType,

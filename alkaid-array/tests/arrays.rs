@@ -7,7 +7,7 @@ use alkaid_array::*;
 use alkaid_buffer::native::{IntervalMonthDayNano, i256};
 use alkaid_buffer::{Buffer, NullBuffer};
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, Field, Schema, TimeUnit};
+use alkaid_schema::{DataType, Field, Schema, TimeUnit, UnionMode, UnionType};
 use proptest::prelude::*;
 
 /// Converts through ArrayData and `make_array`, and checks the round trip and a slice.
@@ -165,18 +165,121 @@ fn boolean_arrays_three_ways() {
 }
 
 #[test]
-fn types_without_a_typed_array_travel_as_array_data() {
-    let union_type: DataType = "Union(Sparse, 0 => a: Int32)".parse().unwrap();
-    let data = ArrayData::builder(union_type)
-        .len(2)
-        .buffers(vec![Buffer::from_slice_ref(&[0i8, 0])])
-        .children(vec![Int32Array::from(vec![1, 2]).to_data()])
-        .build()
-        .unwrap();
-    let array = make_array(data);
-    assert_eq!(array.len(), 2);
+fn array_data_is_an_array_too() {
+    let data = Int32Array::from(vec![Some(1), None]).to_data();
+    let array: ArrayRef = Arc::new(data.clone());
+    assert_eq!((array.len(), array.null_count()), (2, 1));
     assert!(array.as_any().downcast_ref::<ArrayData>().is_some());
+    assert!(
+        make_array(data)
+            .as_any()
+            .downcast_ref::<Int32Array>()
+            .is_some()
+    );
     round_trip(array.as_ref());
+}
+
+#[test]
+fn maps_list_views_and_unions_three_ways() {
+    // Maps: built, checked for null keys, read back.
+    let mut builder = MapBuilder::new(StringArray::builder(0, 0), Int64Array::builder(0));
+    builder.keys().append_value("a");
+    builder.values().append_value(1);
+    builder.keys().append_value("b");
+    builder.values().append_null();
+    builder.append(true).unwrap();
+    builder.append(false).unwrap();
+    let maps = builder.finish().unwrap();
+    assert_eq!(maps.value(0).len(), 2);
+    assert_eq!(maps.keys().as_string::<i32>().value(1), "b");
+    round_trip(&maps);
+    round_trip(&MapArray::try_from(maps.to_data().slice(1, 1)).unwrap());
+    let mut null_key = MapBuilder::new(StringArray::builder(0, 0), Int64Array::builder(0));
+    null_key.keys().append_null();
+    null_key.values().append_value(1);
+    null_key.append(true).unwrap();
+    assert!(null_key.finish().is_err(), "a null key is an error");
+    let mut uneven = MapBuilder::new(StringArray::builder(0, 0), Int64Array::builder(0));
+    uneven.keys().append_value("k");
+    assert!(uneven.append(true).is_err());
+
+    // List views: built in order, and overlapping out of order from parts.
+    let mut views = GenericListViewBuilder::<i64, _>::new(Int32Array::builder(0));
+    views.values().append_slice(&[1, 2]);
+    views.append(true);
+    views.append(false);
+    views.values().append_value(3);
+    views.append(true);
+    let views = views.finish();
+    assert_eq!(
+        views.value(2).as_primitive::<types::Int32Type>().value(0),
+        3
+    );
+    round_trip(&views);
+    let field = Arc::new(Field::new("item", DataType::Int32, true));
+    let overlapping = ListViewArray::try_new(
+        field.clone(),
+        vec![1, 0].into(),
+        vec![2, 3].into(),
+        Arc::new(Int32Array::from(vec![1, 2, 3])),
+        None,
+    )
+    .unwrap();
+    round_trip(&overlapping.slice_typed(1, 1));
+    let outside = ListViewArray::try_new(
+        field,
+        vec![2].into(),
+        vec![2].into(),
+        Arc::new(Int32Array::from(vec![1, 2, 3])),
+        None,
+    );
+    assert!(outside.is_err());
+
+    // Unions, sparse and dense, built and from parts.
+    for mode in [UnionMode::Sparse, UnionMode::Dense] {
+        let union_type = UnionType::try_new(
+            vec![
+                Field::new("i", DataType::Int32, true),
+                Field::new("s", DataType::Utf8, true),
+            ],
+            [5, 2],
+            mode,
+        )
+        .unwrap();
+        let mut builder = UnionBuilder::new(
+            union_type.clone(),
+            vec![
+                Box::new(Int32Array::builder(0)),
+                Box::new(StringArray::builder(0, 0)),
+            ],
+        )
+        .unwrap();
+        builder
+            .child::<PrimitiveBuilder<types::Int32Type>>(5)
+            .unwrap()
+            .append_value(1);
+        builder.append(5).unwrap();
+        builder
+            .child::<GenericByteBuilder<GenericStringType<i32>>>(2)
+            .unwrap()
+            .append_value("two");
+        builder.append(2).unwrap();
+        builder
+            .child::<PrimitiveBuilder<types::Int32Type>>(5)
+            .unwrap()
+            .append_null();
+        builder.append(5).unwrap();
+        assert!(builder.append(7).is_err(), "undeclared type id");
+        assert!(builder.append(2).is_err(), "no new value for the child");
+        let union = builder.finish();
+        assert_eq!(union.len(), 3);
+        assert_eq!(union.value(1).as_string::<i32>().value(0), "two");
+        assert!(union.value(2).is_null(0));
+        round_trip(&union);
+        round_trip(&union.slice_typed(1, 2));
+        let from_data = UnionArray::try_from(union.to_data().slice(1, 2)).unwrap();
+        assert_eq!(from_data.type_id(0), 2);
+    }
 }
 
 #[test]

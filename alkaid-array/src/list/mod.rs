@@ -1,8 +1,10 @@
 //! [`GenericListArray`]: variable-length lists of a child array, with `i32` or `i64` offsets.
 
 mod builder;
+mod view;
 
 pub use builder::GenericListBuilder;
+pub use view::{GenericListViewArray, GenericListViewBuilder, LargeListViewArray, ListViewArray};
 
 use std::any::Any;
 use std::fmt;
