@@ -17,6 +17,7 @@
 //! | [`RunArray`] | run-end encoded values with `i16`/`i32`/`i64` run ends; run builders merge equal neighbours |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
+//! | [`display`] | readable text for every type (`Display` for `dyn Array`), and tables of batches |
 //!
 //! [`make_array`] gives the typed array for every data type; [`ArrayData`](alkaid_data::ArrayData)
 //! itself also implements [`Array`].
@@ -45,6 +46,7 @@ mod builder;
 mod bytes;
 mod cast;
 mod dictionary;
+pub mod display;
 mod error;
 mod fixed;
 pub mod list;
