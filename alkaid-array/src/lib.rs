@@ -18,6 +18,7 @@
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //! | [`display`] | readable text for every type (`Display` for `dyn Array`), and tables of batches |
+//! | [`make_builder`] | a `dyn` [`ArrayBuilder`] for a data type known only at run time |
 //!
 //! [`make_array`] gives the typed array for every data type; [`ArrayData`](alkaid_data::ArrayData)
 //! itself also implements [`Array`].
@@ -47,6 +48,7 @@ mod bytes;
 mod cast;
 mod dictionary;
 pub mod display;
+mod dynamic;
 mod error;
 mod fixed;
 pub mod list;
@@ -68,7 +70,10 @@ pub use bytes::{
     GenericStringType, LargeBinaryArray, LargeStringArray, StringArray,
 };
 pub use cast::AsArray;
-pub use dictionary::{DictionaryArray, DictionaryKey, GenericByteDictionaryBuilder};
+pub use dictionary::{
+    DictionaryArray, DictionaryKey, GenericByteDictionaryBuilder, PrimitiveDictionaryBuilder,
+};
+pub use dynamic::make_builder;
 pub use error::ArrayError;
 pub use fixed::{
     FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,
@@ -78,7 +83,7 @@ pub use list::{
     LargeListArray, LargeListViewArray, ListArray, ListViewArray,
 };
 pub use map::{MapArray, MapBuilder};
-pub use null::NullArray;
+pub use null::{NullArray, NullBuilder};
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
 pub use run::{PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};

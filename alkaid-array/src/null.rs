@@ -92,3 +92,56 @@ impl TryFrom<ArrayData> for NullArray {
         }
     }
 }
+
+/// Builds a [`NullArray`]: every slot appended is null.
+#[derive(Debug, Default)]
+pub struct NullBuilder {
+    len: usize,
+}
+
+impl NullBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a null.
+    pub fn append_null(&mut self) {
+        self.len += 1;
+    }
+
+    /// Appends `n` nulls.
+    pub fn append_nulls(&mut self, n: usize) {
+        self.len += n;
+    }
+
+    /// Number of slots appended.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    pub fn finish(&mut self) -> NullArray {
+        NullArray::new(std::mem::take(&mut self.len))
+    }
+}
+
+impl crate::ArrayBuilder for NullBuilder {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn append_null(&mut self) {
+        NullBuilder::append_null(self);
+    }
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(NullBuilder::finish(self)))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -93,3 +93,73 @@ decimal_type!(/** `Decimal32(p, s)` as `i32`; new arrays are `Decimal32(9, 2)`. 
 decimal_type!(/** `Decimal64(p, s)` as `i64`; new arrays are `Decimal64(18, 6)`. */ Decimal64Type, i64, DecimalWidth::W64, 6);
 decimal_type!(/** `Decimal128(p, s)` as `i128`; new arrays are `Decimal128(38, 10)`. */ Decimal128Type, i128, DecimalWidth::W128, 10);
 decimal_type!(/** `Decimal256(p, s)` as `i256`; new arrays are `Decimal256(76, 10)`. */ Decimal256Type, i256, DecimalWidth::W256, 10);
+
+/// Something to do with a primitive type chosen at run time: [`visit_primitive`] calls
+/// [`visit`](Self::visit) with the marker type of a data type.
+pub trait PrimitiveVisitor {
+    /// What the visit gives.
+    type Output;
+    /// Runs with `T` as the marker type.
+    fn visit<T: PrimitiveType>(self) -> Self::Output;
+}
+
+/// Calls `visitor` with the marker type of `data_type`, or returns `None` if the type is not
+/// fixed-width. The one place that maps fixed-width data types to marker types.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::types::{visit_primitive, PrimitiveType, PrimitiveVisitor};
+/// use alkaid_schema::DataType;
+/// struct Width;
+/// impl PrimitiveVisitor for Width {
+///     type Output = usize;
+///     fn visit<T: PrimitiveType>(self) -> usize { size_of::<T::Native>() }
+/// }
+/// assert_eq!(visit_primitive(&DataType::Date64, Width), Some(8));
+/// assert_eq!(visit_primitive(&DataType::Utf8, Width), None);
+/// ```
+pub fn visit_primitive<V: PrimitiveVisitor>(data_type: &DataType, visitor: V) -> Option<V::Output> {
+    Some(match data_type {
+        DataType::Int8 => visitor.visit::<Int8Type>(),
+        DataType::Int16 => visitor.visit::<Int16Type>(),
+        DataType::Int32 => visitor.visit::<Int32Type>(),
+        DataType::Int64 => visitor.visit::<Int64Type>(),
+        DataType::UInt8 => visitor.visit::<UInt8Type>(),
+        DataType::UInt16 => visitor.visit::<UInt16Type>(),
+        DataType::UInt32 => visitor.visit::<UInt32Type>(),
+        DataType::UInt64 => visitor.visit::<UInt64Type>(),
+        DataType::Float16 => visitor.visit::<Float16Type>(),
+        DataType::Float32 => visitor.visit::<Float32Type>(),
+        DataType::Float64 => visitor.visit::<Float64Type>(),
+        DataType::Decimal(decimal) => match decimal.width() {
+            DecimalWidth::W32 => visitor.visit::<Decimal32Type>(),
+            DecimalWidth::W64 => visitor.visit::<Decimal64Type>(),
+            DecimalWidth::W128 => visitor.visit::<Decimal128Type>(),
+            DecimalWidth::W256 => visitor.visit::<Decimal256Type>(),
+        },
+        DataType::Date32 => visitor.visit::<Date32Type>(),
+        DataType::Date64 => visitor.visit::<Date64Type>(),
+        DataType::Time(TimeUnit::Second) => visitor.visit::<Time32SecondType>(),
+        DataType::Time(TimeUnit::Millisecond) => visitor.visit::<Time32MillisecondType>(),
+        DataType::Time(TimeUnit::Microsecond) => visitor.visit::<Time64MicrosecondType>(),
+        DataType::Time(TimeUnit::Nanosecond) => visitor.visit::<Time64NanosecondType>(),
+        DataType::Timestamp(TimeUnit::Second, _) => visitor.visit::<TimestampSecondType>(),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            visitor.visit::<TimestampMillisecondType>()
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            visitor.visit::<TimestampMicrosecondType>()
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => visitor.visit::<TimestampNanosecondType>(),
+        DataType::Duration(TimeUnit::Second) => visitor.visit::<DurationSecondType>(),
+        DataType::Duration(TimeUnit::Millisecond) => visitor.visit::<DurationMillisecondType>(),
+        DataType::Duration(TimeUnit::Microsecond) => visitor.visit::<DurationMicrosecondType>(),
+        DataType::Duration(TimeUnit::Nanosecond) => visitor.visit::<DurationNanosecondType>(),
+        DataType::Interval(IntervalUnit::YearMonth) => visitor.visit::<IntervalYearMonthType>(),
+        DataType::Interval(IntervalUnit::DayTime) => visitor.visit::<IntervalDayTimeType>(),
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            visitor.visit::<IntervalMonthDayNanoType>()
+        }
+        _ => return None,
+    })
+}

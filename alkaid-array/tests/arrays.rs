@@ -210,7 +210,7 @@ fn maps_list_views_and_unions_three_ways() {
     views.append(false);
     views.values().append_value(3);
     views.append(true);
-    let views = views.finish();
+    let views = views.finish().unwrap();
     assert_eq!(
         views.value(2).as_primitive::<types::Int32Type>().value(0),
         3
@@ -271,7 +271,7 @@ fn maps_list_views_and_unions_three_ways() {
         builder.append(5).unwrap();
         assert!(builder.append(7).is_err(), "undeclared type id");
         assert!(builder.append(2).is_err(), "no new value for the child");
-        let union = builder.finish();
+        let union = builder.finish().unwrap();
         assert_eq!(union.len(), 3);
         assert_eq!(union.value(1).as_string::<i32>().value(0), "two");
         assert!(union.value(2).is_null(0));
@@ -323,7 +323,7 @@ fn lists_of_structs_of_strings_from_nested_builders() {
         s.append(true);
     }
     lists.append(true);
-    let array = lists.finish();
+    let array = lists.finish().unwrap();
     assert_eq!(
         array.data_type().to_string(),
         "List(item: Struct(name: Utf8, n: Int32))"
@@ -435,7 +435,7 @@ fn fixed_width_arrays_three_ways() {
     assert!(lists.append(true).is_err(), "one item short");
     lists.values().append_value(6);
     lists.append(true).unwrap();
-    let array = lists.finish();
+    let array = lists.finish().unwrap();
     assert_eq!((array.len(), array.null_count()), (3, 1));
     assert_eq!(
         array

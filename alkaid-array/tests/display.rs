@@ -138,7 +138,10 @@ fn values_outside_the_calendar_print_raw() {
         shown(&Date32Array::from(vec![i32::MAX])),
         format!("[{}s (days)]", i64::from(i32::MAX) * 86_400)
     );
-    assert_eq!(shown(&DurationNanosecondArray::from(vec![i64::MIN])), "[-PT2562047H47M16.854775808S]");
+    assert_eq!(
+        shown(&DurationNanosecondArray::from(vec![i64::MIN])),
+        "[-PT2562047H47M16.854775808S]"
+    );
 }
 
 #[test]
@@ -149,7 +152,7 @@ fn nested_values() {
     lists.append(false);
     lists.values().append_null();
     lists.append(true);
-    assert_eq!(shown(&lists.finish()), "[[1, 2], null, [null]]");
+    assert_eq!(shown(&lists.finish().unwrap()), "[[1, 2], null, [null]]");
 
     let fields = vec![
         Field::new("a", DataType::Int32, true),
@@ -208,7 +211,7 @@ fn nested_values() {
     let mut fixed = FixedSizeListBuilder::new(Int8Array::builder(0), 2);
     fixed.values().append_slice(&[1, 2]);
     fixed.append(true).unwrap();
-    assert_eq!(shown(&fixed.finish()), "[[1, 2]]");
+    assert_eq!(shown(&fixed.finish().unwrap()), "[[1, 2]]");
 
     let field = Arc::new(Field::new("item", DataType::Int32, true));
     let views = ListViewArray::try_new(

@@ -2,7 +2,7 @@
 
 mod builder;
 
-pub use builder::GenericByteDictionaryBuilder;
+pub use builder::{GenericByteDictionaryBuilder, PrimitiveDictionaryBuilder};
 
 use std::any::Any;
 use std::fmt;

@@ -91,8 +91,8 @@ impl ArrayBuilder for FixedSizeBinaryBuilder {
     fn append_null(&mut self) {
         FixedSizeBinaryBuilder::append_null(self);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(FixedSizeBinaryBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(FixedSizeBinaryBuilder::finish(self)))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
@@ -168,9 +168,12 @@ impl<B: ArrayBuilder> FixedSizeListBuilder<B> {
     }
 
     /// Finishes the lists, leaving the builder empty.
-    pub fn finish(&mut self) -> FixedSizeListArray {
+    ///
+    /// # Errors
+    /// If the child builder's values do not make a valid array.
+    pub fn finish(&mut self) -> Result<FixedSizeListArray, ArrayError> {
         let len = self.nulls.len();
-        let values = self.values.finish();
+        let values = self.values.try_finish()?;
         let field = match &self.field {
             Some(field) => Arc::new(
                 field
@@ -181,13 +184,13 @@ impl<B: ArrayBuilder> FixedSizeListBuilder<B> {
             None => Arc::new(Field::new("item", values.data_type().clone(), true)),
         };
         let size = i32::try_from(self.size).expect("list sizes are checked against i32 when used");
-        FixedSizeListArray {
+        Ok(FixedSizeListArray {
             data_type: DataType::FixedSizeList(field, size),
             size: self.size,
             values,
             len,
             nulls: self.nulls.finish(),
-        }
+        })
     }
 }
 
@@ -198,8 +201,8 @@ impl<B: ArrayBuilder> ArrayBuilder for FixedSizeListBuilder<B> {
     fn append_null(&mut self) {
         self.append(false).expect("a null list pads its items");
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(FixedSizeListBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(FixedSizeListBuilder::finish(self)?))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

@@ -8,7 +8,7 @@ use alkaid_buffer::{Buffer, MutableBuffer, OffsetBuffer, OffsetSize, ScalarBuffe
 use alkaid_schema::{Field, FieldRef};
 
 use super::GenericListArray;
-use crate::{ArrayBuilder, ArrayRef};
+use crate::{ArrayBuilder, ArrayError, ArrayRef};
 
 /// Builds lists: append items to [`values`](Self::values), then close each list with
 /// [`append`](Self::append).
@@ -23,8 +23,9 @@ use crate::{ArrayBuilder, ArrayRef};
 /// builder.values().append_value("b");
 /// builder.append(true);  // ["a", "b"]
 /// builder.append(false); // null
-/// let lists: ListArray = builder.finish();
+/// let lists: ListArray = builder.finish()?;
 /// assert_eq!((lists.len(), lists.null_count()), (2, 1));
+/// # Ok::<(), alkaid_array::ArrayError>(())
 /// ```
 pub struct GenericListBuilder<O: OffsetSize, B: ArrayBuilder> {
     offsets: MutableBuffer,
@@ -81,8 +82,11 @@ impl<O: OffsetSize, B: ArrayBuilder> GenericListBuilder<O, B> {
     }
 
     /// Finishes the lists, leaving the builder empty.
-    pub fn finish(&mut self) -> GenericListArray<O> {
-        let values = self.values.finish();
+    ///
+    /// # Errors
+    /// If the child builder's values do not make a valid array.
+    pub fn finish(&mut self) -> Result<GenericListArray<O>, ArrayError> {
+        let values = self.values.try_finish()?;
         let offsets: Buffer = std::mem::take(&mut self.offsets).into();
         self.offsets.push(O::ZERO);
         let offsets =
@@ -100,12 +104,12 @@ impl<O: OffsetSize, B: ArrayBuilder> GenericListBuilder<O, B> {
             ),
             None => Arc::new(Field::new("item", values.data_type().clone(), true)),
         };
-        GenericListArray {
+        Ok(GenericListArray {
             data_type: GenericListArray::<O>::list_type(field),
             offsets,
             values,
             nulls: self.nulls.finish(),
-        }
+        })
     }
 }
 
@@ -116,8 +120,8 @@ impl<O: OffsetSize, B: ArrayBuilder> ArrayBuilder for GenericListBuilder<O, B> {
     fn append_null(&mut self) {
         self.append(false);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(GenericListBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(GenericListBuilder::finish(self)?))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

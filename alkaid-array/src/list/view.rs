@@ -205,6 +205,7 @@ pub struct GenericListViewBuilder<O: OffsetSize, B: ArrayBuilder> {
     start: usize,
     values: B,
     nulls: NullBufferBuilder,
+    field: Option<FieldRef>,
     phantom: std::marker::PhantomData<O>,
 }
 
@@ -217,8 +218,15 @@ impl<O: OffsetSize, B: ArrayBuilder> GenericListViewBuilder<O, B> {
             start: 0,
             values,
             nulls: NullBufferBuilder::new(0),
+            field: None,
             phantom: std::marker::PhantomData,
         }
+    }
+
+    /// Uses `field` (name, nullability, metadata) for the items.
+    pub fn with_field(mut self, field: impl Into<FieldRef>) -> Self {
+        self.field = Some(field.into());
+        self
     }
 
     /// The child builder.
@@ -251,21 +259,32 @@ impl<O: OffsetSize, B: ArrayBuilder> GenericListViewBuilder<O, B> {
     }
 
     /// Finishes the list views, leaving the builder empty.
-    pub fn finish(&mut self) -> GenericListViewArray<O> {
-        let values = self.values.finish();
+    ///
+    /// # Errors
+    /// If the child builder's values do not make a valid array.
+    pub fn finish(&mut self) -> Result<GenericListViewArray<O>, ArrayError> {
+        let values = self.values.try_finish()?;
         let typed = |buffer: &mut MutableBuffer| {
             let buffer: Buffer = std::mem::take(buffer).into();
             ScalarBuffer::<O>::try_from(buffer).expect("whole offsets in an aligned allocation")
         };
-        let field = Arc::new(Field::new("item", values.data_type().clone(), true));
+        let field = match &self.field {
+            Some(field) => Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(values.data_type().clone()),
+            ),
+            None => Arc::new(Field::new("item", values.data_type().clone(), true)),
+        };
         self.start = 0;
-        GenericListViewArray {
+        Ok(GenericListViewArray {
             data_type: GenericListViewArray::<O>::view_type(field),
             offsets: typed(&mut self.offsets),
             sizes: typed(&mut self.sizes),
             values,
             nulls: self.nulls.finish(),
-        }
+        })
     }
 }
 
@@ -276,8 +295,8 @@ impl<O: OffsetSize, B: ArrayBuilder> ArrayBuilder for GenericListViewBuilder<O, 
     fn append_null(&mut self) {
         self.append(false);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(GenericListViewBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(GenericListViewBuilder::finish(self)?))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

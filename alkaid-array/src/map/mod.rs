@@ -57,6 +57,25 @@ impl MapArray {
         Self::try_from(data)
     }
 
+    /// Maps of `map_type` (its field names and sortedness), checked fully.
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new), and if the entries' type is not the map type's.
+    pub fn try_new_with_type(
+        map_type: MapType,
+        offsets: OffsetBuffer<i32>,
+        entries: StructArray,
+        nulls: Option<NullBuffer>,
+    ) -> Result<Self, ArrayError> {
+        let data = ArrayData::builder(DataType::Map(map_type))
+            .len(offsets.value_count())
+            .nulls(nulls)
+            .buffers(vec![offsets.inner().inner().clone()])
+            .children(vec![entries.to_data()])
+            .build()?;
+        Self::try_from(data)
+    }
+
     /// The offsets.
     pub fn offsets(&self) -> &OffsetBuffer<i32> {
         &self.offsets
@@ -176,6 +195,7 @@ pub struct MapBuilder<K: ArrayBuilder, V: ArrayBuilder> {
     values: V,
     nulls: NullBufferBuilder,
     keys_sorted: bool,
+    map_type: Option<MapType>,
 }
 
 impl<K: ArrayBuilder, V: ArrayBuilder> MapBuilder<K, V> {
@@ -189,12 +209,21 @@ impl<K: ArrayBuilder, V: ArrayBuilder> MapBuilder<K, V> {
             values,
             nulls: NullBufferBuilder::new(0),
             keys_sorted: false,
+            map_type: None,
         }
     }
 
     /// Declares the keys of each map sorted.
     pub fn with_keys_sorted(mut self, sorted: bool) -> Self {
         self.keys_sorted = sorted;
+        self
+    }
+
+    /// Makes maps of exactly `map_type`: its entry, key and value field names, value
+    /// nullability and sortedness.
+    pub fn with_type(mut self, map_type: MapType) -> Self {
+        self.keys_sorted = map_type.keys_sorted();
+        self.map_type = Some(map_type);
         self
     }
 
@@ -246,19 +275,51 @@ impl<K: ArrayBuilder, V: ArrayBuilder> MapBuilder<K, V> {
     /// # Errors
     /// If a key is null (the one thing the builder cannot rule out as values arrive).
     pub fn finish(&mut self) -> Result<MapArray, ArrayError> {
-        let keys = self.keys.finish();
-        let values = self.values.finish();
-        let fields = vec![
-            Field::new("key", keys.data_type().clone(), false),
-            Field::new("value", values.data_type().clone(), true),
-        ];
-        let entries = StructArray::try_new(fields.into(), vec![keys, values], None)?;
+        let keys = self.keys.try_finish()?;
+        let values = self.values.try_finish()?;
+        // The entry fields: exactly the given map type's (the builders were made from its
+        // types), or the conventional names.
+        let fields = match &self.map_type {
+            Some(map) => match map.entries().data_type() {
+                DataType::Struct(fields) => fields.clone(),
+                _ => unreachable!("a map's entries are a struct"),
+            },
+            None => vec![
+                Field::new("key", keys.data_type().clone(), false),
+                Field::new("value", values.data_type().clone(), true),
+            ]
+            .into(),
+        };
+        let entries = StructArray::try_new(fields, vec![keys, values], None)?;
+        let map_type = match &self.map_type {
+            Some(map) => map.clone(),
+            None => MapType::try_new(
+                Field::new("entries", entries.data_type().clone(), false),
+                self.keys_sorted,
+            )?,
+        };
         let offsets: Buffer = std::mem::take(&mut self.offsets).into();
         self.offsets.push(0i32);
         let offsets =
             ScalarBuffer::try_from(offsets).expect("whole offsets in an aligned allocation");
         // SAFETY: offsets start at zero and each is the entry count when its map closed.
         let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
-        MapArray::try_new(offsets, entries, self.nulls.finish(), self.keys_sorted)
+        MapArray::try_new_with_type(map_type, offsets, entries, self.nulls.finish())
+    }
+}
+
+impl<K: ArrayBuilder, V: ArrayBuilder> ArrayBuilder for MapBuilder<K, V> {
+    fn len(&self) -> usize {
+        MapBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        self.append(false)
+            .expect("a null map adds no entries, so keys and values stay even");
+    }
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(MapBuilder::finish(self)?))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }

@@ -24,6 +24,7 @@ use crate::types::PrimitiveType;
 pub struct PrimitiveBuilder<T: PrimitiveType> {
     values: MutableBuffer,
     nulls: NullBufferBuilder,
+    data_type: Option<alkaid_schema::DataType>,
     phantom: PhantomData<T>,
 }
 
@@ -33,8 +34,28 @@ impl<T: PrimitiveType> PrimitiveBuilder<T> {
         Self {
             values: MutableBuffer::with_capacity(capacity.saturating_mul(size_of::<T::Native>())),
             nulls: NullBufferBuilder::new(capacity),
+            data_type: None,
             phantom: PhantomData,
         }
+    }
+
+    /// Makes arrays of `data_type` (a timezone, a decimal's precision and scale) instead of
+    /// `T`'s default.
+    ///
+    /// # Errors
+    /// If `T` does not accept `data_type`.
+    pub fn with_data_type(
+        mut self,
+        data_type: alkaid_schema::DataType,
+    ) -> Result<Self, crate::ArrayError> {
+        if !T::accepts(&data_type) {
+            return Err(crate::ArrayError::TypeMismatch {
+                expected: T::NAME.to_string(),
+                found: data_type,
+            });
+        }
+        self.data_type = Some(data_type);
+        Ok(self)
     }
 
     /// Number of slots appended.
@@ -101,7 +122,13 @@ impl<T: PrimitiveType> PrimitiveBuilder<T> {
     pub fn finish(&mut self) -> PrimitiveArray<T> {
         let values: Buffer = std::mem::take(&mut self.values).into();
         let values = ScalarBuffer::try_from(values).expect("whole values in an aligned allocation");
-        PrimitiveArray::new(values, self.nulls.finish())
+        let array = PrimitiveArray::new(values, self.nulls.finish());
+        match &self.data_type {
+            Some(data_type) => array
+                .with_data_type(data_type.clone())
+                .expect("checked when it was set"),
+            None => array,
+        }
     }
 }
 

@@ -3,10 +3,13 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use alkaid_schema::RunEndEncodedType;
+
 use super::{RunArray, RunEndIndex};
 use crate::types::PrimitiveType;
 use crate::{
-    ArrayBuilder, ArrayRef, ByteArrayType, GenericByteBuilder, GenericStringType, PrimitiveBuilder,
+    ArrayBuilder, ArrayError, ArrayRef, ByteArrayType, GenericByteBuilder, GenericStringType,
+    PrimitiveBuilder,
 };
 
 /// The bookkeeping both run builders share: the run ends and the current run.
@@ -64,6 +67,7 @@ pub struct PrimitiveRunBuilder<R: RunEndIndex, V: PrimitiveType> {
     runs: Runs<R>,
     values: PrimitiveBuilder<V>,
     last: Option<Option<V::Native>>,
+    ree_type: Option<RunEndEncodedType>,
 }
 
 impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
@@ -73,7 +77,21 @@ impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
             runs: Runs::new(),
             values: PrimitiveBuilder::with_capacity(0),
             last: None,
+            ree_type: None,
         }
+    }
+
+    /// Makes runs of exactly `ree_type` (its child fields, and the values' timezone or
+    /// decimal precision).
+    ///
+    /// # Errors
+    /// If `V` does not accept the values' data type.
+    pub fn with_type(mut self, ree_type: RunEndEncodedType) -> Result<Self, ArrayError> {
+        self.values = self
+            .values
+            .with_data_type(ree_type.values().data_type().clone())?;
+        self.ree_type = Some(ree_type);
+        Ok(self)
     }
 
     /// Appends a value or a null.
@@ -110,8 +128,12 @@ impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
         let ends = self.runs.ends.finish();
         self.runs.len = 0;
         self.last = None;
-        RunArray::try_new(ends, Arc::new(self.values.finish()))
-            .expect("runs built in order are valid")
+        let values: ArrayRef = Arc::new(self.values.finish());
+        match &self.ree_type {
+            Some(ree_type) => RunArray::try_new_with_type(ree_type.clone(), ends, values),
+            None => RunArray::try_new(ends, values),
+        }
+        .expect("runs built in order, with values of the type's own type, are valid")
     }
 }
 
@@ -140,6 +162,7 @@ where
     runs: Runs<R>,
     values: GenericByteBuilder<GenericStringType<O>>,
     last: Option<Option<String>>,
+    ree_type: Option<RunEndEncodedType>,
 }
 
 impl<R: RunEndIndex, O> StringRunBuilder<R, O>
@@ -152,7 +175,15 @@ where
             runs: Runs::new(),
             values: GenericByteBuilder::with_capacity(0, 0),
             last: None,
+            ree_type: None,
         }
+    }
+
+    /// Makes runs of exactly `ree_type` (its child field names and metadata); its values
+    /// must be this builder's string type.
+    pub fn with_type(mut self, ree_type: RunEndEncodedType) -> Self {
+        self.ree_type = Some(ree_type);
+        self
     }
 
     /// Appends a string or a null.
@@ -193,8 +224,12 @@ where
         let ends = self.runs.ends.finish();
         self.runs.len = 0;
         self.last = None;
-        RunArray::try_new(ends, Arc::new(self.values.finish()))
-            .expect("runs built in order are valid")
+        let values: ArrayRef = Arc::new(self.values.finish());
+        match &self.ree_type {
+            Some(ree_type) => RunArray::try_new_with_type(ree_type.clone(), ends, values),
+            None => RunArray::try_new(ends, values),
+        }
+        .expect("runs built in order, with values of the type's own type, are valid")
     }
 }
 
@@ -214,8 +249,8 @@ impl<R: RunEndIndex, V: PrimitiveType> ArrayBuilder for PrimitiveRunBuilder<R, V
     fn append_null(&mut self) {
         self.append_option(None);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(PrimitiveRunBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(PrimitiveRunBuilder::finish(self)))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
@@ -232,8 +267,8 @@ where
     fn append_null(&mut self) {
         self.append_option(None);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(StringRunBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(StringRunBuilder::finish(self)))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

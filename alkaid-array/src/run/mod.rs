@@ -87,6 +87,26 @@ impl<R: RunEndIndex> RunArray<R> {
         Self::try_from(data)
     }
 
+    /// Runs of exactly `ree_type` (its child field names, nullability and metadata).
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new), and if the children's types are not the type's.
+    pub fn try_new_with_type(
+        ree_type: RunEndEncodedType,
+        run_ends: PrimitiveArray<R>,
+        values: ArrayRef,
+    ) -> Result<Self, ArrayError> {
+        let len = match run_ends.len() {
+            0 => 0,
+            n => R::to_position(run_ends.value(n - 1)).unwrap_or(0),
+        };
+        let data = ArrayData::builder(DataType::RunEndEncoded(ree_type))
+            .len(len)
+            .children(vec![run_ends.to_data(), values.to_data()])
+            .build()?;
+        Self::try_from(data)
+    }
+
     /// The run ends (of all runs, not only those the window covers).
     pub fn run_ends(&self) -> &PrimitiveArray<R> {
         &self.run_ends

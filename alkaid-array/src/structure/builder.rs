@@ -7,7 +7,7 @@ use alkaid_buffer::builder::NullBufferBuilder;
 use alkaid_schema::{DataType, Fields};
 
 use super::StructArray;
-use crate::{ArrayBuilder, ArrayRef};
+use crate::{ArrayBuilder, ArrayError, ArrayRef};
 
 /// Builds structs: append each field's value to its [`field_builder`](Self::field_builder),
 /// then close the struct with [`append`](Self::append).
@@ -27,8 +27,9 @@ use crate::{ArrayBuilder, ArrayRef};
 /// builder.field_builder::<GenericByteBuilder<GenericStringType<i32>>>(1).unwrap().append_value("x");
 /// builder.append(true);
 /// builder.append(false); // a null struct: its fields get nulls
-/// let structs = builder.finish();
+/// let structs = builder.finish()?;
 /// assert_eq!(structs.column(1).null_count(), 1);
+/// # Ok::<(), alkaid_array::ArrayError>(())
 /// ```
 pub struct StructBuilder {
     fields: Fields,
@@ -79,25 +80,35 @@ impl StructBuilder {
 
     /// Finishes the array, leaving the builder empty.
     ///
-    /// # Panics
-    /// If a child builder made an array of another type than its field.
-    pub fn finish(&mut self) -> StructArray {
+    /// # Errors
+    /// If a child builder's values do not make a valid array, or make one of another type
+    /// than its field.
+    pub fn finish(&mut self) -> Result<StructArray, ArrayError> {
         let len = self.nulls.len();
-        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(|b| b.finish()).collect();
+        let columns = self
+            .builders
+            .iter_mut()
+            .map(|b| b.try_finish())
+            .collect::<Result<Vec<ArrayRef>, _>>()?;
+        let nulls = self.nulls.finish();
         for (column, field) in columns.iter().zip(self.fields.iter()) {
-            assert_eq!(
-                column.data_type(),
-                field.data_type(),
-                "builder of field {:?} made another type",
-                field.name()
-            );
+            if column.data_type() != field.data_type() {
+                return Err(ArrayError::ColumnMismatch {
+                    column: format!("struct field {:?}", field.name()),
+                    reason: format!(
+                        "expected type {}, found {}",
+                        field.data_type(),
+                        column.data_type()
+                    ),
+                });
+            }
         }
-        StructArray {
+        Ok(StructArray {
             data_type: DataType::Struct(self.fields.clone()),
             len,
             columns,
-            nulls: self.nulls.finish(),
-        }
+            nulls,
+        })
     }
 }
 
@@ -108,8 +119,8 @@ impl ArrayBuilder for StructBuilder {
     fn append_null(&mut self) {
         self.append(false);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(StructBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(StructBuilder::finish(self)?))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

@@ -245,7 +245,7 @@ impl fmt::Debug for UnionArray {
 /// builder.append(3)?;
 /// builder.child::<GenericByteBuilder<GenericStringType<i32>>>(9).unwrap().append_value("x");
 /// builder.append(9)?;
-/// let union = builder.finish();
+/// let union = builder.finish()?;
 /// assert_eq!((union.len(), union.type_id(1)), (2, 9));
 /// # Ok::<(), alkaid_array::ArrayError>(())
 /// ```
@@ -357,8 +357,15 @@ impl UnionBuilder {
     }
 
     /// Finishes the union, leaving the builder empty.
-    pub fn finish(&mut self) -> UnionArray {
-        let children: Vec<ArrayRef> = self.children.iter_mut().map(|c| c.finish()).collect();
+    ///
+    /// # Errors
+    /// If a child builder's values do not make a valid array.
+    pub fn finish(&mut self) -> Result<UnionArray, ArrayError> {
+        let children = self
+            .children
+            .iter_mut()
+            .map(|c| c.try_finish())
+            .collect::<Result<Vec<ArrayRef>, _>>()?;
         let type_ids = ScalarBuffer::try_from(alkaid_buffer::Buffer::from(std::mem::take(
             &mut self.type_ids,
         )))
@@ -388,11 +395,48 @@ impl UnionBuilder {
         let ids = self.union_type.type_ids().iter().map(|&id| i32::from(id));
         let union_type = UnionType::try_new(fields, ids, self.union_type.mode())
             .expect("the ids were valid already");
-        UnionArray {
+        Ok(UnionArray {
             data_type: DataType::Union(union_type),
             type_ids,
             offsets,
             children,
+        })
+    }
+}
+
+impl ArrayBuilder for UnionBuilder {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// A null slot: a null in the first child.
+    ///
+    /// # Panics
+    /// If the union has no children (it can hold no slot at all).
+    fn append_null(&mut self) {
+        let first = *self
+            .union_type
+            .type_ids()
+            .first()
+            .expect("a union without children holds no slots");
+        let index = 0;
+        match self.union_type.mode() {
+            UnionMode::Dense => self.children[index].append_null(),
+            UnionMode::Sparse => {
+                while self.children[index].len() <= self.len {
+                    self.children[index].append_null();
+                }
+            }
         }
+        self.append(first)
+            .expect("the child got exactly the one value the slot needs");
+    }
+
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(UnionBuilder::finish(self)?))
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }

@@ -8,7 +8,7 @@ use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{Buffer, MutableBuffer, ScalarBuffer};
 
 use super::{ByteViewType, GenericByteViewArray};
-use crate::{ArrayBuilder, ArrayRef};
+use crate::{ArrayBuilder, ArrayError, ArrayRef};
 
 /// The first data block's size; each next block doubles, up to [`MAX_BLOCK`].
 const FIRST_BLOCK: usize = 8 * 1024;
@@ -126,8 +126,8 @@ impl<T: ByteViewType> ArrayBuilder for GenericByteViewBuilder<T> {
     fn append_null(&mut self) {
         GenericByteViewBuilder::append_null(self);
     }
-    fn finish(&mut self) -> ArrayRef {
-        Arc::new(GenericByteViewBuilder::finish(self))
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(GenericByteViewBuilder::finish(self)))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

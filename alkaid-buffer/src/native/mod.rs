@@ -127,8 +127,14 @@ fn check_cast<T>(bytes: &[u8]) -> Result<(), BufferError> {
     Ok(())
 }
 
-/// The bytes of a slice of native values.
-pub(crate) fn as_bytes<T: NativeType>(values: &[T]) -> &[u8] {
+/// The bytes of a slice of native values, without copying (little-endian, as in buffers).
+///
+/// # Examples
+/// ```
+/// use alkaid_buffer::native::as_bytes;
+/// assert_eq!(as_bytes(&[1u16, 0x0302]), &[1, 0, 2, 3]);
+/// ```
+pub fn as_bytes<T: NativeType>(values: &[T]) -> &[u8] {
     // SAFETY: T is plain data without padding, so every byte of the slice is initialised;
     // u8 has alignment 1; the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), size_of_val(values)) }
