@@ -18,6 +18,10 @@ use crate::{
 /// assert!(array.as_string_opt::<i32>().is_none());
 /// ```
 pub trait AsArray {
+    /// The array as the typed array `T`, if it is one: works for every typed array
+    /// (`as_typed::<StructArray>()`, `as_typed::<DictionaryArray<Int8Type>>()`, …).
+    fn as_typed<T: Array>(&self) -> Option<&T>;
+
     /// The array as a `PrimitiveArray<T>`, if it is one.
     fn as_primitive_opt<T: PrimitiveType>(&self) -> Option<&PrimitiveArray<T>>;
     /// The array as a `BooleanArray`, if it is one.
@@ -74,6 +78,10 @@ pub trait AsArray {
 }
 
 impl AsArray for dyn Array + '_ {
+    fn as_typed<T: Array>(&self) -> Option<&T> {
+        self.as_any().downcast_ref()
+    }
+
     fn as_primitive_opt<T: PrimitiveType>(&self) -> Option<&PrimitiveArray<T>> {
         self.as_any().downcast_ref()
     }
@@ -92,6 +100,10 @@ impl AsArray for dyn Array + '_ {
 }
 
 impl AsArray for std::sync::Arc<dyn Array> {
+    fn as_typed<T: Array>(&self) -> Option<&T> {
+        self.as_ref().as_typed()
+    }
+
     fn as_primitive_opt<T: PrimitiveType>(&self) -> Option<&PrimitiveArray<T>> {
         self.as_ref().as_primitive_opt()
     }

@@ -714,6 +714,92 @@ proptest! {
     }
 
     #[test]
+    fn list_builders_read_back(values in proptest::collection::vec(proptest::option::of(proptest::collection::vec(proptest::option::of(any::<i64>()), 0..5)), 0..40)) {
+        let mut builder = GenericListBuilder::<i32, _>::new(Int64Array::builder(0));
+        for list in &values {
+            match list {
+                Some(items) => {
+                    for item in items {
+                        builder.values().append_option(*item);
+                    }
+                    builder.append(true);
+                }
+                None => builder.append(false),
+            }
+        }
+        let array = builder.finish().unwrap();
+        let read: Vec<Option<Vec<Option<i64>>>> = array
+            .iter()
+            .map(|list| list.map(|l| l.as_primitive::<types::Int64Type>().iter().collect()))
+            .collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+
+    #[test]
+    fn struct_builders_read_back(values in proptest::collection::vec(proptest::option::of((proptest::option::of(any::<i32>()), proptest::option::of(".{0,8}"))), 0..40)) {
+        let fields = vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true)];
+        let mut builder = StructBuilder::new(fields.into(), vec![Box::new(Int32Array::builder(0)), Box::new(StringArray::builder(0, 0))]);
+        for value in &values {
+            if let Some((a, b)) = value {
+                builder.field_builder::<PrimitiveBuilder<types::Int32Type>>(0).unwrap().append_option(*a);
+                builder.field_builder::<GenericByteBuilder<GenericStringType<i32>>>(1).unwrap().append_option(b.as_deref());
+            }
+            builder.append(value.is_some());
+        }
+        let array = builder.finish().unwrap();
+        let (a, b) = (array.column(0).as_primitive::<types::Int32Type>(), array.column(1).as_string::<i32>());
+        let read: Vec<Option<(Option<i32>, Option<String>)>> = (0..array.len())
+            .map(|i| array.is_valid(i).then(|| (a.iter().nth(i).unwrap(), b.iter().nth(i).unwrap().map(str::to_string))))
+            .collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+
+    #[test]
+    fn map_builders_read_back(values in proptest::collection::vec(proptest::option::of(proptest::collection::vec(("[a-z]{1,3}", proptest::option::of(any::<i64>())), 0..4)), 0..30)) {
+        let mut builder = MapBuilder::new(StringArray::builder(0, 0), Int64Array::builder(0));
+        for map in &values {
+            if let Some(entries) = map {
+                for (key, value) in entries {
+                    builder.keys().append_value(key);
+                    builder.values().append_option(*value);
+                }
+            }
+            builder.append(map.is_some()).unwrap();
+        }
+        let array = builder.finish().unwrap();
+        type Maps = Vec<Option<Vec<(String, Option<i64>)>>>;
+        let read: Maps = array
+            .iter()
+            .map(|entries| entries.map(|e| {
+                let (k, v) = (e.column(0).as_string::<i32>(), e.column(1).as_primitive::<types::Int64Type>());
+                (0..e.len()).map(|j| (k.value(j).to_string(), v.iter().nth(j).unwrap())).collect()
+            }))
+            .collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+
+    #[test]
+    fn dictionary_builders_read_back(values in proptest::collection::vec(proptest::option::of("[a-c]{0,2}"), 0..80)) {
+        let mut builder = GenericByteDictionaryBuilder::<types::Int16Type, GenericStringType<i32>>::new();
+        for value in &values {
+            match value {
+                Some(v) => { builder.append(v).unwrap(); }
+                None => builder.append_null(),
+            }
+        }
+        let array = builder.finish();
+        let dictionary = array.values().as_string::<i32>();
+        let read: Vec<Option<String>> = array.iter_keys().map(|k| k.map(|k| dictionary.value(k).to_string())).collect();
+        prop_assert_eq!(read, values.clone());
+        let distinct: std::collections::HashSet<_> = values.iter().flatten().collect();
+        prop_assert_eq!(dictionary.len(), distinct.len());
+        round_trip(&array);
+    }
+
+    #[test]
     fn boolean_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<bool>()), 0..300)) {
         let array = BooleanArray::from(values.clone());
         prop_assert_eq!(array.iter().collect::<Vec<_>>(), values);

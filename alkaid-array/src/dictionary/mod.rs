@@ -117,6 +117,11 @@ impl<K: DictionaryKey> DictionaryArray<K> {
         self.key(i).map(|k| self.values.slice(k, 1))
     }
 
+    /// Every slot's dictionary index, `None` for null keys.
+    pub fn iter_keys(&self) -> impl ExactSizeIterator<Item = Option<usize>> + '_ {
+        (0..self.len()).map(|i| self.key(i))
+    }
+
     /// Slots `[offset, offset + len)`, sharing the keys and the whole dictionary.
     ///
     /// # Panics

@@ -242,6 +242,11 @@ impl FixedSizeListArray {
         self.values.slice(i * self.size, self.size)
     }
 
+    /// Every slot, `None` for nulls.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<ArrayRef>> + '_ {
+        (0..self.len).map(|i| self.is_valid(i).then(|| self.value(i)))
+    }
+
     /// Slots `[offset, offset + len)`, sharing memory.
     ///
     /// # Panics

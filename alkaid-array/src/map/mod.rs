@@ -105,6 +105,11 @@ impl MapArray {
         self.entries.slice_typed(range.start, range.len())
     }
 
+    /// Every slot's entries, `None` for nulls.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<StructArray>> + '_ {
+        (0..self.len()).map(|i| self.is_valid(i).then(|| self.value(i)))
+    }
+
     /// Slots `[offset, offset + len)`, sharing memory.
     ///
     /// # Panics

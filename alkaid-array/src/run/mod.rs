@@ -146,6 +146,11 @@ impl<R: RunEndIndex> RunArray<R> {
         self.values.slice(self.physical_index(i), 1)
     }
 
+    /// Every logical slot's run index (for reading [`values`](Self::values)).
+    pub fn iter_runs(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        (0..self.len).map(|i| self.physical_index(i))
+    }
+
     /// Logical slots `[offset, offset + len)`, sharing the runs.
     ///
     /// # Panics

@@ -111,6 +111,11 @@ impl StructArray {
         Ok(&self.columns[self.fields().index_of(name)?])
     }
 
+    /// Every slot as a one-row struct array, `None` for nulls.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<StructArray>> + '_ {
+        (0..self.len).map(|i| self.is_valid(i).then(|| self.slice_typed(i, 1)))
+    }
+
     /// Slots `[offset, offset + len)`, sharing memory.
     ///
     /// # Panics

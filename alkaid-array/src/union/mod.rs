@@ -126,6 +126,11 @@ impl UnionArray {
         self.children[child].slice(slot, 1)
     }
 
+    /// Every slot as a one-value array of its child's type.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ArrayRef> + '_ {
+        (0..self.len()).map(|i| self.value(i))
+    }
+
     /// Slots `[offset, offset + len)`, sharing memory.
     ///
     /// # Panics
