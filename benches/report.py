@@ -17,10 +17,13 @@ import sys
 
 
 def fmt(ns: float) -> str:
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+    """Three significant digits in the largest unit that keeps the number at least 1."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1.0)):
+        if ns >= scale or unit == "ns":
+            value = ns / scale
+            decimals = 0 if value >= 100 else 1 if value >= 10 else 2
+            return f"{value:.{decimals}f} {unit}"
+    raise AssertionError("unreachable")
 
 
 def main() -> None:
