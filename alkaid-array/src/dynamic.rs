@@ -11,12 +11,12 @@ use alkaid_schema::{DataType, IntegerType, RunEndEncodedType, RunEndType};
 
 use crate::types::*;
 use crate::{
-    ArrayBuilder, ArrayError, BinaryViewType, BooleanBuilder, DictionaryKey,
+    ArrayBuilder, ArrayError, BinaryViewType, BooleanBuilder, ByteRunBuilder, DictionaryKey,
     FixedSizeBinaryBuilder, FixedSizeListBuilder, GenericBinaryType, GenericByteBuilder,
     GenericByteDictionaryBuilder, GenericByteViewBuilder, GenericListBuilder,
     GenericListViewBuilder, GenericStringType, MapBuilder, NullBuilder, PrimitiveBuilder,
-    PrimitiveDictionaryBuilder, PrimitiveRunBuilder, RunEndIndex, StringRunBuilder, StringViewType,
-    StructBuilder, UnionBuilder,
+    PrimitiveDictionaryBuilder, PrimitiveRunBuilder, RunEndIndex, StringViewType, StructBuilder,
+    UnionBuilder,
 };
 
 type DynBuilder = Result<Box<dyn ArrayBuilder>, ArrayError>;
@@ -24,9 +24,9 @@ type DynBuilder = Result<Box<dyn ArrayBuilder>, ArrayError>;
 /// A builder of arrays of `data_type`.
 ///
 /// # Errors
-/// For the combinations without a builder yet: dictionaries whose values are not
-/// fixed-width, binary or text, and run-end encoded values that are not fixed-width or
-/// text; and negative fixed sizes.
+/// For the combinations without a builder yet: dictionaries and run-end encoded arrays
+/// whose values are not fixed-width, binary or text (views and nested values); and
+/// negative fixed sizes.
 ///
 /// # Examples
 /// ```
@@ -199,8 +199,18 @@ impl<K: DictionaryKey> PrimitiveVisitor for PrimitiveDictionaryOf<'_, K> {
 
 fn runs<R: RunEndIndex>(ree: &RunEndEncodedType) -> DynBuilder {
     Ok(match ree.values().data_type() {
-        DataType::Utf8 => Box::new(StringRunBuilder::<R, i32>::new().with_type(ree.clone())),
-        DataType::LargeUtf8 => Box::new(StringRunBuilder::<R, i64>::new().with_type(ree.clone())),
+        DataType::Utf8 => {
+            Box::new(ByteRunBuilder::<R, GenericStringType<i32>>::new().with_type(ree.clone()))
+        }
+        DataType::LargeUtf8 => {
+            Box::new(ByteRunBuilder::<R, GenericStringType<i64>>::new().with_type(ree.clone()))
+        }
+        DataType::Binary => {
+            Box::new(ByteRunBuilder::<R, GenericBinaryType<i32>>::new().with_type(ree.clone()))
+        }
+        DataType::LargeBinary => {
+            Box::new(ByteRunBuilder::<R, GenericBinaryType<i64>>::new().with_type(ree.clone()))
+        }
         other => visit_primitive(
             other,
             PrimitiveRunsOf::<R> {

@@ -86,7 +86,7 @@ pub use map::{MapArray, MapBuilder};
 pub use null::{NullArray, NullBuilder};
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
-pub use run::{PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
+pub use run::{ByteRunBuilder, PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
 pub use structure::{StructArray, StructBuilder};
 pub use union::{UnionArray, UnionBuilder};
 pub use view::{

@@ -4,9 +4,8 @@ use alkaid_array::{ArrayBuilder, make_builder};
 use alkaid_schema::DataType;
 use proptest::prelude::*;
 
-/// Whether `make_builder` is documented to refuse this type: dictionaries of values that are
-/// not fixed-width, binary or text, and run-end encoded values that are not fixed-width or
-/// text, anywhere in the type.
+/// Whether `make_builder` is documented to refuse this type: dictionaries and run-end encoded
+/// arrays whose values are not fixed-width, binary or text, anywhere in the type.
 fn refused(data_type: &DataType) -> bool {
     let here = match data_type {
         DataType::Dictionary { value, .. } => {
@@ -19,7 +18,10 @@ fn refused(data_type: &DataType) -> bool {
         DataType::RunEndEncoded(ree) => {
             let values = ree.values().data_type();
             !(values.primitive_byte_width().is_some()
-                || matches!(values, DataType::Utf8 | DataType::LargeUtf8))
+                || matches!(
+                    values,
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
+                ))
         }
         _ => false,
     };

@@ -143,7 +143,11 @@ impl<R: RunEndIndex, V: PrimitiveType> Default for PrimitiveRunBuilder<R, V> {
     }
 }
 
-/// Builds a [`RunArray`] of strings (`O` offsets); equal neighbours share a run.
+/// Builds a [`RunArray`] of strings with offsets `O`; equal neighbours share a run.
+pub type StringRunBuilder<R, O> = ByteRunBuilder<R, GenericStringType<O>>;
+
+/// Builds a [`RunArray`] of binary or text values; equal neighbours (and neighbouring
+/// nulls) share a run.
 ///
 /// # Examples
 /// ```
@@ -155,20 +159,15 @@ impl<R: RunEndIndex, V: PrimitiveType> Default for PrimitiveRunBuilder<R, V> {
 /// }
 /// assert_eq!(builder.finish().run_ends().len(), 2);
 /// ```
-pub struct StringRunBuilder<R: RunEndIndex, O>
-where
-    GenericStringType<O>: ByteArrayType,
-{
+pub struct ByteRunBuilder<R: RunEndIndex, T: ByteArrayType> {
     runs: Runs<R>,
-    values: GenericByteBuilder<GenericStringType<O>>,
-    last: Option<Option<String>>,
+    values: GenericByteBuilder<T>,
+    /// The last value appended (its bytes), if any.
+    last: Option<Option<Box<[u8]>>>,
     ree_type: Option<RunEndEncodedType>,
 }
 
-impl<R: RunEndIndex, O> StringRunBuilder<R, O>
-where
-    GenericStringType<O>: ByteArrayType<Native = str>,
-{
+impl<R: RunEndIndex, T: ByteArrayType> ByteRunBuilder<R, T> {
     /// An empty builder.
     pub fn new() -> Self {
         Self {
@@ -180,33 +179,37 @@ where
     }
 
     /// Makes runs of exactly `ree_type` (its child field names and metadata); its values
-    /// must be this builder's string type.
+    /// must be this builder's value type.
     pub fn with_type(mut self, ree_type: RunEndEncodedType) -> Self {
         self.ree_type = Some(ree_type);
         self
     }
 
-    /// Appends a string or a null.
+    /// Appends a value or a null.
     ///
     /// # Panics
     /// If the logical length no longer fits the run end type.
-    pub fn append_option(&mut self, value: Option<&str>) {
+    pub fn append_option(&mut self, value: Option<&T::Native>) {
+        let bytes: Option<&[u8]> = value.map(AsRef::as_ref);
         let continues = self
             .last
             .as_ref()
-            .is_some_and(|last| last.as_deref() == value);
+            .is_some_and(|last| last.as_deref() == bytes);
         if self.runs.push(continues) {
-            self.values.append_option(value);
-            self.last = Some(value.map(str::to_string));
+            match value {
+                Some(value) => self.values.append_native(value),
+                None => self.values.append_null(),
+            }
+            self.last = Some(bytes.map(Into::into));
         }
     }
 
-    /// Appends a string.
+    /// Appends a value.
     ///
     /// # Panics
     /// As [`append_option`](Self::append_option).
-    pub fn append_value(&mut self, value: &str) {
-        self.append_option(Some(value));
+    pub fn append_value(&mut self, value: impl AsRef<T::Native>) {
+        self.append_option(Some(value.as_ref()));
     }
 
     /// Number of logical slots appended.
@@ -233,10 +236,7 @@ where
     }
 }
 
-impl<R: RunEndIndex, O> Default for StringRunBuilder<R, O>
-where
-    GenericStringType<O>: ByteArrayType<Native = str>,
-{
+impl<R: RunEndIndex, T: ByteArrayType> Default for ByteRunBuilder<R, T> {
     fn default() -> Self {
         Self::new()
     }
@@ -257,18 +257,15 @@ impl<R: RunEndIndex, V: PrimitiveType> ArrayBuilder for PrimitiveRunBuilder<R, V
     }
 }
 
-impl<R: RunEndIndex, O: Send + 'static> ArrayBuilder for StringRunBuilder<R, O>
-where
-    GenericStringType<O>: ByteArrayType<Native = str>,
-{
+impl<R: RunEndIndex, T: ByteArrayType> ArrayBuilder for ByteRunBuilder<R, T> {
     fn len(&self) -> usize {
-        StringRunBuilder::len(self)
+        ByteRunBuilder::len(self)
     }
     fn append_null(&mut self) {
         self.append_option(None);
     }
     fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
-        Ok(Arc::new(StringRunBuilder::finish(self)))
+        Ok(Arc::new(ByteRunBuilder::finish(self)))
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

@@ -2,7 +2,7 @@
 
 mod builder;
 
-pub use builder::{PrimitiveRunBuilder, StringRunBuilder};
+pub use builder::{ByteRunBuilder, PrimitiveRunBuilder, StringRunBuilder};
 
 use std::any::Any;
 use std::fmt;
