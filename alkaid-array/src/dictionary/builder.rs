@@ -1,15 +1,107 @@
-//! [`GenericByteDictionaryBuilder`]: dictionary-encodes binary or text as it is appended.
+//! Dictionary builders: [`GenericByteDictionaryBuilder`] for binary and text,
+//! [`PrimitiveDictionaryBuilder`] for fixed-width values. Both store each distinct value
+//! once, found by hashing its bytes, and a key per slot.
 
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use alkaid_schema::DataType;
+
 use super::{DictionaryArray, DictionaryKey};
+use crate::types::PrimitiveType;
 use crate::{
     ArrayBuilder, ArrayError, ArrayRef, ByteArrayType, GenericByteBuilder, PrimitiveBuilder,
 };
 
-/// Appends values, storing each distinct value once (found by hashing) and a key per slot.
+/// What both dictionary builders keep: the keys, the distinct values seen (by their bytes),
+/// and whether the dictionary is ordered.
+struct Keys<K: DictionaryKey> {
+    keys: PrimitiveBuilder<K>,
+    seen: HashMap<Box<[u8]>, usize>,
+    ordered: bool,
+}
+
+impl<K: DictionaryKey> Keys<K> {
+    fn new() -> Self {
+        Self {
+            keys: PrimitiveBuilder::with_capacity(0),
+            seen: HashMap::new(),
+            ordered: false,
+        }
+    }
+
+    /// Appends the key of the value whose bytes are `bytes`, calling `store` to add the value
+    /// to the dictionary first if it is new.
+    fn append(&mut self, bytes: &[u8], store: impl FnOnce()) -> Result<K::Native, ArrayError> {
+        let index = match self.seen.get(bytes) {
+            Some(&index) => index,
+            None => {
+                let index = self.seen.len();
+                if K::from_index(index).is_none() {
+                    return Err(ArrayError::ColumnMismatch {
+                        column: "dictionary".to_string(),
+                        reason: format!(
+                            "{} keys cannot index more than {index} distinct values",
+                            K::KEY.to_data_type()
+                        ),
+                    });
+                }
+                store();
+                self.seen.insert(bytes.into(), index);
+                index
+            }
+        };
+        let key = K::from_index(index).expect("checked when the value was added");
+        self.keys.append_value(key);
+        Ok(key)
+    }
+
+    /// The keys and `values` as a dictionary array; the builder starts again empty.
+    fn finish(&mut self, values: ArrayRef) -> DictionaryArray<K> {
+        let keys = self.keys.finish();
+        self.seen.clear();
+        let data_type = DataType::Dictionary {
+            key: K::KEY,
+            value: Box::new(values.data_type().clone()),
+            ordered: self.ordered,
+        };
+        // Every key was handed out for a value the builder stored, so no check is needed.
+        DictionaryArray {
+            data_type,
+            keys,
+            values,
+        }
+    }
+}
+
+/// Methods both builders have, over their `keys` field.
+macro_rules! common_methods {
+    () => {
+        /// Declares the dictionary's order meaningful (the `ordered` flag of the type).
+        pub fn with_ordered(mut self, ordered: bool) -> Self {
+            self.keys.ordered = ordered;
+            self
+        }
+
+        /// Appends a null key.
+        pub fn append_null(&mut self) {
+            self.keys.keys.append_null();
+        }
+
+        /// Number of slots appended.
+        pub fn len(&self) -> usize {
+            self.keys.keys.len()
+        }
+
+        /// Whether nothing was appended.
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+    };
+}
+
+/// Dictionary-encodes binary or text as it is appended.
 ///
 /// # Examples
 /// ```
@@ -27,29 +119,20 @@ use crate::{
 /// # Ok::<(), alkaid_array::ArrayError>(())
 /// ```
 pub struct GenericByteDictionaryBuilder<K: DictionaryKey, T: ByteArrayType> {
-    keys: PrimitiveBuilder<K>,
+    keys: Keys<K>,
     values: GenericByteBuilder<T>,
-    /// Each distinct value's bytes and its index in `values`.
-    seen: HashMap<Box<[u8]>, usize>,
-    ordered: bool,
 }
 
 impl<K: DictionaryKey, T: ByteArrayType> GenericByteDictionaryBuilder<K, T> {
     /// An empty builder.
     pub fn new() -> Self {
         Self {
-            keys: PrimitiveBuilder::with_capacity(0),
+            keys: Keys::new(),
             values: GenericByteBuilder::with_capacity(0, 0),
-            seen: HashMap::new(),
-            ordered: false,
         }
     }
 
-    /// Declares the dictionary's order meaningful (the `ordered` flag of the type).
-    pub fn with_ordered(mut self, ordered: bool) -> Self {
-        self.ordered = ordered;
-        self
-    }
+    common_methods!();
 
     /// Appends a value, returning its key.
     ///
@@ -58,87 +141,20 @@ impl<K: DictionaryKey, T: ByteArrayType> GenericByteDictionaryBuilder<K, T> {
     /// appended then).
     pub fn append(&mut self, value: impl AsRef<T::Native>) -> Result<K::Native, ArrayError> {
         let value: &T::Native = value.as_ref();
-        let bytes: &[u8] = value.as_ref();
-        let index = match self.seen.get(bytes) {
-            Some(&index) => index,
-            None => {
-                let index = self.seen.len();
-                if K::from_index(index).is_none() {
-                    return Err(ArrayError::ColumnMismatch {
-                        column: "dictionary".to_string(),
-                        reason: format!(
-                            "{} keys cannot index more than {index} distinct values",
-                            K::KEY.to_data_type()
-                        ),
-                    });
-                }
-                self.values.append_native(value);
-                self.seen.insert(bytes.into(), index);
-                index
-            }
-        };
-        let key = K::from_index(index).expect("checked when the value was added");
-        self.keys.append_value(key);
-        Ok(key)
-    }
-
-    /// Appends a null key.
-    pub fn append_null(&mut self) {
-        self.keys.append_null();
-    }
-
-    /// Number of slots appended.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether nothing was appended.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        let values = &mut self.values;
+        self.keys
+            .append(value.as_ref(), || values.append_native(value))
     }
 
     /// Finishes the array, leaving the builder empty (with an empty dictionary).
     pub fn finish(&mut self) -> DictionaryArray<K> {
-        let keys = self.keys.finish();
-        let values: ArrayRef = Arc::new(self.values.finish());
-        self.seen.clear();
-        let data_type = alkaid_schema::DataType::Dictionary {
-            key: K::KEY,
-            value: Box::new(values.data_type().clone()),
-            ordered: self.ordered,
-        };
-        // Every key was handed out for a value this builder stored, so no check is needed.
-        DictionaryArray {
-            data_type,
-            keys,
-            values,
-        }
+        let values = Arc::new(self.values.finish());
+        self.keys.finish(values)
     }
 }
 
-impl<K: DictionaryKey, T: ByteArrayType> Default for GenericByteDictionaryBuilder<K, T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<K: DictionaryKey, T: ByteArrayType> ArrayBuilder for GenericByteDictionaryBuilder<K, T> {
-    fn len(&self) -> usize {
-        GenericByteDictionaryBuilder::len(self)
-    }
-    fn append_null(&mut self) {
-        GenericByteDictionaryBuilder::append_null(self);
-    }
-    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
-        Ok(Arc::new(GenericByteDictionaryBuilder::finish(self)))
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-/// Appends fixed-width values, storing each distinct value once (found by hashing its
-/// bytes, so floats are distinct by bit pattern) and a key per slot.
+/// Dictionary-encodes fixed-width values as they are appended (floats are distinct by bit
+/// pattern).
 ///
 /// # Examples
 /// ```
@@ -151,40 +167,29 @@ impl<K: DictionaryKey, T: ByteArrayType> ArrayBuilder for GenericByteDictionaryB
 /// assert_eq!(builder.finish().values().len(), 2);
 /// # Ok::<(), alkaid_array::ArrayError>(())
 /// ```
-pub struct PrimitiveDictionaryBuilder<K: DictionaryKey, V: crate::types::PrimitiveType> {
-    keys: PrimitiveBuilder<K>,
+pub struct PrimitiveDictionaryBuilder<K: DictionaryKey, V: PrimitiveType> {
+    keys: Keys<K>,
     values: PrimitiveBuilder<V>,
-    seen: HashMap<Box<[u8]>, usize>,
-    ordered: bool,
 }
 
-impl<K: DictionaryKey, V: crate::types::PrimitiveType> PrimitiveDictionaryBuilder<K, V> {
+impl<K: DictionaryKey, V: PrimitiveType> PrimitiveDictionaryBuilder<K, V> {
     /// An empty builder.
     pub fn new() -> Self {
         Self {
-            keys: PrimitiveBuilder::with_capacity(0),
+            keys: Keys::new(),
             values: PrimitiveBuilder::with_capacity(0),
-            seen: HashMap::new(),
-            ordered: false,
         }
     }
+
+    common_methods!();
 
     /// Makes a dictionary of `data_type` values (a timezone, a decimal's precision).
     ///
     /// # Errors
     /// If `V` does not accept `data_type`.
-    pub fn with_value_type(
-        mut self,
-        data_type: alkaid_schema::DataType,
-    ) -> Result<Self, ArrayError> {
+    pub fn with_value_type(mut self, data_type: DataType) -> Result<Self, ArrayError> {
         self.values = self.values.with_data_type(data_type)?;
         Ok(self)
-    }
-
-    /// Declares the dictionary's order meaningful (the `ordered` flag of the type).
-    pub fn with_ordered(mut self, ordered: bool) -> Self {
-        self.ordered = ordered;
-        self
     }
 
     /// Appends a value, returning its key.
@@ -192,85 +197,43 @@ impl<K: DictionaryKey, V: crate::types::PrimitiveType> PrimitiveDictionaryBuilde
     /// # Errors
     /// If the value is new and the key type cannot index one more value.
     pub fn append(&mut self, value: V::Native) -> Result<K::Native, ArrayError> {
-        let bytes = alkaid_buffer::native::as_bytes(std::slice::from_ref(&value));
-        let index = match self.seen.get(bytes) {
-            Some(&index) => index,
-            None => {
-                let index = self.seen.len();
-                if K::from_index(index).is_none() {
-                    return Err(ArrayError::ColumnMismatch {
-                        column: "dictionary".to_string(),
-                        reason: format!(
-                            "{} keys cannot index more than {index} distinct values",
-                            K::KEY.to_data_type()
-                        ),
-                    });
-                }
-                self.values.append_value(value);
-                self.seen.insert(bytes.into(), index);
-                index
-            }
-        };
-        let key = K::from_index(index).expect("checked when the value was added");
-        self.keys.append_value(key);
-        Ok(key)
-    }
-
-    /// Appends a null key.
-    pub fn append_null(&mut self) {
-        self.keys.append_null();
-    }
-
-    /// Number of slots appended.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether nothing was appended.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        let values = &mut self.values;
+        self.keys.append(
+            alkaid_buffer::native::as_bytes(std::slice::from_ref(&value)),
+            || values.append_value(value),
+        )
     }
 
     /// Finishes the array, leaving the builder empty (with an empty dictionary).
     pub fn finish(&mut self) -> DictionaryArray<K> {
-        let keys = self.keys.finish();
-        let values: ArrayRef = Arc::new(self.values.finish());
-        self.seen.clear();
-        let data_type = alkaid_schema::DataType::Dictionary {
-            key: K::KEY,
-            value: Box::new(values.data_type().clone()),
-            ordered: self.ordered,
-        };
-        // Every key was handed out for a value this builder stored.
-        DictionaryArray {
-            data_type,
-            keys,
-            values,
+        let values = Arc::new(self.values.finish());
+        self.keys.finish(values)
+    }
+}
+
+macro_rules! builder_traits {
+    ($builder:ident < $k:ident, $v:ident : $bound:path >) => {
+        impl<$k: DictionaryKey, $v: $bound> Default for $builder<$k, $v> {
+            fn default() -> Self {
+                Self::new()
+            }
         }
-    }
-}
 
-impl<K: DictionaryKey, V: crate::types::PrimitiveType> Default
-    for PrimitiveDictionaryBuilder<K, V>
-{
-    fn default() -> Self {
-        Self::new()
-    }
+        impl<$k: DictionaryKey, $v: $bound> ArrayBuilder for $builder<$k, $v> {
+            fn len(&self) -> usize {
+                $builder::len(self)
+            }
+            fn append_null(&mut self) {
+                $builder::append_null(self);
+            }
+            fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+                Ok(Arc::new($builder::finish(self)))
+            }
+            fn as_any_mut(&mut self) -> &mut dyn Any {
+                self
+            }
+        }
+    };
 }
-
-impl<K: DictionaryKey, V: crate::types::PrimitiveType> ArrayBuilder
-    for PrimitiveDictionaryBuilder<K, V>
-{
-    fn len(&self) -> usize {
-        PrimitiveDictionaryBuilder::len(self)
-    }
-    fn append_null(&mut self) {
-        PrimitiveDictionaryBuilder::append_null(self);
-    }
-    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
-        Ok(Arc::new(PrimitiveDictionaryBuilder::finish(self)))
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
+builder_traits!(GenericByteDictionaryBuilder<K, T: ByteArrayType>);
+builder_traits!(PrimitiveDictionaryBuilder<K, V: PrimitiveType>);

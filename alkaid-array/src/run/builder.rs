@@ -18,6 +18,8 @@ struct Runs<R: RunEndIndex> {
     ends: PrimitiveBuilder<R>,
     /// Logical slots appended so far.
     len: usize,
+    /// The exact type to make, if the caller gave one.
+    ree_type: Option<RunEndEncodedType>,
 }
 
 impl<R: RunEndIndex> Runs<R> {
@@ -25,6 +27,7 @@ impl<R: RunEndIndex> Runs<R> {
         Self {
             ends: PrimitiveBuilder::with_capacity(0),
             len: 0,
+            ree_type: None,
         }
     }
 
@@ -45,6 +48,17 @@ impl<R: RunEndIndex> Runs<R> {
             self.ends.append_value(end);
             true
         }
+    }
+
+    /// The runs so far with `values` (one per run) as a run array; starts again empty.
+    fn finish(&mut self, values: ArrayRef) -> RunArray<R> {
+        let ends = self.ends.finish();
+        self.len = 0;
+        match &self.ree_type {
+            Some(ree_type) => RunArray::try_new_with_type(ree_type.clone(), ends, values),
+            None => RunArray::try_new(ends, values),
+        }
+        .expect("runs built in order, with values of the type's own type, are valid")
     }
 }
 
@@ -67,7 +81,6 @@ pub struct PrimitiveRunBuilder<R: RunEndIndex, V: PrimitiveType> {
     runs: Runs<R>,
     values: PrimitiveBuilder<V>,
     last: Option<Option<V::Native>>,
-    ree_type: Option<RunEndEncodedType>,
 }
 
 impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
@@ -77,7 +90,6 @@ impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
             runs: Runs::new(),
             values: PrimitiveBuilder::with_capacity(0),
             last: None,
-            ree_type: None,
         }
     }
 
@@ -90,7 +102,7 @@ impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
         self.values = self
             .values
             .with_data_type(ree_type.values().data_type().clone())?;
-        self.ree_type = Some(ree_type);
+        self.runs.ree_type = Some(ree_type);
         Ok(self)
     }
 
@@ -125,15 +137,8 @@ impl<R: RunEndIndex, V: PrimitiveType> PrimitiveRunBuilder<R, V> {
 
     /// Finishes the array, leaving the builder empty.
     pub fn finish(&mut self) -> RunArray<R> {
-        let ends = self.runs.ends.finish();
-        self.runs.len = 0;
         self.last = None;
-        let values: ArrayRef = Arc::new(self.values.finish());
-        match &self.ree_type {
-            Some(ree_type) => RunArray::try_new_with_type(ree_type.clone(), ends, values),
-            None => RunArray::try_new(ends, values),
-        }
-        .expect("runs built in order, with values of the type's own type, are valid")
+        self.runs.finish(Arc::new(self.values.finish()))
     }
 }
 
@@ -164,7 +169,6 @@ pub struct ByteRunBuilder<R: RunEndIndex, T: ByteArrayType> {
     values: GenericByteBuilder<T>,
     /// The last value appended (its bytes), if any.
     last: Option<Option<Box<[u8]>>>,
-    ree_type: Option<RunEndEncodedType>,
 }
 
 impl<R: RunEndIndex, T: ByteArrayType> ByteRunBuilder<R, T> {
@@ -174,14 +178,13 @@ impl<R: RunEndIndex, T: ByteArrayType> ByteRunBuilder<R, T> {
             runs: Runs::new(),
             values: GenericByteBuilder::with_capacity(0, 0),
             last: None,
-            ree_type: None,
         }
     }
 
     /// Makes runs of exactly `ree_type` (its child field names and metadata); its values
     /// must be this builder's value type.
     pub fn with_type(mut self, ree_type: RunEndEncodedType) -> Self {
-        self.ree_type = Some(ree_type);
+        self.runs.ree_type = Some(ree_type);
         self
     }
 
@@ -224,15 +227,8 @@ impl<R: RunEndIndex, T: ByteArrayType> ByteRunBuilder<R, T> {
 
     /// Finishes the array, leaving the builder empty.
     pub fn finish(&mut self) -> RunArray<R> {
-        let ends = self.runs.ends.finish();
-        self.runs.len = 0;
         self.last = None;
-        let values: ArrayRef = Arc::new(self.values.finish());
-        match &self.ree_type {
-            Some(ree_type) => RunArray::try_new_with_type(ree_type.clone(), ends, values),
-            None => RunArray::try_new(ends, values),
-        }
-        .expect("runs built in order, with values of the type's own type, are valid")
+        self.runs.finish(Arc::new(self.values.finish()))
     }
 }
 
