@@ -14,19 +14,22 @@ use crate::{
     ArrayBuilder, ArrayError, BinaryViewType, BooleanBuilder, ByteRunBuilder, DictionaryKey,
     FixedSizeBinaryBuilder, FixedSizeListBuilder, GenericBinaryType, GenericByteBuilder,
     GenericByteDictionaryBuilder, GenericByteViewBuilder, GenericListBuilder,
-    GenericListViewBuilder, GenericStringType, MapBuilder, NullBuilder, PrimitiveBuilder,
-    PrimitiveDictionaryBuilder, PrimitiveRunBuilder, RunEndIndex, StringViewType, StructBuilder,
-    UnionBuilder,
+    GenericListViewBuilder, GenericStringType, MapBuilder, NullBuilder, PlainDictionaryBuilder,
+    PlainRunBuilder, PrimitiveBuilder, PrimitiveDictionaryBuilder, PrimitiveRunBuilder,
+    RunEndIndex, StringViewType, StructBuilder, UnionBuilder,
 };
 
 type DynBuilder = Result<Box<dyn ArrayBuilder>, ArrayError>;
 
 /// A builder of arrays of `data_type`.
 ///
+/// Dictionaries of fixed-width, binary and text values deduplicate as they are filled, and
+/// run-end encoded arrays of such values merge equal neighbours; for views and nested values
+/// the builders are plain ([`PlainDictionaryBuilder`], [`PlainRunBuilder`]): one entry or one
+/// run per value.
+///
 /// # Errors
-/// For the combinations without a builder yet: dictionaries and run-end encoded arrays
-/// whose values are not fixed-width, binary or text (views and nested values); and
-/// negative fixed sizes.
+/// For negative fixed sizes.
 ///
 /// # Examples
 /// ```
@@ -137,13 +140,6 @@ pub fn make_builder(data_type: &DataType, capacity: usize) -> DynBuilder {
     })
 }
 
-fn unsupported(data_type: &DataType, what: &str) -> ArrayError {
-    ArrayError::TypeMismatch {
-        expected: format!("{what} that has a builder"),
-        found: data_type.clone(),
-    }
-}
-
 /// A primitive builder of the exact data type.
 struct PrimitiveBuilderOf<'a> {
     data_type: &'a DataType,
@@ -169,15 +165,19 @@ fn dictionary<K: DictionaryKey>(value: &DataType, ordered: bool) -> DynBuilder {
         DataType::LargeUtf8 => bytes::<K, GenericStringType<i64>>(ordered),
         DataType::Binary => bytes::<K, GenericBinaryType<i32>>(ordered),
         DataType::LargeBinary => bytes::<K, GenericBinaryType<i64>>(ordered),
-        other => visit_primitive(
+        other => match visit_primitive(
             other,
             PrimitiveDictionaryOf::<K> {
                 value,
                 ordered,
                 key: PhantomData,
             },
-        )
-        .ok_or_else(|| unsupported(other, "a dictionary value type"))??,
+        ) {
+            Some(builder) => builder?,
+            None => Box::new(
+                PlainDictionaryBuilder::<K>::new(make_builder(other, 0)?).with_ordered(ordered),
+            ),
+        },
     })
 }
 
@@ -211,14 +211,19 @@ fn runs<R: RunEndIndex>(ree: &RunEndEncodedType) -> DynBuilder {
         DataType::LargeBinary => {
             Box::new(ByteRunBuilder::<R, GenericBinaryType<i64>>::new().with_type(ree.clone()))
         }
-        other => visit_primitive(
+        other => match visit_primitive(
             other,
             PrimitiveRunsOf::<R> {
                 ree,
                 run_end: PhantomData,
             },
-        )
-        .ok_or_else(|| unsupported(other, "a run-end encoded value type"))??,
+        ) {
+            Some(builder) => builder?,
+            None => Box::new(PlainRunBuilder::<R>::new(
+                make_builder(other, 0)?,
+                ree.clone(),
+            )),
+        },
     })
 }
 

@@ -71,7 +71,8 @@ pub use bytes::{
 };
 pub use cast::AsArray;
 pub use dictionary::{
-    DictionaryArray, DictionaryKey, GenericByteDictionaryBuilder, PrimitiveDictionaryBuilder,
+    DictionaryArray, DictionaryKey, GenericByteDictionaryBuilder, PlainDictionaryBuilder,
+    PrimitiveDictionaryBuilder,
 };
 pub use dynamic::make_builder;
 pub use error::ArrayError;
@@ -86,7 +87,9 @@ pub use map::{MapArray, MapBuilder};
 pub use null::{NullArray, NullBuilder};
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
 pub use record_batch::RecordBatch;
-pub use run::{ByteRunBuilder, PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder};
+pub use run::{
+    ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder,
+};
 pub use structure::{StructArray, StructBuilder};
 pub use union::{UnionArray, UnionBuilder};
 pub use view::{

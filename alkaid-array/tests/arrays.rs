@@ -614,6 +614,25 @@ fn view_arrays_three_ways() {
     round_trip(&built.slice_typed(1, 2));
     let from_data = StringViewArray::try_from(built.to_data().slice(2, 1)).unwrap();
     assert_eq!(from_data.value(0), long);
+    // append_n stores a long value once and views it n times.
+    let mut repeated = GenericByteViewBuilder::<StringViewType>::new();
+    repeated.append_n(3, long);
+    let repeated = repeated.finish();
+    assert_eq!(repeated.iter().collect::<Vec<_>>(), [Some(long); 3]);
+    assert_eq!(
+        repeated
+            .data_buffers()
+            .iter()
+            .map(|b| b.len())
+            .sum::<usize>(),
+        long.len()
+    );
+    let mut strings = StringArray::builder(0, 0);
+    strings.append_n(2, "ab");
+    assert_eq!(
+        strings.finish().iter().collect::<Vec<_>>(),
+        [Some("ab"), Some("ab")]
+    );
     // A thousand long values spill over several data blocks, each value intact.
     let values: Vec<String> = (0..1000)
         .map(|i| format!("{i:04} {}", "x".repeat(i % 300)))

@@ -74,6 +74,17 @@ impl<T: ByteArrayType> GenericByteBuilder<T> {
         self.nulls.append_non_null();
     }
 
+    /// Appends `n` copies of `value`.
+    ///
+    /// # Panics
+    /// As [`append_value`](Self::append_value).
+    pub fn append_n(&mut self, n: usize, value: impl AsRef<T::Native>) {
+        let value = value.as_ref();
+        for _ in 0..n {
+            self.append_native(value);
+        }
+    }
+
     /// Appends a null (an empty value).
     pub fn append_null(&mut self) {
         self.push_offset();

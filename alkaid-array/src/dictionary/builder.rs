@@ -237,3 +237,125 @@ macro_rules! builder_traits {
 }
 builder_traits!(GenericByteDictionaryBuilder<K, T: ByteArrayType>);
 builder_traits!(PrimitiveDictionaryBuilder<K, V: PrimitiveType>);
+
+/// A dictionary builder for any value type that does not deduplicate: each value appended to
+/// [`values`](Self::values) becomes its own dictionary entry, keyed by
+/// [`append_key`](Self::append_key). What [`make_builder`](crate::make_builder) gives for
+/// dictionaries of views and nested values, whose values cannot be hashed as they arrive.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{make_builder, Array, ArrayBuilder, PlainDictionaryBuilder};
+/// use alkaid_array::types::Int32Type;
+/// use alkaid_schema::DataType;
+///
+/// let values = make_builder(&"List(item: Int8)".parse::<DataType>()?, 0)?;
+/// let mut builder = PlainDictionaryBuilder::<Int32Type>::new(values);
+/// builder.values().append_null();
+/// builder.append_key()?;
+/// builder.append_null();
+/// let array = builder.finish()?;
+/// assert_eq!((array.len(), array.values().len()), (2, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct PlainDictionaryBuilder<K: DictionaryKey> {
+    keys: PrimitiveBuilder<K>,
+    values: Box<dyn ArrayBuilder>,
+    ordered: bool,
+}
+
+impl<K: DictionaryKey> PlainDictionaryBuilder<K> {
+    /// A builder whose dictionary entries come from `values`.
+    pub fn new(values: Box<dyn ArrayBuilder>) -> Self {
+        Self {
+            keys: PrimitiveBuilder::with_capacity(0),
+            values,
+            ordered: false,
+        }
+    }
+
+    /// Declares the dictionary's order meaningful (the `ordered` flag of the type).
+    pub fn with_ordered(mut self, ordered: bool) -> Self {
+        self.ordered = ordered;
+        self
+    }
+
+    /// The builder of dictionary entries.
+    pub fn values(&mut self) -> &mut Box<dyn ArrayBuilder> {
+        &mut self.values
+    }
+
+    /// Appends a slot keyed to the entry just appended to [`values`](Self::values).
+    ///
+    /// # Errors
+    /// If there is no entry for it, or the key type cannot index it.
+    pub fn append_key(&mut self) -> Result<K::Native, ArrayError> {
+        let index = self
+            .values
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| ArrayError::ColumnMismatch {
+                column: "dictionary".to_string(),
+                reason: "no dictionary entry was appended for the key".to_string(),
+            })?;
+        let key = K::from_index(index).ok_or_else(|| ArrayError::ColumnMismatch {
+            column: "dictionary".to_string(),
+            reason: format!(
+                "{} keys cannot index more than {index} values",
+                K::KEY.to_data_type()
+            ),
+        })?;
+        self.keys.append_value(key);
+        Ok(key)
+    }
+
+    /// Appends a null key.
+    pub fn append_null(&mut self) {
+        self.keys.append_null();
+    }
+
+    /// Number of slots appended.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    ///
+    /// # Errors
+    /// If the entries do not make a valid array.
+    pub fn finish(&mut self) -> Result<DictionaryArray<K>, ArrayError> {
+        let values = self.values.try_finish()?;
+        let keys = self.keys.finish();
+        let data_type = DataType::Dictionary {
+            key: K::KEY,
+            value: Box::new(values.data_type().clone()),
+            ordered: self.ordered,
+        };
+        // Each key was the index of an entry appended just before it.
+        Ok(DictionaryArray {
+            data_type,
+            keys,
+            values,
+        })
+    }
+}
+
+impl<K: DictionaryKey> ArrayBuilder for PlainDictionaryBuilder<K> {
+    fn len(&self) -> usize {
+        PlainDictionaryBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        PlainDictionaryBuilder::append_null(self);
+    }
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(PlainDictionaryBuilder::finish(self)?))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

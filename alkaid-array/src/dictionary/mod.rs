@@ -2,7 +2,9 @@
 
 mod builder;
 
-pub use builder::{GenericByteDictionaryBuilder, PrimitiveDictionaryBuilder};
+pub use builder::{
+    GenericByteDictionaryBuilder, PlainDictionaryBuilder, PrimitiveDictionaryBuilder,
+};
 
 use std::any::Any;
 use std::fmt;

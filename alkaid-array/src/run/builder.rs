@@ -267,3 +267,81 @@ impl<R: RunEndIndex, T: ByteArrayType> ArrayBuilder for ByteRunBuilder<R, T> {
         self
     }
 }
+
+/// A run builder for any value type that does not merge: each value appended to
+/// [`values`](Self::values) becomes a run of one slot, closed by
+/// [`append_run`](Self::append_run). What [`make_builder`](crate::make_builder) gives for
+/// run-end encoded views and nested values, which cannot be compared as they arrive.
+pub struct PlainRunBuilder<R: RunEndIndex> {
+    runs: Runs<R>,
+    values: Box<dyn ArrayBuilder>,
+}
+
+impl<R: RunEndIndex> PlainRunBuilder<R> {
+    /// A builder whose run values come from `values`, making arrays of exactly `ree_type`.
+    pub fn new(values: Box<dyn ArrayBuilder>, ree_type: RunEndEncodedType) -> Self {
+        let mut runs = Runs::new();
+        runs.ree_type = Some(ree_type);
+        Self { runs, values }
+    }
+
+    /// The builder of run values.
+    pub fn values(&mut self) -> &mut Box<dyn ArrayBuilder> {
+        &mut self.values
+    }
+
+    /// Closes a run of one slot over the value just appended to [`values`](Self::values).
+    ///
+    /// # Errors
+    /// If no value was appended for it.
+    ///
+    /// # Panics
+    /// If the logical length no longer fits the run end type.
+    pub fn append_run(&mut self) -> Result<(), ArrayError> {
+        if self.values.len() != self.runs.ends.len() + 1 {
+            return Err(ArrayError::LengthMismatch {
+                what: "run values".to_string(),
+                expected: self.runs.ends.len() + 1,
+                found: self.values.len(),
+            });
+        }
+        self.runs.push(false);
+        Ok(())
+    }
+
+    /// Number of logical slots appended.
+    pub fn len(&self) -> usize {
+        self.runs.len
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.runs.len == 0
+    }
+
+    /// Finishes the array, leaving the builder empty.
+    ///
+    /// # Errors
+    /// If the values do not make a valid array.
+    pub fn finish(&mut self) -> Result<RunArray<R>, ArrayError> {
+        let values = self.values.try_finish()?;
+        Ok(self.runs.finish(values))
+    }
+}
+
+impl<R: RunEndIndex> ArrayBuilder for PlainRunBuilder<R> {
+    fn len(&self) -> usize {
+        PlainRunBuilder::len(self)
+    }
+    fn append_null(&mut self) {
+        self.values.append_null();
+        self.append_run()
+            .expect("one value was just appended for the run");
+    }
+    fn try_finish(&mut self) -> Result<ArrayRef, ArrayError> {
+        Ok(Arc::new(PlainRunBuilder::finish(self)?))
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -2,7 +2,7 @@
 
 mod builder;
 
-pub use builder::{ByteRunBuilder, PrimitiveRunBuilder, StringRunBuilder};
+pub use builder::{ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, StringRunBuilder};
 
 use std::any::Any;
 use std::fmt;

@@ -75,6 +75,22 @@ impl<T: ByteViewType> GenericByteViewBuilder<T> {
         self.nulls.append_non_null();
     }
 
+    /// Appends `n` copies of `value`; long values are stored once and viewed `n` times.
+    ///
+    /// # Panics
+    /// As [`append_value`](Self::append_value).
+    pub fn append_n(&mut self, n: usize, value: impl AsRef<T::Native>) {
+        if n == 0 {
+            return;
+        }
+        self.append_value(value);
+        let view = self.views.typed::<ByteView>().expect("whole views")[self.views.len() / 16 - 1];
+        for _ in 1..n {
+            self.views.push(view);
+            self.nulls.append_non_null();
+        }
+    }
+
     /// Appends a null (an empty inline view).
     pub fn append_null(&mut self) {
         self.views.push(ByteView::default());
