@@ -819,6 +819,85 @@ proptest! {
     }
 
     #[test]
+    fn fixed_width_builders_read_back(values in proptest::collection::vec(proptest::option::of(proptest::array::uniform3(any::<u8>())), 0..50)) {
+        let mut binary = FixedSizeBinaryBuilder::try_new(3).unwrap();
+        let mut lists = FixedSizeListBuilder::new(UInt8Array::builder(0), 3);
+        for value in &values {
+            match value {
+                Some(bytes) => {
+                    binary.append_value(bytes).unwrap();
+                    lists.values().append_slice(bytes);
+                    lists.append(true).unwrap();
+                }
+                None => {
+                    binary.append_null();
+                    lists.append(false).unwrap();
+                }
+            }
+        }
+        let (binary, lists) = (binary.finish(), lists.finish().unwrap());
+        let read: Vec<Option<[u8; 3]>> = binary.iter().map(|v| v.map(|b| b.try_into().unwrap())).collect();
+        prop_assert_eq!(&read, &values);
+        let read: Vec<Option<[u8; 3]>> = lists
+            .iter()
+            .map(|l| l.map(|l| l.as_primitive::<types::UInt8Type>().values().as_slice().try_into().unwrap()))
+            .collect();
+        prop_assert_eq!(&read, &values);
+        round_trip(&binary);
+        round_trip(&lists);
+    }
+
+    #[test]
+    fn list_view_builders_read_back(values in proptest::collection::vec(proptest::option::of(proptest::collection::vec(any::<i16>(), 0..4)), 0..40)) {
+        let mut builder = GenericListViewBuilder::<i32, _>::new(Int16Array::builder(0));
+        for value in &values {
+            if let Some(items) = value {
+                builder.values().append_slice(items);
+            }
+            builder.append(value.is_some());
+        }
+        let array = builder.finish().unwrap();
+        let read: Vec<Option<Vec<i16>>> =
+            array.iter().map(|l| l.map(|l| l.as_primitive::<types::Int16Type>().values().to_vec())).collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+
+    #[test]
+    fn union_builders_read_back(values in proptest::collection::vec(prop_oneof![any::<i32>().prop_map(Ok), ".{0,6}".prop_map(Err)], 0..40), dense in any::<bool>()) {
+        let mode = if dense { UnionMode::Dense } else { UnionMode::Sparse };
+        let union_type = UnionType::try_new(
+            vec![Field::new("i", DataType::Int32, true), Field::new("s", DataType::Utf8, true)],
+            [4, 9],
+            mode,
+        )
+        .unwrap();
+        let mut builder = UnionBuilder::new(union_type, vec![Box::new(Int32Array::builder(0)), Box::new(StringArray::builder(0, 0))]).unwrap();
+        for value in &values {
+            match value {
+                Ok(i) => {
+                    builder.child::<PrimitiveBuilder<types::Int32Type>>(4).unwrap().append_value(*i);
+                    builder.append(4).unwrap();
+                }
+                Err(s) => {
+                    builder.child::<GenericByteBuilder<GenericStringType<i32>>>(9).unwrap().append_value(s);
+                    builder.append(9).unwrap();
+                }
+            }
+        }
+        let array = builder.finish().unwrap();
+        let read: Vec<Result<i32, String>> = array
+            .iter()
+            .map(|v| match v.as_primitive_opt::<types::Int32Type>() {
+                Some(i) => Ok(i.value(0)),
+                None => Err(v.as_string::<i32>().value(0).to_string()),
+            })
+            .collect();
+        prop_assert_eq!(read, values);
+        round_trip(&array);
+    }
+
+    #[test]
     fn boolean_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<bool>()), 0..300)) {
         let array = BooleanArray::from(values.clone());
         prop_assert_eq!(array.iter().collect::<Vec<_>>(), values);
