@@ -267,12 +267,14 @@ impl Default for Buffer {
 
 impl Deref for Buffer {
     type Target = [u8];
+    #[inline]
     fn deref(&self) -> &[u8] {
         self.as_slice()
     }
 }
 
 impl AsRef<[u8]> for Buffer {
+    #[inline]
     fn as_ref(&self) -> &[u8] {
         self.as_slice()
     }

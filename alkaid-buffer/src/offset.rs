@@ -15,6 +15,10 @@ pub trait OffsetSize: NativeType + Ord + sealed::Sealed {
     const IS_LARGE: bool;
     /// The offset as a `usize`, or `None` if it is negative or does not fit.
     fn to_usize(self) -> Option<usize>;
+    /// The offset as a `usize` by a plain cast, for offsets already known to be
+    /// non-negative (a negative one would wrap to a huge value, which any bounds check
+    /// then rejects).
+    fn as_usize(self) -> usize;
     /// `value` as an offset, or `None` if it does not fit.
     fn from_usize(value: usize) -> Option<Self>;
 }
@@ -32,6 +36,10 @@ macro_rules! offset_size {
             #[inline]
             fn to_usize(self) -> Option<usize> {
                 usize::try_from(self).ok()
+            }
+            #[inline]
+            fn as_usize(self) -> usize {
+                self as usize
             }
             #[inline]
             fn from_usize(value: usize) -> Option<Self> {
@@ -159,12 +167,10 @@ impl<O: OffsetSize> OffsetBuffer<O> {
     ///
     /// # Panics
     /// If `index >= self.value_count()`.
+    #[inline]
     pub fn range(&self, index: usize) -> std::ops::Range<usize> {
-        let to_usize = |o: O| {
-            o.to_usize()
-                .expect("offsets are non-negative and fit usize")
-        };
-        to_usize(self.0[index])..to_usize(self.0[index + 1])
+        // The constructor checked the offsets non-negative, so the casts are exact.
+        self.0[index].as_usize()..self.0[index + 1].as_usize()
     }
 
     /// The offsets of `len` values starting at value `offset`: `len + 1` offsets, O(1).
@@ -191,6 +197,7 @@ impl<O: OffsetSize> OffsetBuffer<O> {
 
 impl<O: OffsetSize> Deref for OffsetBuffer<O> {
     type Target = [O];
+    #[inline]
     fn deref(&self) -> &[O] {
         &self.0
     }

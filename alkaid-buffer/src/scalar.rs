@@ -112,12 +112,14 @@ impl<T: NativeType> TryFrom<Buffer> for ScalarBuffer<T> {
 
 impl<T: NativeType> Deref for ScalarBuffer<T> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
 impl<T: NativeType> AsRef<[T]> for ScalarBuffer<T> {
+    #[inline]
     fn as_ref(&self) -> &[T] {
         self.as_slice()
     }

@@ -253,16 +253,33 @@ impl ArrayDataBuilder {
     /// # Errors
     /// The first problem [`ValidationLevel::Full`] finds.
     pub fn build(self) -> Result<ArrayData, DataError> {
-        self.build_with(ValidationLevel::Full)
+        self.build_at(ValidationLevel::Full)
     }
 
-    /// Builds the array after validation at `level`. Only [`ValidationLevel::Full`] and
-    /// above make an array that code may read without further checks; a structurally
-    /// valid array is safe to slice and to pass along, not to read values from.
+    /// Builds the array after full validation and the strict data-quality checks.
     ///
     /// # Errors
-    /// The first problem found.
-    pub fn build_with(self, level: ValidationLevel) -> Result<ArrayData, DataError> {
+    /// The first problem [`ValidationLevel::Strict`] finds.
+    pub fn build_strict(self) -> Result<ArrayData, DataError> {
+        self.build_at(ValidationLevel::Strict)
+    }
+
+    /// Builds the array after structural validation only, for producers that are trusted
+    /// with the values: counts, lengths, alignment and types are checked, values are not.
+    ///
+    /// # Errors
+    /// The first problem [`ValidationLevel::Structural`] finds.
+    ///
+    /// # Safety
+    /// The values must pass [`ValidationLevel::Full`]: offsets, UTF-8, views, keys, type
+    /// ids and run ends, recursively. Every `ArrayData` made without `unsafe` is fully valid,
+    /// and readers (typed arrays reading text without re-checking it, equality, kernels) rely
+    /// on it.
+    pub unsafe fn build_structural(self) -> Result<ArrayData, DataError> {
+        self.build_at(ValidationLevel::Structural)
+    }
+
+    fn build_at(self, level: ValidationLevel) -> Result<ArrayData, DataError> {
         self.check_declared_null_count()?;
         self.data.validate(level)?;
         Ok(self.data)

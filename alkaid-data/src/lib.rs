@@ -13,7 +13,7 @@
 //! # Example
 //! ```
 //! use alkaid_buffer::Buffer;
-//! use alkaid_data::{ArrayData, DataErrorKind, ValidationLevel};
+//! use alkaid_data::{ArrayData, DataErrorKind};
 //! use alkaid_schema::DataType;
 //!
 //! let list_type: DataType = "List(item: Int32)".parse()?;
@@ -33,7 +33,7 @@
 //!     .len(2)
 //!     .buffers(vec![Buffer::from_slice_ref(&[0i32, 3, 9])])
 //!     .children(vec![items])
-//!     .build_with(ValidationLevel::Full)
+//!     .build()
 //!     .unwrap_err();
 //! assert_eq!(bad.kind(), DataErrorKind::Offsets);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

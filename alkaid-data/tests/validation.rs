@@ -3,7 +3,7 @@
 
 use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{Buffer, NativeType, NullBuffer};
-use alkaid_data::{ArrayData, ArrayDataBuilder, DataError, DataErrorKind, ValidationLevel};
+use alkaid_data::{ArrayData, ArrayDataBuilder, DataError, DataErrorKind};
 use alkaid_schema::DataType;
 
 fn t(text: &str) -> DataType {
@@ -495,7 +495,7 @@ fn strict_level_checks_decimal_precision_and_whole_days() {
         decimal.clone().build().is_ok(),
         "the spec does not demand precision"
     );
-    let error = decimal.build_with(ValidationLevel::Strict).unwrap_err();
+    let error = decimal.build_strict().unwrap_err();
     assert_eq!(error.kind(), DataErrorKind::DecimalPrecision);
     assert_eq!(
         error.to_string(),
@@ -505,7 +505,7 @@ fn strict_level_checks_decimal_precision_and_whole_days() {
         .len(1)
         .buffers(vec![buf(&[alkaid_buffer::native::i256::MAX])]);
     assert_eq!(
-        wide.build_with(ValidationLevel::Strict).unwrap_err().kind(),
+        wide.build_strict().unwrap_err().kind(),
         DataErrorKind::DecimalPrecision
     );
     let days = ArrayData::builder(DataType::Date64)
@@ -513,7 +513,7 @@ fn strict_level_checks_decimal_precision_and_whole_days() {
         .buffers(vec![buf(&[86_400_000i64, 86_400_001])]);
     assert!(days.clone().build().is_ok());
     assert_eq!(
-        days.build_with(ValidationLevel::Strict).unwrap_err().kind(),
+        days.build_strict().unwrap_err().kind(),
         DataErrorKind::Date64
     );
 }
@@ -522,7 +522,9 @@ fn strict_level_checks_decimal_precision_and_whole_days() {
 fn errors_carry_the_path_to_the_child() {
     let bad_text = utf8(&[0, 1], &[0xff]);
     // Structural validation does not read the text; the parent's full validation does.
-    let item = bad_text.build_with(ValidationLevel::Structural).unwrap();
+    // SAFETY: this broken child only reaches the parent's validation, which rejects it; it is
+    // never read.
+    let item = unsafe { bad_text.build_structural() }.unwrap();
     let list = ArrayData::builder(t("List(item: Utf8)"))
         .len(1)
         .buffers(vec![buf(&[0i32, 1])])
@@ -531,7 +533,8 @@ fn errors_carry_the_path_to_the_child() {
         .len(1)
         .children(vec![
             int32(&[1]),
-            list.build_with(ValidationLevel::Structural).unwrap(),
+            // SAFETY: as above, only validated (and rejected), never read.
+            unsafe { list.build_structural() }.unwrap(),
         ]);
     let error = error(structure);
     assert_eq!(error.path(), ["b", "item"]);

@@ -26,8 +26,12 @@ pub trait ByteViewType: sealed::Sealed + Debug + Send + Sync + 'static {
     type Native: ?Sized + AsRef<[u8]> + Debug + PartialEq;
     /// The data type of arrays of this type.
     fn data_type() -> &'static DataType;
-    /// A value from its bytes, which validation has checked (UTF-8 for text).
-    fn from_validated(bytes: &[u8]) -> &Self::Native;
+    /// A value from its bytes.
+    ///
+    /// # Safety
+    /// For text, `bytes` must be UTF-8. Every view array of this crate guarantees it for the
+    /// bytes of each view: full validation checked them, or its builder took them as `&str`.
+    unsafe fn from_validated(bytes: &[u8]) -> &Self::Native;
 }
 
 /// Binary views.
@@ -45,7 +49,7 @@ impl ByteViewType for BinaryViewType {
         static TYPE: DataType = DataType::BinaryView;
         &TYPE
     }
-    fn from_validated(bytes: &[u8]) -> &[u8] {
+    unsafe fn from_validated(bytes: &[u8]) -> &[u8] {
         bytes
     }
 }
@@ -57,10 +61,13 @@ impl ByteViewType for StringViewType {
         static TYPE: DataType = DataType::Utf8View;
         &TYPE
     }
-    fn from_validated(bytes: &[u8]) -> &str {
-        // Full validation checked every view's bytes; the check is repeated (cheaply) so
-        // that no unsafe code depends on it.
-        std::str::from_utf8(bytes).expect("validated UTF-8")
+    unsafe fn from_validated(bytes: &[u8]) -> &str {
+        debug_assert!(
+            std::str::from_utf8(bytes).is_ok(),
+            "string view bytes are not UTF-8"
+        );
+        // SAFETY: the caller promises UTF-8 (see the trait method's contract).
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 }
 
@@ -137,7 +144,9 @@ impl<T: ByteViewType> GenericByteViewArray<T> {
                 &self.buffers[view.buffer_index() as usize][start..start + view.len()]
             }
         };
-        T::from_validated(bytes)
+        // SAFETY: every view's bytes passed full validation (UTF-8 for text) when the array
+        // was made from parts or ArrayData, or were appended as `&str` by its builder.
+        unsafe { T::from_validated(bytes) }
     }
 
     /// Every slot, `None` for nulls.
