@@ -1,5 +1,5 @@
-//! Reading and building typed arrays: string access (where Alkaid re-checks UTF-8 on every
-//! value) and primitive and string builders, 1 Mi values each.
+//! Reading and building typed arrays: string access (one bounds check per value, no UTF-8
+//! re-check) and primitive and string builders, 1 Mi values each.
 
 use alkaid_benches::data::Rng;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
