@@ -41,6 +41,21 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+/// The two `Array` methods that every typed array writes the same way: `as_any` returns the
+/// array itself, and `slice` boxes the typed `slice_typed`. Used inside `impl Array for …`;
+/// defined before the modules so that textual macro scoping reaches them all.
+macro_rules! as_any_and_slice {
+    () => {
+        fn as_any(&self) -> &dyn ::std::any::Any {
+            self
+        }
+
+        fn slice(&self, offset: usize, len: usize) -> $crate::ArrayRef {
+            ::std::sync::Arc::new(self.slice_typed(offset, len))
+        }
+    };
+}
+
 mod array;
 mod boolean;
 mod builder;

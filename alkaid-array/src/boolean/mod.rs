@@ -4,15 +4,13 @@ mod builder;
 
 pub use builder::BooleanBuilder;
 
-use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 
 use alkaid_buffer::{BooleanBuffer, NullBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
-use crate::{Array, ArrayError, ArrayRef};
+use crate::{Array, ArrayError};
 
 /// Booleans, one bit per slot, with optional validity.
 ///
@@ -91,9 +89,7 @@ impl BooleanArray {
 }
 
 impl Array for BooleanArray {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let (buffer, offset, len) = self.values.clone().into_parts();
@@ -118,10 +114,6 @@ impl Array for BooleanArray {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -7,16 +7,14 @@ mod builder;
 
 pub use builder::GenericByteBuilder;
 
-use std::any::Any;
 use std::fmt::{self, Debug};
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use alkaid_buffer::{Buffer, NullBuffer, OffsetBuffer, OffsetSize, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
-use crate::{Array, ArrayError, ArrayRef};
+use crate::{Array, ArrayError};
 
 mod sealed {
     pub trait Sealed {}
@@ -216,9 +214,7 @@ impl<T: ByteArrayType> Clone for GenericByteArray<T> {
 }
 
 impl<T: ByteArrayType> Array for GenericByteArray<T> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(T::DATA_TYPE)
@@ -243,10 +239,6 @@ impl<T: ByteArrayType> Array for GenericByteArray<T> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

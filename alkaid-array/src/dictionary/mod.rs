@@ -6,7 +6,6 @@ pub use builder::{
     GenericByteDictionaryBuilder, PlainDictionaryBuilder, PrimitiveDictionaryBuilder,
 };
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -148,9 +147,7 @@ impl<K: DictionaryKey> Clone for DictionaryArray<K> {
 }
 
 impl<K: DictionaryKey> Array for DictionaryArray<K> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -173,10 +170,6 @@ impl<K: DictionaryKey> Array for DictionaryArray<K> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.keys.nulls()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

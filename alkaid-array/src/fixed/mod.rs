@@ -5,9 +5,7 @@ mod builder;
 
 pub use builder::{FixedSizeBinaryBuilder, FixedSizeListBuilder};
 
-use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 
 use alkaid_buffer::{Buffer, NullBuffer};
 use alkaid_data::ArrayData;
@@ -97,9 +95,7 @@ impl FixedSizeBinaryArray {
 }
 
 impl Array for FixedSizeBinaryArray {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -120,10 +116,6 @@ impl Array for FixedSizeBinaryArray {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 
@@ -267,9 +259,7 @@ impl FixedSizeListArray {
 }
 
 impl Array for FixedSizeListArray {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -290,10 +280,6 @@ impl Array for FixedSizeListArray {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -6,7 +6,6 @@ mod view;
 pub use builder::GenericListBuilder;
 pub use view::{GenericListViewArray, GenericListViewBuilder, LargeListViewArray, ListViewArray};
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -124,9 +123,7 @@ impl<O: OffsetSize> Clone for GenericListArray<O> {
 }
 
 impl<O: OffsetSize> Array for GenericListArray<O> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -149,10 +146,6 @@ impl<O: OffsetSize> Array for GenericListArray<O> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -127,9 +127,7 @@ impl<O: OffsetSize> GenericListViewArray<O> {
 }
 
 impl<O: OffsetSize> Array for GenericListViewArray<O> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -155,10 +153,6 @@ impl<O: OffsetSize> Array for GenericListViewArray<O> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

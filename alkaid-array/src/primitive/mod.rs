@@ -4,17 +4,15 @@ mod builder;
 
 pub use builder::PrimitiveBuilder;
 
-use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use alkaid_buffer::{Buffer, NullBuffer, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
 use crate::types::PrimitiveType;
-use crate::{Array, ArrayError, ArrayRef};
+use crate::{Array, ArrayError};
 
 /// Fixed-width values of the logical type `T`, with optional validity.
 ///
@@ -160,9 +158,7 @@ impl<T: PrimitiveType> Clone for PrimitiveArray<T> {
 }
 
 impl<T: PrimitiveType> Array for PrimitiveArray<T> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -184,10 +180,6 @@ impl<T: PrimitiveType> Array for PrimitiveArray<T> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -4,7 +4,6 @@ mod builder;
 
 pub use builder::{ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, StringRunBuilder};
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -177,9 +176,7 @@ impl<R: RunEndIndex> Clone for RunArray<R> {
 }
 
 impl<R: RunEndIndex> Array for RunArray<R> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -202,10 +199,6 @@ impl<R: RunEndIndex> Array for RunArray<R> {
     /// Run-end encoded arrays have no validity of their own; nulls live in the values.
     fn nulls(&self) -> Option<&NullBuffer> {
         None
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -4,9 +4,7 @@ mod builder;
 
 pub use builder::StructBuilder;
 
-use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
 
 use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
@@ -135,9 +133,7 @@ impl StructArray {
 }
 
 impl Array for StructArray {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -158,10 +154,6 @@ impl Array for StructArray {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -151,9 +151,7 @@ impl UnionArray {
 }
 
 impl Array for UnionArray {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let mut buffers = vec![self.type_ids.inner().clone()];
@@ -178,10 +176,6 @@ impl Array for UnionArray {
     /// Unions have no validity of their own; nulls live in the children.
     fn nulls(&self) -> Option<&NullBuffer> {
         None
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 

@@ -4,7 +4,6 @@ mod builder;
 
 pub use builder::GenericByteViewBuilder;
 
-use std::any::Any;
 use std::fmt::{self, Debug};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -14,7 +13,7 @@ use alkaid_buffer::{Buffer, NullBuffer, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
-use crate::{Array, ArrayError, ArrayRef};
+use crate::{Array, ArrayError};
 
 mod sealed {
     pub trait Sealed {}
@@ -175,9 +174,7 @@ impl<T: ByteViewType> Clone for GenericByteViewArray<T> {
 }
 
 impl<T: ByteViewType> Array for GenericByteViewArray<T> {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    as_any_and_slice!();
 
     fn to_data(&self) -> ArrayData {
         let mut buffers = vec![self.views.inner().clone()];
@@ -201,10 +198,6 @@ impl<T: ByteViewType> Array for GenericByteViewArray<T> {
 
     fn nulls(&self) -> Option<&NullBuffer> {
         self.nulls.as_ref()
-    }
-
-    fn slice(&self, offset: usize, len: usize) -> ArrayRef {
-        Arc::new(self.slice_typed(offset, len))
     }
 }
 
