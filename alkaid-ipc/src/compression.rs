@@ -1,0 +1,183 @@
+//! Buffer compression: LZ4 frame and zstd, buffer by buffer, as the format defines it.
+//!
+//! A compressed buffer is an 8-byte little-endian signed length followed by the codec's
+//! output. The length is that of the uncompressed bytes, or -1 when the bytes follow
+//! uncompressed because compressing would not have made them smaller. An empty buffer is
+//! written as zero bytes with no length (as other implementations do).
+
+use std::io::Read;
+
+use alkaid_buffer::Buffer;
+
+use crate::error::{IpcError, Result};
+use crate::fb;
+
+/// How the buffers of a message body are compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Not compressed.
+    #[default]
+    None,
+    /// LZ4 frame format (one frame per buffer).
+    Lz4Frame,
+    /// Zstandard at `level` (1 to 22; 3 is zstd's default; negative levels are faster).
+    Zstd {
+        /// Compression level.
+        level: i32,
+    },
+}
+
+impl Compression {
+    /// Zstandard at its default level, 3.
+    pub const ZSTD: Compression = Compression::Zstd { level: 3 };
+
+    pub(crate) fn codec(self) -> Option<fb::CompressionType> {
+        match self {
+            Compression::None => None,
+            Compression::Lz4Frame => Some(fb::CompressionType::LZ4_FRAME),
+            Compression::Zstd { .. } => Some(fb::CompressionType::ZSTD),
+        }
+    }
+}
+
+/// Appends `input`, compressed, with its length prefix, to `out`.
+pub(crate) fn compress_into(codec: Compression, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    if input.is_empty() {
+        return Ok(());
+    }
+    let start = out.len();
+    out.extend_from_slice(&(input.len() as i64).to_le_bytes());
+    match codec {
+        Compression::None => unreachable!("compress_into is only called with a codec"),
+        Compression::Lz4Frame => {
+            let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
+            std::io::Write::write_all(&mut encoder, input)?;
+            encoder
+                .finish()
+                .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
+        }
+        Compression::Zstd { level } => {
+            zstd::stream::copy_encode(input, &mut *out, level)?;
+        }
+    }
+    if out.len() - start - 8 >= input.len() {
+        // Not worth it: store the bytes as they are, marked with -1.
+        out.truncate(start);
+        out.extend_from_slice(&(-1i64).to_le_bytes());
+        out.extend_from_slice(input);
+    }
+    Ok(())
+}
+
+/// The uncompressed bytes of one buffer of a compressed body.
+///
+/// Allocation follows the bytes the codec actually produces, never the length the input
+/// claims: a buffer that claims 2^62 bytes costs only what it really decompresses to, and is
+/// an error as soon as it produces more or fewer bytes than it claims.
+pub(crate) fn decompress(codec: fb::CompressionType, compressed: &Buffer) -> Result<Buffer> {
+    if compressed.is_empty() {
+        return Ok(Buffer::empty());
+    }
+    if compressed.len() < 8 {
+        return Err(IpcError::malformed(format!(
+            "a compressed buffer of {} bytes is shorter than its 8-byte length prefix",
+            compressed.len()
+        )));
+    }
+    let prefix = i64::from_le_bytes(compressed[..8].try_into().expect("8 bytes"));
+    let payload = compressed.slice(8, compressed.len() - 8);
+    if prefix == -1 {
+        return Ok(payload);
+    }
+    let declared = u64::try_from(prefix).map_err(|_| {
+        IpcError::malformed(format!("a compressed buffer declares a length of {prefix}"))
+    })?;
+    // Start small; `read_to_end` grows with real output only.
+    let initial = declared.min(payload.len() as u64 * 4 + 4096) as usize;
+    let mut out = Vec::with_capacity(initial);
+    let limit = declared.saturating_add(1);
+    let read = match codec {
+        fb::CompressionType::LZ4_FRAME => lz4_flex::frame::FrameDecoder::new(payload.as_slice())
+            .take(limit)
+            .read_to_end(&mut out),
+        fb::CompressionType::ZSTD => zstd::stream::read::Decoder::with_buffer(payload.as_slice())
+            .and_then(|decoder| decoder.take(limit).read_to_end(&mut out)),
+        other => {
+            return Err(IpcError::unsupported(format!(
+                "unknown compression codec {}",
+                other.0
+            )));
+        }
+    };
+    read.map_err(|e| IpcError::malformed(format!("a compressed buffer does not decompress: {e}")))?;
+    if out.len() as u64 != declared {
+        return Err(IpcError::malformed(format!(
+            "a compressed buffer declares {declared} bytes but decompresses to {}{}",
+            if out.len() as u64 > declared {
+                "more than "
+            } else {
+                ""
+            },
+            out.len().min(declared as usize)
+        )));
+    }
+    Ok(Buffer::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(codec: Compression, input: &[u8]) -> (Vec<u8>, Buffer) {
+        let mut out = Vec::new();
+        compress_into(codec, input, &mut out).unwrap();
+        let decoded = decompress(codec.codec().unwrap(), &Buffer::from(out.clone())).unwrap();
+        (out, decoded)
+    }
+
+    #[test]
+    fn both_codecs_round_trip_and_shrink_repetitive_bytes() {
+        let input: Vec<u8> = (0..100_000u32).map(|i| (i % 7) as u8).collect();
+        for codec in [Compression::Lz4Frame, Compression::ZSTD] {
+            let (compressed, decoded) = round_trip(codec, &input);
+            assert!(compressed.len() < input.len() / 10, "{codec:?}");
+            assert_eq!(decoded.as_slice(), &input[..]);
+        }
+    }
+
+    #[test]
+    fn incompressible_bytes_are_stored_with_minus_one() {
+        let input = [1u8, 2, 3];
+        let (compressed, decoded) = round_trip(Compression::ZSTD, &input);
+        assert_eq!(&compressed[..8], &(-1i64).to_le_bytes());
+        assert_eq!(&compressed[8..], &input);
+        assert_eq!(decoded.as_slice(), &input);
+    }
+
+    #[test]
+    fn empty_buffers_have_no_prefix() {
+        let (compressed, decoded) = round_trip(Compression::Lz4Frame, &[]);
+        assert!(compressed.is_empty() && decoded.is_empty());
+    }
+
+    #[test]
+    fn lying_lengths_are_errors_without_allocating_what_they_claim() {
+        let mut out = Vec::new();
+        compress_into(Compression::ZSTD, &[7u8; 10_000], &mut out).unwrap();
+        for claimed in [1i64 << 62, 9_999, 10_001, -2] {
+            let mut lying = out.clone();
+            lying[..8].copy_from_slice(&claimed.to_le_bytes());
+            let err = decompress(fb::CompressionType::ZSTD, &Buffer::from(lying)).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                crate::IpcErrorKind::Malformed,
+                "{claimed}: {err}"
+            );
+        }
+        let short = Buffer::from(vec![1u8, 2, 3]);
+        assert!(decompress(fb::CompressionType::LZ4_FRAME, &short).is_err());
+        let garbage = Buffer::from([&100i64.to_le_bytes()[..], &[0xAB; 32]].concat());
+        assert!(decompress(fb::CompressionType::LZ4_FRAME, &garbage).is_err());
+        assert!(decompress(fb::CompressionType::ZSTD, &garbage).is_err());
+    }
+}

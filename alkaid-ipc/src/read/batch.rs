@@ -1,0 +1,275 @@
+//! The body of a record batch or dictionary batch message, back to arrays.
+//!
+//! The walk mirrors the writer's: depth first, in field order, taking one field node per
+//! array and the buffers its layout lists. Every count and range read from the message is
+//! checked before it is used; buffers are slices of the body (no copy) unless they are
+//! compressed, misaligned for their type, or written in the other byte order.
+
+use std::collections::HashMap;
+
+use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
+use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
+
+use crate::compression::decompress;
+use crate::dictionary::{DictionaryIds, count_dictionaries};
+use crate::error::{IpcError, Result};
+use crate::fb;
+
+/// Everything a body walk reads from.
+pub(crate) struct BodyReader<'a> {
+    pub batch: fb::RecordBatch<'a>,
+    pub body: &'a Buffer,
+    pub ids: &'a DictionaryIds,
+    pub dictionaries: &'a HashMap<i64, ArrayData>,
+    /// Byte-swap fixed-width values (the schema says big-endian).
+    pub swap: bool,
+    /// Metadata V4: unions still carry a validity buffer.
+    pub union_validity: bool,
+    pub cursor: usize,
+    node: usize,
+    buffer: usize,
+    variadic: usize,
+}
+
+impl<'a> BodyReader<'a> {
+    pub fn new(
+        batch: fb::RecordBatch<'a>,
+        body: &'a Buffer,
+        ids: &'a DictionaryIds,
+        dictionaries: &'a HashMap<i64, ArrayData>,
+        cursor: usize,
+    ) -> Self {
+        Self {
+            batch,
+            body,
+            ids,
+            dictionaries,
+            swap: false,
+            union_validity: false,
+            cursor,
+            node: 0,
+            buffer: 0,
+            variadic: 0,
+        }
+    }
+
+    /// Checks that the walk used every node and buffer the message lists.
+    pub fn finish(&self) -> Result<()> {
+        let nodes = self.batch.nodes().map_or(0, |n| n.len());
+        let buffers = self.batch.buffers().map_or(0, |b| b.len());
+        if self.node != nodes || self.buffer != buffers {
+            return Err(IpcError::malformed(format!(
+                "the message lists {nodes} field nodes and {buffers} buffers, but its schema \
+                 uses {} and {}",
+                self.node, self.buffer
+            )));
+        }
+        Ok(())
+    }
+
+    fn next_node(&mut self, path: &str) -> Result<(usize, usize)> {
+        let node = self
+            .batch
+            .nodes()
+            .and_then(|nodes| (self.node < nodes.len()).then(|| nodes.get(self.node)))
+            .ok_or_else(|| {
+                IpcError::malformed(format!("{path}: the message has too few field nodes"))
+            })?;
+        self.node += 1;
+        let length = usize::try_from(node.length())
+            .map_err(|_| IpcError::malformed(format!("{path}: length {}", node.length())))?;
+        let nulls = usize::try_from(node.null_count()).map_err(|_| {
+            IpcError::malformed(format!("{path}: null count {}", node.null_count()))
+        })?;
+        Ok((length, nulls))
+    }
+
+    fn next_buffer(&mut self, path: &str) -> Result<Buffer> {
+        let location = self
+            .batch
+            .buffers()
+            .and_then(|buffers| (self.buffer < buffers.len()).then(|| buffers.get(self.buffer)))
+            .ok_or_else(|| {
+                IpcError::malformed(format!("{path}: the message has too few buffers"))
+            })?;
+        let index = self.buffer;
+        self.buffer += 1;
+        let (offset, length) = (location.offset(), location.length());
+        let range = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(length).ok())
+            .and_then(|(o, l)| Some((o, o.checked_add(l)?)))
+            .filter(|&(_, end)| end <= self.body.len());
+        let Some((start, end)) = range else {
+            return Err(IpcError::malformed(format!(
+                "{path}: buffer {index} ({length} bytes at {offset}) lies outside the {}-byte body",
+                self.body.len()
+            )));
+        };
+        let bytes = self.body.slice(start, end - start);
+        match self.batch.compression() {
+            None => Ok(bytes),
+            Some(compression) => {
+                if compression.method() != fb::BodyCompressionMethod::BUFFER {
+                    return Err(IpcError::unsupported(format!(
+                        "body compression method {}",
+                        compression.method().0
+                    )));
+                }
+                decompress(compression.codec(), &bytes)
+                    .map_err(|e| e.context(format!("{path}: buffer {index}")))
+            }
+        }
+    }
+
+    fn next_variadic_count(&mut self, path: &str) -> Result<usize> {
+        let count = self
+            .batch
+            .variadicBufferCounts()
+            .and_then(|counts| (self.variadic < counts.len()).then(|| counts.get(self.variadic)))
+            .ok_or_else(|| {
+                IpcError::malformed(format!("{path}: no variadic buffer count for a view array"))
+            })?;
+        self.variadic += 1;
+        let remaining = self.batch.buffers().map_or(0, |b| b.len()) - self.buffer;
+        usize::try_from(count)
+            .ok()
+            .filter(|&c| c <= remaining)
+            .ok_or_else(|| {
+                IpcError::malformed(format!(
+                    "{path}: {count} variadic buffers, but the message has {remaining} left"
+                ))
+            })
+    }
+
+    /// Reads one array of `data_type`, and everything below it.
+    pub fn array(&mut self, data_type: &DataType, path: &str) -> Result<ArrayData> {
+        let (length, null_count) = self.next_node(path)?;
+        let spec = layout(data_type);
+        let physical = data_type.to_physical();
+        let mut builder = ArrayData::builder(data_type.clone()).len(length);
+        let is_union = matches!(
+            physical,
+            PhysicalType::SparseUnion | PhysicalType::DenseUnion
+        );
+        if spec.has_validity || (is_union && self.union_validity) {
+            let validity = self.next_buffer(path)?;
+            if spec.has_validity && null_count > 0 {
+                let bits = BooleanBuffer::try_new(validity, 0, length)
+                    .map_err(|e| IpcError::malformed(format!("{path}: validity bitmap: {e}")))?;
+                builder = builder
+                    .nulls(Some(NullBuffer::new(bits)))
+                    .declared_null_count(null_count);
+            }
+        }
+        for buffer_spec in &spec.buffers {
+            let buffer = self.next_buffer(path)?;
+            builder = builder.add_buffer(self.native(buffer, *buffer_spec, physical));
+        }
+        if spec.variadic {
+            for _ in 0..self.next_variadic_count(path)? {
+                builder = builder.add_buffer(self.next_buffer(path)?);
+            }
+        }
+        let child_types: Vec<(String, DataType)> = match (spec.children, data_type) {
+            (ChildSpec::None, _) => Vec::new(),
+            (_, other) => other
+                .children()
+                .into_iter()
+                .map(|field| {
+                    (
+                        format!("{path}.{}", field.name()),
+                        field.data_type().clone(),
+                    )
+                })
+                .collect(),
+        };
+        for (child_path, child_type) in &child_types {
+            builder = builder.add_child(self.array(child_type, child_path)?);
+        }
+        if let DataType::Dictionary { value, .. } = data_type {
+            let id = self.ids.id_at(self.cursor);
+            self.cursor += 1 + count_dictionaries(value);
+            let dictionary = self.dictionaries.get(&id).ok_or_else(|| {
+                IpcError::malformed(format!(
+                    "{path}: dictionary id {id} is used before any dictionary batch defines it"
+                ))
+            })?;
+            builder = builder.dictionary(dictionary.clone());
+        }
+        // SAFETY: nothing reads the values of this array before the caller validates the
+        // whole batch at `ValidationLevel::Full` (or the caller of the reader took that duty
+        // with the documented `unsafe` option). Structural checks run here so that the
+        // recursion above never sees mismatched lengths.
+        let data =
+            unsafe { builder.build_structural() }.map_err(|e| IpcError::from(e).context(path))?;
+        Ok(data)
+    }
+
+    /// `buffer` in native byte order and aligned for `spec`.
+    fn native(&self, buffer: Buffer, spec: BufferSpec, physical: PhysicalType) -> Buffer {
+        let (align, swap): (usize, &[usize]) = match spec {
+            BufferSpec::Bitmap | BufferSpec::Data | BufferSpec::TypeIds => (1, &[]),
+            BufferSpec::Fixed { width, align } => (align, swap_pattern(physical, width)),
+            BufferSpec::Offsets { width }
+            | BufferSpec::ViewOffsets { width }
+            | BufferSpec::Sizes { width } => (width, if width == 4 { &[4] } else { &[8] }),
+            BufferSpec::UnionOffsets => (4, &[4]),
+            BufferSpec::Views => (4, &[]),
+        };
+        let buffer = if self.swap && !swap.is_empty() {
+            swap_bytes(&buffer, swap)
+        } else if self.swap && spec == BufferSpec::Views {
+            swap_views(&buffer)
+        } else {
+            buffer
+        };
+        buffer.realigned(align)
+    }
+}
+
+/// The widths of the integers inside one fixed-width value, for byte swapping.
+fn swap_pattern(physical: PhysicalType, width: usize) -> &'static [usize] {
+    match (physical, width) {
+        (PhysicalType::Primitive(PrimitiveType::DayTime), _) => &[4, 4],
+        (PhysicalType::Primitive(PrimitiveType::MonthDayNano), _) => &[4, 4, 8],
+        (PhysicalType::Primitive(_) | PhysicalType::Dictionary(_), 2) => &[2],
+        (PhysicalType::Primitive(_) | PhysicalType::Dictionary(_), 4) => &[4],
+        (PhysicalType::Primitive(_) | PhysicalType::Dictionary(_), 8) => &[8],
+        (PhysicalType::Primitive(_), 16) => &[16],
+        (PhysicalType::Primitive(_), 32) => &[32],
+        _ => &[],
+    }
+}
+
+/// A copy of `buffer` with every integer reversed, `pattern` giving their widths in turn.
+fn swap_bytes(buffer: &Buffer, pattern: &[usize]) -> Buffer {
+    let mut out = buffer.to_vec();
+    let mut at = 0;
+    'outer: loop {
+        for &width in pattern {
+            let Some(chunk) = out.get_mut(at..at + width) else {
+                break 'outer;
+            };
+            chunk.reverse();
+            at += width;
+        }
+    }
+    Buffer::from(out.as_slice())
+}
+
+/// Views from a big-endian writer: the length, buffer index and offset are integers; the
+/// inline bytes and the prefix are bytes and stay as they are.
+fn swap_views(buffer: &Buffer) -> Buffer {
+    let mut out = buffer.to_vec();
+    for view in out.chunks_exact_mut(16) {
+        view[..4].reverse();
+        let length = i32::from_le_bytes(view[..4].try_into().expect("4 bytes"));
+        if length > 12 {
+            view[8..12].reverse();
+            view[12..16].reverse();
+        }
+    }
+    Buffer::from(out.as_slice())
+}

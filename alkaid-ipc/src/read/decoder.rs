@@ -1,0 +1,139 @@
+//! The push-based (sans-IO) decoder at the core of every stream reader.
+
+use alkaid_buffer::Buffer;
+use alkaid_schema::SchemaRef;
+
+use super::framing::{Prefix, body_length, parse_prefix};
+use super::options::ReadOptions;
+use super::state::{Decoded, ReadState, parse_message};
+use crate::error::{IpcError, Result};
+
+/// Decodes an IPC stream from bytes handed to it as they arrive: feed it with
+/// [`push`](Self::push), take messages out with [`next_message`](Self::next_message). It never blocks and
+/// never reads on its own, so async runtimes and network code can drive it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
+/// use alkaid_ipc::{Decoded, Decoder, StreamWriter, WriteOptions};
+/// use alkaid_schema::{DataType, Field, Schema};
+///
+/// let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+/// let column: ArrayRef = Arc::new(Int64Array::from(vec![7, 8, 9]));
+/// let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
+/// let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+/// writer.write(&batch)?;
+/// let bytes = writer.into_inner()?;
+///
+/// // Bytes arrive 5 at a time; messages come out when they are complete.
+/// let mut decoder = Decoder::new();
+/// let mut rows = 0;
+/// for chunk in bytes.chunks(5) {
+///     decoder.push(chunk);
+///     while let Some(message) = decoder.next_message()? {
+///         if let Decoded::Batch(batch, _) = message {
+///             rows += batch.num_rows();
+///         }
+///     }
+/// }
+/// decoder.finish()?;
+/// assert_eq!(rows, 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Decoder {
+    state: ReadState,
+    pending: Vec<u8>,
+    start: usize,
+    ended: bool,
+}
+
+impl Decoder {
+    /// A decoder with default options (full validation).
+    pub fn new() -> Self {
+        Self::with_options(ReadOptions::default())
+    }
+
+    /// A decoder with `options`.
+    pub fn with_options(options: ReadOptions) -> Self {
+        Self {
+            state: ReadState::new(options),
+            ..Self::default()
+        }
+    }
+
+    /// Hands the decoder more bytes of the stream.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.start > 0 && self.start >= self.pending.len() / 2 {
+            self.pending.drain(..self.start);
+            self.start = 0;
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// The schema, once its message has been decoded.
+    pub fn schema(&self) -> Option<&SchemaRef> {
+        self.state.schema.as_ref()
+    }
+
+    /// Whether the end-of-stream marker was seen.
+    pub fn is_ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The next complete message, or `None` when more bytes are needed (or the stream
+    /// ended).
+    ///
+    /// # Errors
+    /// If the bytes are not a valid stream; the decoder should not be used after that.
+    pub fn next_message(&mut self) -> Result<Option<Decoded>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let available = &self.pending[self.start..];
+        let Some(prefix) = parse_prefix(available, &self.state.options)? else {
+            return Ok(None);
+        };
+        let (header, metadata) = match prefix {
+            Prefix::End => {
+                self.ended = true;
+                return Ok(None);
+            }
+            Prefix::Message { header, metadata } => (header, metadata),
+        };
+        let Some(meta) = available.get(header..header + metadata) else {
+            return Ok(None);
+        };
+        let body_len = body_length(parse_message(meta, &self.state.options)?.bodyLength())?;
+        let total = (header + metadata)
+            .checked_add(body_len)
+            .ok_or_else(|| IpcError::malformed("a message body of more than usize::MAX bytes"))?;
+        let Some(body) = available.get(header + metadata..total) else {
+            return Ok(None);
+        };
+        let body = Buffer::from_slice_ref(body);
+        let meta = meta.to_vec();
+        self.start += total;
+        self.state.decode(&meta, body).map(Some)
+    }
+
+    /// Checks that the input ended cleanly: after the end-of-stream marker, or between
+    /// messages. Call it when the input is exhausted.
+    ///
+    /// # Errors
+    /// [`IpcErrorKind::Truncated`](crate::IpcErrorKind::Truncated) if a message was cut
+    /// off, or no schema arrived.
+    pub fn finish(&self) -> Result<()> {
+        let rest = &self.pending[self.start..];
+        if !self.ended && !rest.is_empty() && rest != [0xFF; 4] {
+            return Err(IpcError::truncated(format!(
+                "the stream ends inside a message ({} bytes left over)",
+                rest.len()
+            )));
+        }
+        if self.state.schema.is_none() {
+            return Err(IpcError::truncated("the stream ends before its schema"));
+        }
+        Ok(())
+    }
+}

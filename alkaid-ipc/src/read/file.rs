@@ -1,0 +1,278 @@
+//! The file reader: footer first, then any batch by index.
+
+use std::io::{Read, Seek, SeekFrom};
+
+use alkaid_array::RecordBatch;
+use alkaid_buffer::Buffer;
+use alkaid_schema::{Metadata, SchemaRef};
+
+use super::framing::{Prefix, body_length, parse_prefix};
+use super::options::ReadOptions;
+use super::state::{Decoded, ReadState, parse_footer};
+use crate::error::{IpcError, Result};
+use crate::fb;
+use crate::schema::decode_metadata;
+
+/// Random access to bytes: a file (through `Read + Seek`) or memory already in a [`Buffer`].
+pub trait ByteSource {
+    /// Total length in bytes.
+    fn len(&mut self) -> Result<u64>;
+
+    /// Whether the source is empty.
+    fn is_empty(&mut self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The `len` bytes at `offset`; the caller checked they lie inside the source.
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer>;
+}
+
+/// Memory in a `Buffer` (a memory-mapped file, say): every read is a slice, no copy.
+impl ByteSource for Buffer {
+    fn len(&mut self) -> Result<u64> {
+        Ok(Buffer::len(self) as u64)
+    }
+
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+        Ok(self.slice(offset as usize, len))
+    }
+}
+
+/// A `Read + Seek` (a `std::fs::File`, a `Cursor`): each read is one seek and one read
+/// into a new allocation.
+#[derive(Debug)]
+pub struct Seekable<R>(pub R);
+
+impl<R: Read + Seek> ByteSource for Seekable<R> {
+    fn len(&mut self) -> Result<u64> {
+        Ok(self.0.seek(SeekFrom::End(0))?)
+    }
+
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+        self.0.seek(SeekFrom::Start(offset))?;
+        let mut bytes = Vec::with_capacity(len);
+        (&mut self.0).take(len as u64).read_to_end(&mut bytes)?;
+        if bytes.len() != len {
+            return Err(IpcError::truncated(
+                "the file is shorter than its footer says",
+            ));
+        }
+        Ok(Buffer::from(bytes))
+    }
+}
+
+const MAGICS: [&[u8]; 2] = [b"ALKAID1", b"ARROW1"];
+
+/// Reads an IPC file: the footer first, then any batch by index without reading the others.
+///
+/// Accepts `ALKAID1` and `ARROW1` files, and checks that the magic at both ends agrees.
+/// Over a [`Buffer`] (see [`FileReader::from_buffer`]) decoding is zero-copy: arrays share
+/// the buffer's memory, and a buffer is copied only when it is compressed or misaligned
+/// for its type. Over a file it is [`FileReader::try_new`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, RecordBatch, StringArray};
+/// use alkaid_buffer::Buffer;
+/// use alkaid_ipc::{FileReader, FileWriter, WriteOptions};
+/// use alkaid_schema::{DataType, Field, Schema};
+///
+/// let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, true)]));
+/// let mut writer = FileWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default())?;
+/// for words in [["a", "b"], ["c", "d"]] {
+///     let column: ArrayRef = Arc::new(StringArray::from(words.to_vec()));
+///     writer.write(&RecordBatch::try_new(schema.clone(), vec![column])?)?;
+/// }
+/// let bytes = Buffer::from(writer.into_inner()?);
+///
+/// let mut reader = FileReader::from_buffer(bytes)?;
+/// assert_eq!(reader.num_batches(), 2);
+/// let second = reader.batch(1)?; // the first is never decoded
+/// assert_eq!(second.num_rows(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct FileReader<S: ByteSource> {
+    source: S,
+    state: ReadState,
+    batches: Vec<fb::Block>,
+    metadata: Metadata,
+    file_len: u64,
+    next: usize,
+}
+
+impl<R: Read + Seek> FileReader<Seekable<R>> {
+    /// Opens a file through `Read + Seek`, with default options.
+    ///
+    /// # Errors
+    /// If the magic, the footer or a dictionary is invalid.
+    pub fn try_new(input: R) -> Result<Self> {
+        Self::open(Seekable(input), ReadOptions::default())
+    }
+}
+
+impl FileReader<Buffer> {
+    /// Opens a file held in memory; decoded arrays share `bytes`.
+    ///
+    /// # Errors
+    /// If the magic, the footer or a dictionary is invalid.
+    pub fn from_buffer(bytes: Buffer) -> Result<Self> {
+        Self::open(bytes, ReadOptions::default())
+    }
+}
+
+impl<S: ByteSource> FileReader<S> {
+    /// Opens a file from any source, with `options`.
+    ///
+    /// # Errors
+    /// If the magic, the footer or a dictionary is invalid.
+    pub fn open(mut source: S, options: ReadOptions) -> Result<Self> {
+        let file_len = source.len()?;
+        // Smallest file: 8 bytes of leading magic, 4 of footer length, 6 of trailing magic.
+        if file_len < 18 {
+            return Err(IpcError::truncated(format!(
+                "{file_len} bytes are too few for an IPC file"
+            )));
+        }
+        let head = source.read_at(0, 8)?;
+        let magic = MAGICS
+            .into_iter()
+            .find(|m| head.starts_with(m) && head[m.len()..].iter().all(|&b| b == 0))
+            .ok_or_else(|| IpcError::malformed("the file does not start with ALKAID1 or ARROW1"))?;
+        let tail_len = 4 + magic.len();
+        let tail = source.read_at(file_len - tail_len as u64, tail_len)?;
+        if &tail[4..] != magic {
+            return Err(IpcError::malformed(format!(
+                "the file starts with {} but does not end with it",
+                String::from_utf8_lossy(magic)
+            )));
+        }
+        let footer_len = i32::from_le_bytes(tail[..4].try_into().expect("4 bytes"));
+        let footer_len = u64::try_from(footer_len)
+            .ok()
+            .filter(|&n| n > 0 && n + (tail_len as u64) + 8 <= file_len)
+            .ok_or_else(|| IpcError::malformed(format!("footer length {footer_len}")))?;
+        let footer_bytes =
+            source.read_at(file_len - tail_len as u64 - footer_len, footer_len as usize)?;
+        let mut state = ReadState::new(options);
+        let footer = parse_footer(&footer_bytes, &state.options)?;
+        let schema = footer
+            .schema()
+            .ok_or_else(|| IpcError::malformed("the footer has no schema"))?;
+        state.set_schema(schema)?;
+        let metadata = decode_metadata(footer.custom_metadata())?;
+        let batches: Vec<fb::Block> = footer.recordBatches().iter().flatten().copied().collect();
+        let dictionaries: Vec<fb::Block> =
+            footer.dictionaries().iter().flatten().copied().collect();
+        let mut reader = Self {
+            source,
+            state,
+            batches,
+            metadata,
+            file_len,
+            next: 0,
+        };
+        for (i, block) in dictionaries.iter().enumerate() {
+            match reader
+                .block(block)
+                .map_err(|e| e.context(format!("dictionary block {i}")))?
+            {
+                Decoded::Dictionary { .. } => {}
+                _ => {
+                    return Err(IpcError::malformed(format!(
+                        "dictionary block {i} is not a dictionary batch"
+                    )));
+                }
+            }
+        }
+        Ok(reader)
+    }
+
+    /// The file's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.state.schema.clone().expect("read in open")
+    }
+
+    /// The footer's custom metadata.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Number of record batches.
+    pub fn num_batches(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Batch `index`, read and decoded on its own.
+    ///
+    /// # Errors
+    /// If `index` is out of range or the batch is invalid.
+    pub fn batch(&mut self, index: usize) -> Result<RecordBatch> {
+        self.batch_with_metadata(index).map(|(batch, _)| batch)
+    }
+
+    /// Batch `index` and the custom metadata of its message.
+    ///
+    /// # Errors
+    /// If `index` is out of range or the batch is invalid.
+    pub fn batch_with_metadata(&mut self, index: usize) -> Result<(RecordBatch, Metadata)> {
+        let block = *self.batches.get(index).ok_or_else(|| {
+            IpcError::invalid_argument(format!(
+                "batch {index} of a file with {} batches",
+                self.batches.len()
+            ))
+        })?;
+        match self
+            .block(&block)
+            .map_err(|e| e.context(format!("batch {index}")))?
+        {
+            Decoded::Batch(batch, metadata) => Ok((batch, metadata)),
+            _ => Err(IpcError::malformed(format!(
+                "block of batch {index} is not a record batch"
+            ))),
+        }
+    }
+
+    fn block(&mut self, block: &fb::Block) -> Result<Decoded> {
+        let (offset, meta_len, body_len) =
+            (block.offset(), block.metaDataLength(), block.bodyLength());
+        let bad = || {
+            IpcError::malformed(format!(
+                "a block ({meta_len} + {body_len} bytes at {offset}) lies outside the file"
+            ))
+        };
+        let offset = u64::try_from(offset).map_err(|_| bad())?;
+        let meta_len = usize::try_from(meta_len).map_err(|_| bad())?;
+        let body_len = body_length(body_len)?;
+        let end = offset
+            .checked_add(meta_len as u64)
+            .and_then(|e| e.checked_add(body_len as u64))
+            .filter(|&e| e <= self.file_len)
+            .ok_or_else(bad)?;
+        let _ = end;
+        let framed = self.source.read_at(offset, meta_len)?;
+        let (header, metadata) = match parse_prefix(&framed, &self.state.options)? {
+            Some(Prefix::Message { header, metadata }) if header + metadata <= meta_len => {
+                (header, metadata)
+            }
+            _ => {
+                return Err(IpcError::malformed(
+                    "a block does not start with a message prefix",
+                ));
+            }
+        };
+        let body = self.source.read_at(offset + meta_len as u64, body_len)?;
+        self.state.decode(&framed[header..header + metadata], body)
+    }
+}
+
+impl<S: ByteSource> Iterator for FileReader<S> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.batches.len() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.batch(self.next - 1))
+    }
+}

@@ -1,0 +1,45 @@
+//! Options of the readers.
+
+/// How readers check what they decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub(crate) full_validation: bool,
+    pub(crate) max_metadata_bytes: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            full_validation: true,
+            max_metadata_bytes: 64 << 20,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Skips the full validation of decoded batches and dictionaries (offsets, UTF-8, views,
+    /// dictionary keys, union type ids, run ends), keeping only the structural checks
+    /// (lengths, buffer sizes, alignment), which cost time in the number of buffers, not bytes.
+    ///
+    /// # Safety
+    /// The input must be trusted to be valid: safe code reading the decoded arrays relies on
+    /// full validity (strings are read without re-checking UTF-8, offsets without bounds
+    /// checks) and may read out of bounds if it is not. Use it only for bytes this process
+    /// wrote itself or received from a producer that validates.
+    pub unsafe fn skip_full_validation(mut self) -> Self {
+        self.full_validation = false;
+        self
+    }
+
+    /// The largest message metadata (flatbuffer) accepted, in bytes; 64 MiB by default.
+    /// Bodies are bounded by the input itself.
+    pub fn with_max_metadata_bytes(mut self, bytes: usize) -> Self {
+        self.max_metadata_bytes = bytes;
+        self
+    }
+
+    /// Whether batches are fully validated (the default).
+    pub fn full_validation(&self) -> bool {
+        self.full_validation
+    }
+}

@@ -1,0 +1,215 @@
+//! What every reader keeps between messages: the schema, dictionary ids and dictionaries.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use alkaid_array::{RecordBatch, make_array};
+use alkaid_buffer::Buffer;
+use alkaid_data::{ArrayData, ValidationLevel};
+use alkaid_schema::{Metadata, SchemaRef};
+
+use super::batch::BodyReader;
+use super::delta::append_delta;
+use super::options::ReadOptions;
+use crate::dictionary::DictionaryIds;
+use crate::error::{IpcError, Result};
+use crate::fb;
+use crate::schema::{MAX_FIELD_DEPTH, decode_metadata, decode_schema};
+
+/// One decoded message.
+#[derive(Debug, Clone)]
+pub enum Decoded {
+    /// The schema, which opens every stream.
+    Schema(SchemaRef),
+    /// A dictionary was defined, replaced or extended.
+    Dictionary {
+        /// Its id.
+        id: i64,
+        /// Whether the message extended the dictionary rather than replacing it.
+        is_delta: bool,
+    },
+    /// A record batch and the custom metadata of its message.
+    Batch(RecordBatch, Metadata),
+}
+
+/// Verifier limits: deep enough for [`MAX_FIELD_DEPTH`] levels of fields (each level is a
+/// few tables deep), far below what would exhaust the stack.
+fn verifier(max_bytes: usize) -> flatbuffers::VerifierOptions {
+    flatbuffers::VerifierOptions {
+        max_depth: MAX_FIELD_DEPTH * 3 + 16,
+        max_tables: 1 << 20,
+        max_apparent_size: max_bytes.max(1 << 20),
+        ignore_missing_null_terminator: false,
+    }
+}
+
+/// Parses and verifies a `Message` flatbuffer.
+pub(crate) fn parse_message<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<fb::Message<'a>> {
+    let message =
+        flatbuffers::root_with_opts::<fb::Message>(&verifier(options.max_metadata_bytes), bytes)?;
+    match message.version() {
+        fb::MetadataVersion::V4 | fb::MetadataVersion::V5 => Ok(message),
+        other => Err(IpcError::unsupported(format!(
+            "metadata version {} (only V4 and V5, format 0.8 and later, are read)",
+            other.0 + 1
+        ))),
+    }
+}
+
+/// Parses and verifies a `Footer` flatbuffer.
+pub(crate) fn parse_footer<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<fb::Footer<'a>> {
+    Ok(flatbuffers::root_with_opts::<fb::Footer>(
+        &verifier(options.max_metadata_bytes),
+        bytes,
+    )?)
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct ReadState {
+    pub schema: Option<SchemaRef>,
+    ids: DictionaryIds,
+    dictionaries: HashMap<i64, ArrayData>,
+    big_endian: bool,
+    pub options: ReadOptions,
+}
+
+impl ReadState {
+    pub fn new(options: ReadOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// Takes the schema (from a stream's first message or a file's footer).
+    pub fn set_schema(&mut self, schema: fb::Schema<'_>) -> Result<SchemaRef> {
+        let (decoded, ids) = decode_schema(schema)?;
+        let decoded = Arc::new(decoded);
+        self.big_endian = schema.endianness() == fb::Endianness::Big;
+        self.schema = Some(decoded.clone());
+        self.ids = ids;
+        Ok(decoded)
+    }
+
+    /// Decodes one message whose body is `body`.
+    pub fn decode(&mut self, metadata: &[u8], body: Buffer) -> Result<Decoded> {
+        let message = parse_message(metadata, &self.options)?;
+        let declared = message.bodyLength();
+        if usize::try_from(declared).ok() != Some(body.len()) {
+            return Err(IpcError::malformed(format!(
+                "the message declares a {declared}-byte body, found {} bytes",
+                body.len()
+            )));
+        }
+        let union_validity = message.version() == fb::MetadataVersion::V4;
+        match message.header_type() {
+            fb::MessageHeader::Schema => {
+                if self.schema.is_some() {
+                    return Err(IpcError::malformed("a second schema message"));
+                }
+                let schema = message
+                    .header_as_schema()
+                    .ok_or_else(|| IpcError::malformed("the schema header is missing"))?;
+                Ok(Decoded::Schema(self.set_schema(schema)?))
+            }
+            fb::MessageHeader::RecordBatch => {
+                let batch = message
+                    .header_as_record_batch()
+                    .ok_or_else(|| IpcError::malformed("the record batch header is missing"))?;
+                let metadata = decode_metadata(message.custom_metadata())?;
+                Ok(Decoded::Batch(
+                    self.record_batch(batch, &body, union_validity)?,
+                    metadata,
+                ))
+            }
+            fb::MessageHeader::DictionaryBatch => {
+                let dictionary = message
+                    .header_as_dictionary_batch()
+                    .ok_or_else(|| IpcError::malformed("the dictionary batch header is missing"))?;
+                self.dictionary(dictionary, &body, union_validity)
+            }
+            fb::MessageHeader::Tensor | fb::MessageHeader::SparseTensor => {
+                Err(IpcError::unsupported("tensor messages"))
+            }
+            other => Err(IpcError::malformed(format!(
+                "unknown message type {}",
+                other.0
+            ))),
+        }
+    }
+
+    fn schema(&self) -> Result<&SchemaRef> {
+        self.schema
+            .as_ref()
+            .ok_or_else(|| IpcError::malformed("a batch arrived before the schema"))
+    }
+
+    fn validate(&self, data: &ArrayData, path: &str) -> Result<()> {
+        if self.options.full_validation {
+            data.validate(ValidationLevel::Full)
+                .map_err(|e| IpcError::from(e).context(path))?;
+        }
+        Ok(())
+    }
+
+    pub fn record_batch(
+        &self,
+        batch: fb::RecordBatch<'_>,
+        body: &Buffer,
+        union_validity: bool,
+    ) -> Result<RecordBatch> {
+        let schema = self.schema()?.clone();
+        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, 0);
+        reader.swap = self.big_endian;
+        reader.union_validity = union_validity;
+        let mut columns = Vec::with_capacity(schema.fields().len());
+        for field in schema.fields().iter() {
+            let data = reader.array(field.data_type(), field.name())?;
+            self.validate(&data, &format!("column {}", field.name()))?;
+            columns.push(make_array(data));
+        }
+        reader.finish()?;
+        let rows = usize::try_from(batch.length())
+            .map_err(|_| IpcError::malformed(format!("batch length {}", batch.length())))?;
+        RecordBatch::try_new_with_rows(schema, columns, rows)
+            .map_err(|e| IpcError::malformed(e.to_string()))
+    }
+
+    fn dictionary(
+        &mut self,
+        dictionary: fb::DictionaryBatch<'_>,
+        body: &Buffer,
+        union_validity: bool,
+    ) -> Result<Decoded> {
+        self.schema()?;
+        let id = dictionary.id();
+        let (position, value_type) = self.ids.lookup(id).ok_or_else(|| {
+            IpcError::malformed(format!("dictionary batch for id {id}, which no field uses"))
+        })?;
+        let value_type = value_type.clone();
+        let batch = dictionary
+            .data()
+            .ok_or_else(|| IpcError::malformed(format!("dictionary batch {id} has no data")))?;
+        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, position + 1);
+        reader.swap = self.big_endian;
+        reader.union_validity = union_validity;
+        let path = format!("dictionary {id}");
+        let values = reader.array(&value_type, &path)?;
+        reader.finish()?;
+        self.validate(&values, &path)?;
+        let is_delta = dictionary.isDelta();
+        let values = match (is_delta, self.dictionaries.get(&id)) {
+            (true, Some(existing)) => {
+                append_delta(existing, &values).map_err(|e| e.context(&path))?
+            }
+            (true, None) => {
+                return Err(IpcError::malformed(format!(
+                    "{path}: a delta for a dictionary never defined"
+                )));
+            }
+            (false, _) => values,
+        };
+        self.dictionaries.insert(id, values);
+        Ok(Decoded::Dictionary { id, is_delta })
+    }
+}

@@ -1,0 +1,153 @@
+//! The stream reader over any `std::io::Read`.
+
+use std::io::Read;
+
+use alkaid_array::RecordBatch;
+use alkaid_buffer::Buffer;
+use alkaid_schema::{Metadata, SchemaRef};
+
+use super::framing::{Prefix, body_length, parse_prefix};
+use super::options::ReadOptions;
+use super::state::{Decoded, ReadState, parse_message};
+use crate::error::{IpcError, Result};
+
+/// Reads an IPC stream from a `Read`, one batch at a time.
+///
+/// It drives the same decoding core as [`Decoder`](crate::Decoder), but reads each message
+/// body straight into its own allocation instead of through the decoder's byte queue. It
+/// accepts the end-of-stream marker or a plain end of input, and the framing of streams
+/// written before format 0.15 (no continuation marker).
+pub struct StreamReader<R: Read> {
+    input: R,
+    state: ReadState,
+    ended: bool,
+    metadata: Metadata,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Opens a stream and reads its schema, with default options.
+    ///
+    /// # Errors
+    /// If the stream does not start with a valid schema message.
+    pub fn try_new(input: R) -> Result<Self> {
+        Self::with_options(input, ReadOptions::default())
+    }
+
+    /// Opens a stream and reads its schema.
+    ///
+    /// # Errors
+    /// If the stream does not start with a valid schema message.
+    pub fn with_options(input: R, options: ReadOptions) -> Result<Self> {
+        let mut reader = Self {
+            input,
+            state: ReadState::new(options),
+            ended: false,
+            metadata: Metadata::new(),
+        };
+        match reader.message().map_err(|e| e.context("message 0"))? {
+            Some(Decoded::Schema(_)) => Ok(reader),
+            Some(_) => Err(IpcError::malformed(
+                "the stream does not start with a schema",
+            )),
+            None => Err(IpcError::truncated("the stream ends before its schema")),
+        }
+    }
+
+    /// The stream's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.state.schema.clone().expect("read in try_new")
+    }
+
+    /// The custom metadata of the batch returned last.
+    pub fn batch_metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Reads exactly `buf.len()` bytes; `Ok(false)` if the input ended before the first one.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<bool> {
+        let mut read = 0;
+        while read < buf.len() {
+            match self.input.read(&mut buf[read..]) {
+                Ok(0) if read == 0 => return Ok(false),
+                Ok(0) => return Err(IpcError::truncated("the stream ends inside a message")),
+                Ok(n) => read += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(true)
+    }
+
+    fn message(&mut self) -> Result<Option<Decoded>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let mut prefix = [0u8; 8];
+        if !self.fill(&mut prefix[..4])? {
+            self.ended = true;
+            return Ok(None);
+        }
+        if prefix[..4] == [0xFF; 4] && !self.fill(&mut prefix[4..])? {
+            // A lone marker at the end: the 4-byte end of stream of some old writers.
+            self.ended = true;
+            return Ok(None);
+        }
+        let read = if prefix[..4] == [0xFF; 4] { 8 } else { 4 };
+        let metadata = match parse_prefix(&prefix[..read], &self.state.options)? {
+            Some(Prefix::Message { metadata, .. }) => metadata,
+            Some(Prefix::End) | None => {
+                self.ended = true;
+                return Ok(None);
+            }
+        };
+        let mut meta = vec![0u8; metadata];
+        if !self.fill(&mut meta)? {
+            return Err(IpcError::truncated("the stream ends inside a message"));
+        }
+        let body_len = body_length(parse_message(&meta, &self.state.options)?.bodyLength())?;
+        // Grow with the bytes that really arrive, so a lying length costs nothing.
+        let mut body = Vec::with_capacity(body_len.min(64 << 20));
+        (&mut self.input)
+            .take(body_len as u64)
+            .read_to_end(&mut body)?;
+        if body.len() != body_len {
+            return Err(IpcError::truncated(format!(
+                "the stream ends {} bytes into a {body_len}-byte message body",
+                body.len()
+            )));
+        }
+        self.state.decode(&meta, Buffer::from(body)).map(Some)
+    }
+
+    /// The next batch and its custom metadata, or `None` at the end of the stream.
+    pub fn next_with_metadata(&mut self) -> Option<Result<(RecordBatch, Metadata)>> {
+        loop {
+            match self.message() {
+                Ok(Some(Decoded::Batch(batch, metadata))) => return Some(Ok((batch, metadata))),
+                Ok(Some(Decoded::Schema(_))) => {
+                    self.ended = true;
+                    return Some(Err(IpcError::malformed("a second schema message")));
+                }
+                Ok(Some(Decoded::Dictionary { .. })) => {}
+                Ok(None) => return None,
+                Err(e) => {
+                    self.ended = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl<R: Read> Iterator for StreamReader<R> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (batch, metadata) = match self.next_with_metadata()? {
+            Ok(pair) => pair,
+            Err(e) => return Some(Err(e)),
+        };
+        self.metadata = metadata;
+        Some(Ok(batch))
+    }
+}

@@ -1,0 +1,109 @@
+//! The file writer.
+
+use std::io::Write;
+
+use alkaid_array::RecordBatch;
+use alkaid_schema::{Metadata, SchemaRef};
+use flatbuffers::FlatBufferBuilder;
+
+use super::options::WriteOptions;
+use super::writer::{Counting, WriterCore};
+use crate::error::{IpcError, Result};
+use crate::fb;
+use crate::schema::{encode_metadata, encode_schema};
+
+/// Writes record batches as an IPC file: magic, the stream of messages, and a footer that
+/// indexes every dictionary and batch, so readers can read any batch directly.
+///
+/// Files start and end with `ALKAID1`; [`Magic::Arrow`](crate::Magic::Arrow) writes
+/// `ARROW1` so Arrow tools open them. A file holds one dictionary per id, which later
+/// batches may only extend (deltas); a batch with a different dictionary is an error.
+pub struct FileWriter<W: Write> {
+    core: WriterCore<W>,
+    metadata: Metadata,
+    finished: bool,
+}
+
+impl<W: Write> FileWriter<W> {
+    /// Starts a file of batches with `schema`.
+    ///
+    /// # Errors
+    /// If writing fails, or the schema holds something the format cannot express.
+    pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let mut out = Counting {
+            inner: out,
+            position: 0,
+        };
+        let magic = options.magic().bytes();
+        out.write_all(magic)?;
+        out.write_all(&[0u8; 8][..8 - magic.len()])?;
+        Ok(Self {
+            core: WriterCore::new(out, schema, options, true)?,
+            metadata: Metadata::new(),
+            finished: false,
+        })
+    }
+
+    /// Custom metadata for the footer.
+    pub fn set_footer_metadata(&mut self, metadata: Metadata) {
+        self.metadata = metadata;
+    }
+
+    /// Writes `batch`, after any dictionaries (or dictionary deltas) it needs.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_metadata(batch, &Metadata::new())
+    }
+
+    /// Writes `batch` with custom metadata on its message.
+    pub fn write_with_metadata(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<()> {
+        if self.finished {
+            return Err(IpcError::invalid_argument("the file is already finished"));
+        }
+        self.core.write(batch, metadata)
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.core.schema
+    }
+
+    /// Writes the end-of-stream marker, the footer and the closing magic, and flushes.
+    pub fn finish(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.core.write_end()?;
+        let mut fbb = FlatBufferBuilder::new();
+        let schema = encode_schema(&mut fbb, &self.core.schema, &self.core.ids);
+        let dictionaries = fbb.create_vector(&self.core.dictionary_blocks);
+        let batches = fbb.create_vector(&self.core.batch_blocks);
+        let custom_metadata = encode_metadata(&mut fbb, &self.metadata);
+        let footer = fb::Footer::create(
+            &mut fbb,
+            &fb::FooterArgs {
+                version: fb::MetadataVersion::V5,
+                schema: Some(schema),
+                dictionaries: Some(dictionaries),
+                recordBatches: Some(batches),
+                custom_metadata,
+            },
+        );
+        fbb.finish(footer, None);
+        let footer = fbb.finished_data();
+        let len = i32::try_from(footer.len())
+            .map_err(|_| IpcError::invalid_argument("the footer is larger than 2 GiB"))?;
+        let out = &mut self.core.out;
+        out.write_all(footer)?;
+        out.write_all(&len.to_le_bytes())?;
+        out.write_all(self.core.options.magic().bytes())?;
+        out.flush()?;
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Finishes the file and returns the output.
+    pub fn into_inner(mut self) -> Result<W> {
+        self.finish()?;
+        Ok(self.core.out.inner)
+    }
+}

@@ -1,0 +1,197 @@
+//! Framing: message flatbuffers, their length prefix and padding, and message bodies.
+
+use std::io::Write;
+
+use alkaid_buffer::Buffer;
+use alkaid_schema::Metadata;
+use flatbuffers::FlatBufferBuilder;
+
+use super::encode::Encoded;
+use super::options::WriteOptions;
+use crate::compression::{Compression, compress_into};
+use crate::error::Result;
+use crate::fb;
+use crate::schema::encode_metadata;
+
+/// The continuation marker that starts every message since format 0.15.
+pub(crate) const CONTINUATION: [u8; 4] = [0xFF; 4];
+
+/// One buffer as it goes into the body: the input's own bytes, or compressed bytes.
+pub(crate) enum Piece {
+    Shared(Buffer),
+    Owned(Vec<u8>),
+}
+
+impl Piece {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Piece::Shared(buffer) => buffer.as_slice(),
+            Piece::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// A message body ready to write: its pieces and where each one starts.
+pub(crate) struct Body {
+    pieces: Vec<Piece>,
+    locations: Vec<fb::Buffer>,
+    alignment: usize,
+    len: usize,
+}
+
+fn padding(len: usize, alignment: usize) -> usize {
+    len.next_multiple_of(alignment) - len
+}
+
+impl Body {
+    /// Lays out `buffers`, compressing them if the options say so.
+    pub(crate) fn new(buffers: Vec<Buffer>, options: &WriteOptions) -> Result<Self> {
+        let pieces = match options.compression() {
+            Compression::None => buffers.into_iter().map(Piece::Shared).collect(),
+            codec => compress_all(&buffers, codec, options.compression_threads())?,
+        };
+        let alignment = options.alignment();
+        let mut locations = Vec::with_capacity(pieces.len());
+        let mut len = 0;
+        for piece in &pieces {
+            let size = piece.bytes().len();
+            locations.push(fb::Buffer::new(len as i64, size as i64));
+            len += size + padding(size, alignment);
+        }
+        Ok(Self {
+            pieces,
+            locations,
+            alignment,
+            len,
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    fn write(&self, out: &mut impl Write) -> Result<()> {
+        const ZEROS: [u8; 64] = [0; 64];
+        for piece in &self.pieces {
+            let bytes = piece.bytes();
+            out.write_all(bytes)?;
+            out.write_all(&ZEROS[..padding(bytes.len(), self.alignment)])?;
+        }
+        Ok(())
+    }
+}
+
+fn compress_all(buffers: &[Buffer], codec: Compression, threads: usize) -> Result<Vec<Piece>> {
+    let compress = |buffer: &Buffer| -> Result<Piece> {
+        let mut out = Vec::new();
+        compress_into(codec, buffer.as_slice(), &mut out)?;
+        Ok(Piece::Owned(out))
+    };
+    if threads <= 1 || buffers.len() <= 1 {
+        return buffers.iter().map(compress).collect();
+    }
+    // Hand out buffers round robin so that large columns spread over the threads.
+    let threads = threads.min(buffers.len());
+    let mut results: Vec<Option<Result<Piece>>> = (0..buffers.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..buffers.len())
+                        .step_by(threads)
+                        .map(|i| (i, compress(&buffers[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            for (i, piece) in handle.join().expect("a compression thread panicked") {
+                results[i] = Some(piece);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|piece| piece.expect("every buffer was compressed"))
+        .collect()
+}
+
+/// The `RecordBatch` table of a batch of `length` rows.
+pub(crate) fn record_batch_table<'b>(
+    fbb: &mut FlatBufferBuilder<'b>,
+    length: usize,
+    encoded: &Encoded,
+    body: &Body,
+    compression: Compression,
+) -> flatbuffers::WIPOffset<fb::RecordBatch<'b>> {
+    let nodes = fbb.create_vector(&encoded.nodes);
+    let buffers = fbb.create_vector(&body.locations);
+    let variadic =
+        (!encoded.variadic_counts.is_empty()).then(|| fbb.create_vector(&encoded.variadic_counts));
+    let compression = compression.codec().map(|codec| {
+        fb::BodyCompression::create(
+            fbb,
+            &fb::BodyCompressionArgs {
+                codec,
+                method: fb::BodyCompressionMethod::BUFFER,
+            },
+        )
+    });
+    fb::RecordBatch::create(
+        fbb,
+        &fb::RecordBatchArgs {
+            length: length as i64,
+            nodes: Some(nodes),
+            buffers: Some(buffers),
+            compression,
+            variadicBufferCounts: variadic,
+        },
+    )
+}
+
+/// Finishes `fbb` as a `Message` around `header`.
+pub(crate) fn finish_message(
+    fbb: &mut FlatBufferBuilder<'_>,
+    header_type: fb::MessageHeader,
+    header: flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>,
+    body_len: usize,
+    metadata: &Metadata,
+) {
+    let custom_metadata = encode_metadata(fbb, metadata);
+    let message = fb::Message::create(
+        fbb,
+        &fb::MessageArgs {
+            version: fb::MetadataVersion::V5,
+            header_type,
+            header: Some(header),
+            bodyLength: body_len as i64,
+            custom_metadata,
+        },
+    );
+    fbb.finish(message, None);
+}
+
+/// Writes one framed message: marker, length, flatbuffer, padding, body. Returns the sizes
+/// of the metadata part (marker and length included) and of the body.
+pub(crate) fn write_message(
+    out: &mut impl Write,
+    flatbuffer: &[u8],
+    body: Option<&Body>,
+    alignment: usize,
+) -> Result<(usize, usize)> {
+    let pad = padding(8 + flatbuffer.len(), alignment);
+    let declared = i32::try_from(flatbuffer.len() + pad)
+        .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?;
+    out.write_all(&CONTINUATION)?;
+    out.write_all(&declared.to_le_bytes())?;
+    out.write_all(flatbuffer)?;
+    out.write_all(&[0u8; 64][..pad])?;
+    let body_len = match body {
+        Some(body) => {
+            body.write(out)?;
+            body.len()
+        }
+        None => 0,
+    };
+    Ok((8 + flatbuffer.len() + pad, body_len))
+}

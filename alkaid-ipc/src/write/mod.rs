@@ -1,0 +1,13 @@
+//! Writing: record batches to IPC streams and files.
+
+mod encode;
+mod file;
+mod message;
+mod options;
+mod stream;
+mod writer;
+
+pub(crate) use encode::Offset;
+pub use file::FileWriter;
+pub use options::{Magic, WriteOptions};
+pub use stream::StreamWriter;

@@ -1,0 +1,89 @@
+//! The stream writer.
+
+use std::io::Write;
+
+use alkaid_array::RecordBatch;
+use alkaid_schema::{Metadata, SchemaRef};
+
+use super::options::WriteOptions;
+use super::writer::{Counting, WriterCore};
+use crate::error::{IpcError, Result};
+
+/// Writes record batches as an IPC stream: the schema, then dictionaries and batches as
+/// they come, then an end-of-stream marker from [`finish`](Self::finish).
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, Int32Array, RecordBatch};
+/// use alkaid_ipc::{StreamReader, StreamWriter, WriteOptions};
+/// use alkaid_schema::{DataType, Field, Schema};
+///
+/// let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, true)]));
+/// let column: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+/// let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
+///
+/// let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+/// writer.write(&batch)?;
+/// let bytes = writer.into_inner()?;
+///
+/// let mut reader = StreamReader::try_new(&bytes[..])?;
+/// let read = reader.next().unwrap()?;
+/// assert_eq!(read.num_rows(), 3);
+/// assert!(reader.next().is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamWriter<W: Write> {
+    core: WriterCore<W>,
+    finished: bool,
+}
+
+impl<W: Write> StreamWriter<W> {
+    /// Starts a stream of batches with `schema`, writing the schema message.
+    ///
+    /// # Errors
+    /// If writing fails, or the schema holds something the format cannot express.
+    pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let out = Counting {
+            inner: out,
+            position: 0,
+        };
+        Ok(Self {
+            core: WriterCore::new(out, schema, options, false)?,
+            finished: false,
+        })
+    }
+
+    /// Writes `batch`, after any dictionaries it needs (new ones, deltas or replacements).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_metadata(batch, &Metadata::new())
+    }
+
+    /// Writes `batch` with custom metadata on its message.
+    pub fn write_with_metadata(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<()> {
+        if self.finished {
+            return Err(IpcError::invalid_argument("the stream is already finished"));
+        }
+        self.core.write(batch, metadata)
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.core.schema
+    }
+
+    /// Writes the end-of-stream marker and flushes.
+    pub fn finish(&mut self) -> Result<()> {
+        if !self.finished {
+            self.core.write_end()?;
+            self.core.out.flush()?;
+            self.finished = true;
+        }
+        Ok(())
+    }
+
+    /// Finishes the stream and returns the output.
+    pub fn into_inner(mut self) -> Result<W> {
+        self.finish()?;
+        Ok(self.core.out.inner)
+    }
+}

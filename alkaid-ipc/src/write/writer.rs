@@ -1,0 +1,267 @@
+//! What the stream and file writers share: the schema message, dictionaries and batches.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use alkaid_array::RecordBatch;
+use alkaid_data::{ArrayData, equal};
+use alkaid_schema::{DataType, Metadata, SchemaRef};
+use flatbuffers::FlatBufferBuilder;
+
+use super::encode::{Encoder, FoundDictionary};
+use super::message::{Body, finish_message, record_batch_table, write_message};
+use super::options::WriteOptions;
+use crate::dictionary::DictionaryIds;
+use crate::error::{IpcError, Result};
+use crate::fb;
+use crate::read::delta::can_append;
+use crate::schema::encode_schema;
+
+/// A `Write` that counts what went through it, for the file footer's block offsets.
+pub(crate) struct Counting<W> {
+    pub inner: W,
+    pub position: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.position += n as u64;
+        Ok(n)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.inner.write_all(bytes)?;
+        self.position += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// What to do with a dictionary a batch uses.
+enum Change {
+    Unchanged,
+    Delta(ArrayData),
+    Replace,
+}
+
+pub(crate) struct WriterCore<W: Write> {
+    pub out: Counting<W>,
+    pub schema: SchemaRef,
+    pub ids: DictionaryIds,
+    pub options: WriteOptions,
+    /// Whether this is a file (no dictionary replacement, blocks recorded).
+    file: bool,
+    /// The dictionary each id currently stands for (after deltas).
+    sent: HashMap<i64, ArrayData>,
+    pub dictionary_blocks: Vec<fb::Block>,
+    pub batch_blocks: Vec<fb::Block>,
+    fbb: FlatBufferBuilder<'static>,
+}
+
+impl<W: Write> WriterCore<W> {
+    /// Writes the schema message.
+    pub fn new(
+        out: Counting<W>,
+        schema: SchemaRef,
+        options: WriteOptions,
+        file: bool,
+    ) -> Result<Self> {
+        for field in schema.fields().iter() {
+            reject_nested_dictionary(field.data_type(), field.name())?;
+        }
+        let ids = DictionaryIds::sequential(&schema);
+        let mut core = Self {
+            out,
+            schema,
+            ids,
+            options,
+            file,
+            sent: HashMap::new(),
+            dictionary_blocks: Vec::new(),
+            batch_blocks: Vec::new(),
+            fbb: FlatBufferBuilder::new(),
+        };
+        core.fbb.reset();
+        let header = encode_schema(&mut core.fbb, &core.schema, &core.ids);
+        finish_message(
+            &mut core.fbb,
+            fb::MessageHeader::Schema,
+            header.as_union_value(),
+            0,
+            &Metadata::new(),
+        );
+        write_message(
+            &mut core.out,
+            core.fbb.finished_data(),
+            None,
+            core.options.alignment(),
+        )?;
+        Ok(core)
+    }
+
+    /// Writes the dictionaries `batch` needs that were not sent yet, then `batch`.
+    pub fn write(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<()> {
+        if !batch.schema().eq_ignoring_metadata(&self.schema) {
+            return Err(IpcError::invalid_argument(format!(
+                "the batch's schema ({}) differs from the writer's ({})",
+                batch.schema(),
+                self.schema
+            )));
+        }
+        let mut encoder = Encoder::new(&self.ids, 0);
+        for column in batch.columns() {
+            encoder.array(&column.to_data())?;
+        }
+        let mut encoded = encoder.finish();
+        for found in std::mem::take(&mut encoded.dictionaries) {
+            self.dictionary(found)?;
+        }
+        let body = Body::new(std::mem::take(&mut encoded.buffers), &self.options)?;
+        self.fbb.reset();
+        let table = record_batch_table(
+            &mut self.fbb,
+            batch.num_rows(),
+            &encoded,
+            &body,
+            self.options.compression(),
+        );
+        finish_message(
+            &mut self.fbb,
+            fb::MessageHeader::RecordBatch,
+            table.as_union_value(),
+            body.len(),
+            metadata,
+        );
+        let block = self.message(Some(&body))?;
+        self.batch_blocks.push(block);
+        Ok(())
+    }
+
+    fn message(&mut self, body: Option<&Body>) -> Result<fb::Block> {
+        let start = self.out.position;
+        let (meta, body) = write_message(
+            &mut self.out,
+            self.fbb.finished_data(),
+            body,
+            self.options.alignment(),
+        )?;
+        Ok(fb::Block::new(start as i64, meta as i32, body as i64))
+    }
+
+    fn dictionary(&mut self, found: FoundDictionary) -> Result<()> {
+        let FoundDictionary {
+            id,
+            position,
+            values,
+        } = found;
+        let change = match self.sent.get(&id) {
+            None => Change::Replace,
+            Some(previous) => compare(previous, &values, self.options.dictionary_deltas()),
+        };
+        let (written, is_delta) = match change {
+            Change::Unchanged => return Ok(()),
+            Change::Delta(delta) => (delta, true),
+            Change::Replace if self.file && self.sent.contains_key(&id) => {
+                return Err(IpcError::invalid_argument(format!(
+                    "dictionary {id} changed between batches: a file holds one dictionary per \
+                     id (it may grow by deltas); write a stream to replace dictionaries"
+                )));
+            }
+            Change::Replace => (values.clone(), false),
+        };
+        let mut encoder = Encoder::new(&self.ids, position + 1);
+        encoder.array(&written)?;
+        let mut encoded = encoder.finish();
+        for nested in std::mem::take(&mut encoded.dictionaries) {
+            self.dictionary(nested)?;
+        }
+        let body = Body::new(std::mem::take(&mut encoded.buffers), &self.options)?;
+        self.fbb.reset();
+        let data = record_batch_table(
+            &mut self.fbb,
+            written.len(),
+            &encoded,
+            &body,
+            self.options.compression(),
+        );
+        let header = fb::DictionaryBatch::create(
+            &mut self.fbb,
+            &fb::DictionaryBatchArgs {
+                id,
+                data: Some(data),
+                isDelta: is_delta,
+            },
+        );
+        finish_message(
+            &mut self.fbb,
+            fb::MessageHeader::DictionaryBatch,
+            header.as_union_value(),
+            body.len(),
+            &Metadata::new(),
+        );
+        let block = self.message(Some(&body))?;
+        self.dictionary_blocks.push(block);
+        self.sent.insert(id, values);
+        Ok(())
+    }
+
+    /// The end-of-stream marker.
+    pub fn write_end(&mut self) -> Result<()> {
+        self.out.write_all(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])?;
+        Ok(())
+    }
+}
+
+fn compare(previous: &ArrayData, next: &ArrayData, deltas: bool) -> Change {
+    let same_memory = |a: &ArrayData, b: &ArrayData| {
+        a.len() == b.len()
+            && a.offset() == b.offset()
+            && a.buffers().len() == b.buffers().len()
+            && a.buffers()
+                .iter()
+                .zip(b.buffers())
+                .all(|(x, y)| x.as_ptr() == y.as_ptr())
+            && a.nulls()
+                .map(|n| (n.validity().inner().as_ptr(), n.validity().offset()))
+                == b.nulls()
+                    .map(|n| (n.validity().inner().as_ptr(), n.validity().offset()))
+            && a.children().is_empty()
+            && b.children().is_empty()
+    };
+    if same_memory(previous, next) || (previous.len() == next.len() && equal(previous, next)) {
+        return Change::Unchanged;
+    }
+    if deltas
+        && can_append(next.data_type())
+        && previous.len() < next.len()
+        && equal(previous, &next.slice(0, previous.len()))
+    {
+        return Change::Delta(next.slice(previous.len(), next.len() - previous.len()));
+    }
+    Change::Replace
+}
+
+/// A dictionary whose values are directly a dictionary has no field to carry the inner
+/// encoding, so the format cannot express it.
+fn reject_nested_dictionary(data_type: &DataType, path: &str) -> Result<()> {
+    if let DataType::Dictionary { value, .. } = data_type
+        && value.is_dictionary()
+    {
+        return Err(IpcError::invalid_argument(format!(
+            "field {path}: a dictionary of dictionaries cannot be written (the format gives \
+             each dictionary encoding a field of its own; wrap the inner one in a struct)"
+        )));
+    }
+    let inner = match data_type {
+        DataType::Dictionary { value, .. } => value.children(),
+        other => other.children(),
+    };
+    for child in inner {
+        reject_nested_dictionary(child.data_type(), &format!("{path}.{}", child.name()))?;
+    }
+    Ok(())
+}
