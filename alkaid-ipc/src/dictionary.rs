@@ -58,6 +58,19 @@ impl DictionaryIds {
         Self::new(ids, values).expect("distinct ids never conflict")
     }
 
+    /// Chosen ids, one per dictionary field of `schema` in walk order (a depth-first walk in
+    /// field order, a dictionary before the fields inside its values). Fields given the same
+    /// id share one dictionary: their value types must agree, and a batch must give them the
+    /// same dictionary.
+    ///
+    /// # Errors
+    /// If the number of ids is not the number of dictionary fields, or fields sharing an id
+    /// have different value types.
+    pub fn try_new(schema: &Schema, ids: Vec<i64>) -> Result<Self> {
+        Self::from_schema_order(schema, ids)
+            .map_err(|e| IpcError::invalid_argument(e.message().to_string()))
+    }
+
     /// Ids as read from a schema, checked: a shared id must mean one value type.
     pub(crate) fn from_schema_order(schema: &Schema, ids: Vec<i64>) -> Result<Self> {
         let values = value_types(schema);

@@ -39,6 +39,8 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg(test)]
+mod big_endian;
 mod compression;
 mod dictionary;
 mod error;

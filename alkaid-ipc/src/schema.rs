@@ -23,11 +23,27 @@ pub const MAX_FIELD_DEPTH: usize = 64;
 
 // ----- writing
 
-/// Writes `schema` into `fbb`, numbering dictionaries with `ids`.
+/// Writes `schema` into `fbb`, numbering dictionaries with `ids`, declaring this machine's
+/// byte order.
 pub(crate) fn encode_schema<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     schema: &Schema,
     ids: &DictionaryIds,
+) -> WIPOffset<fb::Schema<'b>> {
+    let native = if cfg!(target_endian = "big") {
+        fb::Endianness::Big
+    } else {
+        fb::Endianness::Little
+    };
+    encode_schema_as(fbb, schema, ids, native)
+}
+
+/// [`encode_schema`] declaring `endianness` (tests make big-endian input with it).
+pub(crate) fn encode_schema_as<'b>(
+    fbb: &mut FlatBufferBuilder<'b>,
+    schema: &Schema,
+    ids: &DictionaryIds,
+    endianness: fb::Endianness,
 ) -> WIPOffset<fb::Schema<'b>> {
     let mut cursor = 0;
     let fields: Vec<_> = schema
@@ -40,11 +56,7 @@ pub(crate) fn encode_schema<'b>(
     fb::Schema::create(
         fbb,
         &fb::SchemaArgs {
-            endianness: if cfg!(target_endian = "big") {
-                fb::Endianness::Big
-            } else {
-                fb::Endianness::Little
-            },
+            endianness,
             fields: Some(fields),
             custom_metadata,
             features: None,

@@ -8,6 +8,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::options::WriteOptions;
 use super::writer::{Counting, WriterCore};
+use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::schema::{encode_metadata, encode_schema};
@@ -30,6 +31,29 @@ impl<W: Write> FileWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        Self::start(out, schema, None, options)
+    }
+
+    /// Starts a file whose dictionary fields use `ids`: fields given one id share one
+    /// dictionary, stored once.
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new), and if `ids` do not fit `schema`.
+    pub fn try_new_with_dictionary_ids(
+        out: W,
+        schema: SchemaRef,
+        ids: DictionaryIds,
+        options: WriteOptions,
+    ) -> Result<Self> {
+        Self::start(out, schema, Some(ids), options)
+    }
+
+    fn start(
+        out: W,
+        schema: SchemaRef,
+        ids: Option<DictionaryIds>,
+        options: WriteOptions,
+    ) -> Result<Self> {
         let mut out = Counting {
             inner: out,
             position: 0,
@@ -38,7 +62,7 @@ impl<W: Write> FileWriter<W> {
         out.write_all(magic)?;
         out.write_all(&[0u8; 8][..8 - magic.len()])?;
         Ok(Self {
-            core: WriterCore::new(out, schema, options, true)?,
+            core: WriterCore::new(out, schema, ids, options, true)?,
             metadata: Metadata::new(),
             finished: false,
         })

@@ -1,8 +1,8 @@
 //! Writing: record batches to IPC streams and files.
 
-mod encode;
+pub(crate) mod encode;
 mod file;
-mod message;
+pub(crate) mod message;
 mod options;
 mod stream;
 mod writer;

@@ -7,6 +7,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use super::options::WriteOptions;
 use super::writer::{Counting, WriterCore};
+use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 
 /// Writes record batches as an IPC stream: the schema, then dictionaries and batches as
@@ -43,12 +44,35 @@ impl<W: Write> StreamWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        Self::start(out, schema, None, options)
+    }
+
+    /// Starts a stream whose dictionary fields use `ids`: fields given one id share one
+    /// dictionary, sent once.
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new), and if `ids` do not fit `schema`.
+    pub fn try_new_with_dictionary_ids(
+        out: W,
+        schema: SchemaRef,
+        ids: DictionaryIds,
+        options: WriteOptions,
+    ) -> Result<Self> {
+        Self::start(out, schema, Some(ids), options)
+    }
+
+    fn start(
+        out: W,
+        schema: SchemaRef,
+        ids: Option<DictionaryIds>,
+        options: WriteOptions,
+    ) -> Result<Self> {
         let out = Counting {
             inner: out,
             position: 0,
         };
         Ok(Self {
-            core: WriterCore::new(out, schema, options, false)?,
+            core: WriterCore::new(out, schema, ids, options, false)?,
             finished: false,
         })
     }

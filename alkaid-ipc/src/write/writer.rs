@@ -1,6 +1,6 @@
 //! What the stream and file writers share: the schema message, dictionaries and batches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use alkaid_array::RecordBatch;
@@ -57,6 +57,8 @@ pub(crate) struct WriterCore<W: Write> {
     file: bool,
     /// The dictionary each id currently stands for (after deltas).
     sent: HashMap<i64, ArrayData>,
+    /// Ids whose dictionary the batch being written has already settled.
+    this_batch: HashSet<i64>,
     pub dictionary_blocks: Vec<fb::Block>,
     pub batch_blocks: Vec<fb::Block>,
     fbb: FlatBufferBuilder<'static>,
@@ -67,13 +69,18 @@ impl<W: Write> WriterCore<W> {
     pub fn new(
         out: Counting<W>,
         schema: SchemaRef,
+        ids: Option<DictionaryIds>,
         options: WriteOptions,
         file: bool,
     ) -> Result<Self> {
         for field in schema.fields().iter() {
             reject_nested_dictionary(field.data_type(), field.name())?;
         }
-        let ids = DictionaryIds::sequential(&schema);
+        let ids = match ids {
+            // Re-checked against this schema: the caller may have built them for another.
+            Some(ids) => DictionaryIds::try_new(&schema, ids.ids().to_vec())?,
+            None => DictionaryIds::sequential(&schema),
+        };
         let mut core = Self {
             out,
             schema,
@@ -81,6 +88,7 @@ impl<W: Write> WriterCore<W> {
             options,
             file,
             sent: HashMap::new(),
+            this_batch: HashSet::new(),
             dictionary_blocks: Vec::new(),
             batch_blocks: Vec::new(),
             fbb: FlatBufferBuilder::new(),
@@ -117,6 +125,7 @@ impl<W: Write> WriterCore<W> {
             encoder.array(&column.to_data())?;
         }
         let mut encoded = encoder.finish();
+        self.this_batch.clear();
         for found in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(found)?;
         }
@@ -162,6 +171,12 @@ impl<W: Write> WriterCore<W> {
             None => Change::Replace,
             Some(previous) => compare(previous, &values, self.options.dictionary_deltas()),
         };
+        let settled = !self.this_batch.insert(id);
+        if settled && !matches!(change, Change::Unchanged) {
+            return Err(IpcError::invalid_argument(format!(
+                "fields sharing dictionary id {id} hold different dictionaries in one batch"
+            )));
+        }
         let (written, is_delta) = match change {
             Change::Unchanged => return Ok(()),
             Change::Delta(delta) => (delta, true),
