@@ -7,6 +7,7 @@
 //! | [`WriteOptions`] | alignment 8 or 64, [`Compression`] (LZ4 frame, zstd), dictionary deltas, threads |
 //! | [`Decoder`] | push-based (sans-IO) stream decoding, for async and network code |
 //! | [`StreamReader`] | a stream from any `Read`, legacy framing included |
+//! | [`BufferStreamReader`] | a stream already in memory, zero-copy |
 //! | [`FileReader`] | random access to the batches of a file; zero-copy over a [`Buffer`](alkaid_buffer::Buffer) |
 //! | [`ReadOptions`] | full validation (default) or, `unsafe`, structural only |
 //!
@@ -44,6 +45,7 @@ mod big_endian;
 mod compression;
 mod dictionary;
 mod error;
+mod path;
 mod read;
 mod schema;
 mod write;
@@ -71,6 +73,9 @@ pub(crate) use generated::org::apache::arrow::flatbuf as fb;
 pub use compression::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
-pub use read::{ByteSource, Decoded, Decoder, FileReader, ReadOptions, Seekable, StreamReader};
+pub use read::{
+    BufferStreamReader, ByteSource, Decoded, Decoder, FileReader, ReadOptions, Seekable,
+    StreamReader,
+};
 pub use schema::MAX_FIELD_DEPTH;
 pub use write::{FileWriter, Magic, StreamWriter, WriteOptions};

@@ -16,6 +16,7 @@ use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, UnionWIPOffset, Vector, WI
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::path::Path;
 
 /// Deepest nesting of fields the reader accepts; deeper schemas are an error, so hostile
 /// input cannot exhaust the stack. The flatbuffer verifier's depth limit is set above it.
@@ -306,7 +307,7 @@ fn empty_table(fbb: &mut FlatBufferBuilder<'_>) -> WIPOffset<UnionWIPOffset> {
 pub(crate) fn decode_schema(schema: fb::Schema<'_>) -> Result<(Schema, DictionaryIds)> {
     let mut ids = Vec::new();
     let fields = match schema.fields() {
-        Some(fields) => decode_fields(fields, &mut ids, 0, "")?,
+        Some(fields) => decode_fields(fields, &mut ids, 0, None)?,
         None => Fields::empty(),
     };
     let metadata = decode_metadata(schema.custom_metadata())?;
@@ -333,7 +334,7 @@ fn decode_fields(
     fields: Vector<'_, ForwardsUOffset<fb::Field<'_>>>,
     ids: &mut Vec<i64>,
     depth: usize,
-    parent: &str,
+    parent: Option<Path<'_>>,
 ) -> Result<Fields> {
     fields
         .iter()
@@ -346,18 +347,20 @@ fn decode_field(
     field: fb::Field<'_>,
     ids: &mut Vec<i64>,
     depth: usize,
-    parent: &str,
+    parent: Option<Path<'_>>,
     index: usize,
 ) -> Result<Field> {
     let name = field.name().unwrap_or("");
-    let path = if parent.is_empty() {
-        if name.is_empty() {
-            format!("field {index}")
-        } else {
-            name.to_string()
-        }
+    let unnamed;
+    let shown = if name.is_empty() {
+        unnamed = format!("#{index}");
+        unnamed.as_str()
     } else {
-        format!("{parent}.{name}")
+        name
+    };
+    let path = match &parent {
+        None => Path::Root(shown),
+        Some(parent) => Path::Child(parent, shown),
     };
     if depth >= MAX_FIELD_DEPTH {
         return Err(IpcError::limit(format!(
@@ -369,7 +372,7 @@ fn decode_field(
         ids.push(encoding.id());
     }
     let children = match field.children() {
-        Some(children) => decode_fields(children, ids, depth + 1, &path)?,
+        Some(children) => decode_fields(children, ids, depth + 1, Some(path))?,
         None => Fields::empty(),
     };
     let value_type =

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    Compression, Decoded, Decoder, FileReader, FileWriter, IpcErrorKind, StreamReader,
-    StreamWriter, WriteOptions,
+    BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, IpcErrorKind,
+    StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Schema};
 
@@ -59,6 +59,13 @@ fn fixture(name: &str) -> Vec<u8> {
 fn read_everything(bytes: &[u8]) {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         if let Ok(reader) = StreamReader::try_new(bytes) {
+            for batch in reader {
+                if batch.is_err() {
+                    break;
+                }
+            }
+        }
+        if let Ok(reader) = BufferStreamReader::try_new(Buffer::from_slice_ref(bytes)) {
             for batch in reader {
                 if batch.is_err() {
                     break;

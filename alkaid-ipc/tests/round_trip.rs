@@ -12,8 +12,8 @@ use alkaid_array::{ArrayRef, RecordBatch, make_array};
 use alkaid_buffer::Buffer;
 use alkaid_data::equal;
 use alkaid_ipc::{
-    Compression, Decoded, Decoder, FileReader, FileWriter, Magic, StreamReader, StreamWriter,
-    WriteOptions,
+    BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, Magic, StreamReader,
+    StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Schema, arbitrary};
 use common::decode::decode;
@@ -111,6 +111,8 @@ proptest! {
         }
         let bytes = writer.into_inner().unwrap();
         let read: Vec<RecordBatch> = StreamReader::try_new(&bytes[..]).unwrap().collect::<Result<_, _>>().unwrap();
+        check(&batches, &expected, read)?;
+        let read: Vec<RecordBatch> = BufferStreamReader::try_new(Buffer::from(bytes.clone())).unwrap().collect::<Result<_, _>>().unwrap();
         check(&batches, &expected, read)?;
 
         // The push decoder, fed in random pieces.

@@ -15,6 +15,7 @@ use crate::compression::decompress;
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::path::Path;
 
 /// Everything a body walk reads from.
 pub(crate) struct BodyReader<'a> {
@@ -26,6 +27,9 @@ pub(crate) struct BodyReader<'a> {
     pub swap: bool,
     /// Metadata V4: unions still carry a validity buffer.
     pub union_validity: bool,
+    /// The caller vouched for the input (`ReadOptions::skip_full_validation`): null counts
+    /// are taken from the message instead of counted, keeping decoding independent of size.
+    pub trusted: bool,
     pub cursor: usize,
     node: usize,
     buffer: usize,
@@ -47,6 +51,7 @@ impl<'a> BodyReader<'a> {
             dictionaries,
             swap: false,
             union_validity: false,
+            trusted: false,
             cursor,
             node: 0,
             buffer: 0,
@@ -68,7 +73,7 @@ impl<'a> BodyReader<'a> {
         Ok(())
     }
 
-    fn next_node(&mut self, path: &str) -> Result<(usize, usize)> {
+    fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
         let node = self
             .batch
             .nodes()
@@ -85,7 +90,7 @@ impl<'a> BodyReader<'a> {
         Ok((length, nulls))
     }
 
-    fn next_buffer(&mut self, path: &str) -> Result<Buffer> {
+    fn next_buffer(&mut self, path: Path<'_>) -> Result<Buffer> {
         let location = self
             .batch
             .buffers()
@@ -123,7 +128,7 @@ impl<'a> BodyReader<'a> {
         }
     }
 
-    fn next_variadic_count(&mut self, path: &str) -> Result<usize> {
+    fn next_variadic_count(&mut self, path: Path<'_>) -> Result<usize> {
         let count = self
             .batch
             .variadicBufferCounts()
@@ -144,7 +149,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// Reads one array of `data_type`, and everything below it.
-    pub fn array(&mut self, data_type: &DataType, path: &str) -> Result<ArrayData> {
+    pub fn array(&mut self, data_type: &DataType, path: Path<'_>) -> Result<ArrayData> {
         let (length, null_count) = self.next_node(path)?;
         let spec = layout(data_type);
         let physical = data_type.to_physical();
@@ -158,9 +163,16 @@ impl<'a> BodyReader<'a> {
             if spec.has_validity && null_count > 0 {
                 let bits = BooleanBuffer::try_new(validity, 0, length)
                     .map_err(|e| IpcError::malformed(format!("{path}: validity bitmap: {e}")))?;
-                builder = builder
-                    .nulls(Some(NullBuffer::new(bits)))
-                    .declared_null_count(null_count);
+                builder = if self.trusted && null_count <= length {
+                    // SAFETY: the caller of the reader took responsibility for the input's
+                    // validity (`ReadOptions::skip_full_validation`, an unsafe fn whose
+                    // contract includes correct null counts).
+                    builder.nulls(Some(unsafe { NullBuffer::new_unchecked(bits, null_count) }))
+                } else {
+                    builder
+                        .nulls(Some(NullBuffer::new(bits)))
+                        .declared_null_count(null_count)
+                };
             }
         }
         for buffer_spec in &spec.buffers {
@@ -172,21 +184,11 @@ impl<'a> BodyReader<'a> {
                 builder = builder.add_buffer(self.next_buffer(path)?);
             }
         }
-        let child_types: Vec<(String, DataType)> = match (spec.children, data_type) {
-            (ChildSpec::None, _) => Vec::new(),
-            (_, other) => other
-                .children()
-                .into_iter()
-                .map(|field| {
-                    (
-                        format!("{path}.{}", field.name()),
-                        field.data_type().clone(),
-                    )
-                })
-                .collect(),
-        };
-        for (child_path, child_type) in &child_types {
-            builder = builder.add_child(self.array(child_type, child_path)?);
+        if spec.children != ChildSpec::None {
+            for field in data_type.children() {
+                let child = self.array(field.data_type(), path.child(field.name()))?;
+                builder = builder.add_child(child);
+            }
         }
         if let DataType::Dictionary { value, .. } = data_type {
             let id = self.ids.id_at(self.cursor);

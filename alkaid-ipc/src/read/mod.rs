@@ -1,6 +1,7 @@
 //! Reading: IPC streams and files back to record batches.
 
 mod batch;
+mod buffer_stream;
 mod decoder;
 pub(crate) mod delta;
 mod file;
@@ -9,6 +10,7 @@ mod options;
 mod state;
 mod stream;
 
+pub use buffer_stream::BufferStreamReader;
 pub use decoder::Decoder;
 pub use file::{ByteSource, FileReader, Seekable};
 pub use options::ReadOptions;

@@ -18,13 +18,14 @@ impl Default for ReadOptions {
 
 impl ReadOptions {
     /// Skips the full validation of decoded batches and dictionaries (offsets, UTF-8, views,
-    /// dictionary keys, union type ids, run ends), keeping only the structural checks
-    /// (lengths, buffer sizes, alignment), which cost time in the number of buffers, not bytes.
+    /// dictionary keys, union type ids, run ends) and takes null counts from the messages
+    /// instead of counting bitmaps, keeping only the structural checks (lengths, buffer
+    /// sizes, alignment), which cost time in the number of buffers, not bytes.
     ///
     /// # Safety
-    /// The input must be trusted to be valid: safe code reading the decoded arrays relies on
-    /// full validity (strings are read without re-checking UTF-8, offsets without bounds
-    /// checks) and may read out of bounds if it is not. Use it only for bytes this process
+    /// The input must be trusted to be valid, null counts included: safe code reading the
+    /// decoded arrays relies on full validity (strings are read without re-checking UTF-8,
+    /// offsets without bounds checks) and may read out of bounds if it is not. Use it only for bytes this process
     /// wrote itself or received from a producer that validates.
     pub unsafe fn skip_full_validation(mut self) -> Self {
         self.full_validation = false;

@@ -14,6 +14,7 @@ use super::options::ReadOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::path::Path;
 use crate::schema::{MAX_FIELD_DEPTH, decode_metadata, decode_schema};
 
 /// One decoded message.
@@ -162,9 +163,10 @@ impl ReadState {
         let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, 0);
         reader.swap = self.big_endian;
         reader.union_validity = union_validity;
+        reader.trusted = !self.options.full_validation;
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields().iter() {
-            let data = reader.array(field.data_type(), field.name())?;
+            let data = reader.array(field.data_type(), Path::Root(field.name()))?;
             self.validate(&data, &format!("column {}", field.name()))?;
             columns.push(make_array(data));
         }
@@ -193,8 +195,9 @@ impl ReadState {
         let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, position + 1);
         reader.swap = self.big_endian;
         reader.union_validity = union_validity;
+        reader.trusted = !self.options.full_validation;
         let path = format!("dictionary {id}");
-        let values = reader.array(&value_type, &path)?;
+        let values = reader.array(&value_type, Path::Root(&path))?;
         reader.finish()?;
         self.validate(&values, &path)?;
         let is_delta = dictionary.isDelta();

@@ -105,11 +105,18 @@ impl<R: Read> StreamReader<R> {
             return Err(IpcError::truncated("the stream ends inside a message"));
         }
         let body_len = body_length(parse_message(&meta, &self.state.options)?.bodyLength())?;
-        // Grow with the bytes that really arrive, so a lying length costs nothing.
-        let mut body = Vec::with_capacity(body_len.min(64 << 20));
-        (&mut self.input)
-            .take(body_len as u64)
-            .read_to_end(&mut body)?;
+        // Grow with the bytes that really arrive, 64 MiB at a time, so that a lying length
+        // costs nothing and an honest one ends with an exact allocation.
+        const STEP: usize = 64 << 20;
+        let mut body = Vec::new();
+        while body.len() < body_len {
+            let want = (body_len - body.len()).min(STEP);
+            body.reserve_exact(want);
+            let got = (&mut self.input).take(want as u64).read_to_end(&mut body)?;
+            if got < want {
+                break;
+            }
+        }
         if body.len() != body_len {
             return Err(IpcError::truncated(format!(
                 "the stream ends {} bytes into a {body_len}-byte message body",
