@@ -40,93 +40,171 @@ impl Compression {
     }
 }
 
-/// Appends `input`, compressed, with its length prefix, to `out`.
-pub(crate) fn compress_into(codec: Compression, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    if input.is_empty() {
-        return Ok(());
-    }
-    let start = out.len();
-    out.extend_from_slice(&(input.len() as i64).to_le_bytes());
-    match codec {
-        Compression::None => unreachable!("compress_into is only called with a codec"),
-        Compression::Lz4Frame => {
-            let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
-            std::io::Write::write_all(&mut encoder, input)?;
-            encoder
-                .finish()
-                .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
-        }
-        Compression::Zstd { level } => {
-            zstd::stream::copy_encode(input, &mut *out, level)?;
-        }
-    }
-    if out.len() - start - 8 >= input.len() {
-        // Not worth it: store the bytes as they are, marked with -1.
-        out.truncate(start);
-        out.extend_from_slice(&(-1i64).to_le_bytes());
-        out.extend_from_slice(input);
-    }
-    Ok(())
+/// Compresses buffers with one codec, keeping the codec's state between them: a zstd
+/// context holds megabytes of tables, and making one per buffer would cost more than
+/// compressing a small buffer.
+pub(crate) struct Compressor {
+    codec: Compression,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
 }
 
-/// The uncompressed bytes of one buffer of a compressed body.
+impl Compressor {
+    pub(crate) fn new(codec: Compression) -> Self {
+        Self { codec, zstd: None }
+    }
+
+    /// Appends `input`, compressed, with its length prefix, to `out`.
+    pub(crate) fn compress_into(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        if input.is_empty() {
+            return Ok(());
+        }
+        let start = out.len();
+        out.extend_from_slice(&(input.len() as i64).to_le_bytes());
+        match self.codec {
+            Compression::None => unreachable!("a Compressor is only made with a codec"),
+            Compression::Lz4Frame => {
+                // Room for the stored-as-is fallback up front: the output never needs more,
+                // so it is never reallocated while the codec writes (untouched pages cost
+                // nothing).
+                out.reserve(input.len());
+                let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
+                std::io::Write::write_all(&mut encoder, input)?;
+                encoder
+                    .finish()
+                    .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
+            }
+            Compression::Zstd { level } => {
+                let compressor = match &mut self.zstd {
+                    Some(compressor) => compressor,
+                    empty => empty.insert(zstd::bulk::Compressor::new(level)?),
+                };
+                out.reserve(zstd::zstd_safe::compress_bound(input.len()));
+                let mut cursor = std::io::Cursor::new(&mut *out);
+                cursor.set_position((start + 8) as u64);
+                compressor.compress_to_buffer(input, &mut cursor)?;
+            }
+        }
+        if out.len() - start - 8 >= input.len() {
+            // Not worth it: store the bytes as they are, marked with -1.
+            out.truncate(start);
+            out.extend_from_slice(&(-1i64).to_le_bytes());
+            out.extend_from_slice(input);
+        }
+        Ok(())
+    }
+}
+
+/// Decompresses the buffers of compressed bodies, keeping a zstd context between them.
 ///
-/// Allocation follows the bytes the codec actually produces, never the length the input
-/// claims: a buffer that claims 2^62 bytes costs only what it really decompresses to, and is
+/// Allocation follows what the input can justify, never just the length it claims: the
+/// declared size is allocated up front only when a real codec could reach it from the
+/// compressed bytes at hand; otherwise the output grows with the bytes the codec actually
+/// produces. A buffer claiming 2^62 bytes costs only what it really decompresses to, and is
 /// an error as soon as it produces more or fewer bytes than it claims.
-pub(crate) fn decompress(codec: fb::CompressionType, compressed: &Buffer) -> Result<Buffer> {
-    if compressed.is_empty() {
-        return Ok(Buffer::empty());
+#[derive(Default)]
+pub(crate) struct Decompressor {
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Decompressor")
     }
-    if compressed.len() < 8 {
-        return Err(IpcError::malformed(format!(
-            "a compressed buffer of {} bytes is shorter than its 8-byte length prefix",
-            compressed.len()
-        )));
-    }
-    let prefix = i64::from_le_bytes(compressed[..8].try_into().expect("8 bytes"));
-    let payload = compressed.slice(8, compressed.len() - 8);
-    if prefix == -1 {
-        return Ok(payload);
-    }
-    let declared = u64::try_from(prefix).map_err(|_| {
-        IpcError::malformed(format!("a compressed buffer declares a length of {prefix}"))
-    })?;
-    // Start small; `read_to_end` grows with real output only.
-    let initial = declared.min(payload.len() as u64 * 4 + 4096) as usize;
-    let mut out = Vec::with_capacity(initial);
-    let limit = declared.saturating_add(1);
-    let read = match codec {
-        fb::CompressionType::LZ4_FRAME => lz4_flex::frame::FrameDecoder::new(payload.as_slice())
-            .take(limit)
-            .read_to_end(&mut out),
-        fb::CompressionType::ZSTD => zstd::stream::read::Decoder::with_buffer(payload.as_slice())
-            .and_then(|decoder| decoder.take(limit).read_to_end(&mut out)),
-        other => {
-            return Err(IpcError::unsupported(format!(
-                "unknown compression codec {}",
-                other.0
+}
+
+impl Decompressor {
+    /// The uncompressed bytes of one buffer of a compressed body.
+    pub(crate) fn decompress(
+        &mut self,
+        codec: fb::CompressionType,
+        compressed: &Buffer,
+    ) -> Result<Buffer> {
+        if compressed.is_empty() {
+            return Ok(Buffer::empty());
+        }
+        if compressed.len() < 8 {
+            return Err(IpcError::malformed(format!(
+                "a compressed buffer of {} bytes is shorter than its 8-byte length prefix",
+                compressed.len()
             )));
         }
-    };
-    read.map_err(|e| IpcError::malformed(format!("a compressed buffer does not decompress: {e}")))?;
-    if out.len() as u64 != declared {
-        return Err(IpcError::malformed(format!(
-            "a compressed buffer declares {declared} bytes but decompresses to {}{}",
-            if out.len() as u64 > declared {
-                "more than "
-            } else {
-                ""
-            },
-            out.len().min(declared as usize)
-        )));
+        let prefix = i64::from_le_bytes(compressed[..8].try_into().expect("8 bytes"));
+        let payload = compressed.slice(8, compressed.len() - 8);
+        if prefix == -1 {
+            return Ok(payload);
+        }
+        let declared = u64::try_from(prefix).map_err(|_| {
+            IpcError::malformed(format!("a compressed buffer declares a length of {prefix}"))
+        })?;
+        // LZ4 tops out near 255:1; zstd can go further, and then takes the streaming path.
+        let plausible = declared <= payload.len() as u64 * 256 + (1 << 20);
+        let mut out;
+        let result = match codec {
+            fb::CompressionType::ZSTD if plausible => {
+                out = Vec::with_capacity(declared as usize);
+                let decompressor = match &mut self.zstd {
+                    Some(d) => d,
+                    empty => empty.insert(zstd::bulk::Decompressor::new()?),
+                };
+                decompressor
+                    .decompress_to_buffer(payload.as_slice(), &mut out)
+                    .map(drop)
+            }
+            fb::CompressionType::ZSTD | fb::CompressionType::LZ4_FRAME => {
+                let initial = if plausible {
+                    declared
+                } else {
+                    payload.len() as u64 * 4 + 4096
+                };
+                out = Vec::with_capacity(initial as usize);
+                let limit = declared.saturating_add(1);
+                if codec == fb::CompressionType::ZSTD {
+                    zstd::stream::read::Decoder::with_buffer(payload.as_slice())
+                        .and_then(|decoder| decoder.take(limit).read_to_end(&mut out))
+                        .map(drop)
+                } else {
+                    lz4_flex::frame::FrameDecoder::new(payload.as_slice())
+                        .take(limit)
+                        .read_to_end(&mut out)
+                        .map(drop)
+                }
+            }
+            other => {
+                return Err(IpcError::unsupported(format!(
+                    "unknown compression codec {}",
+                    other.0
+                )));
+            }
+        };
+        result.map_err(|e| {
+            IpcError::malformed(format!("a compressed buffer does not decompress: {e}"))
+        })?;
+        if out.len() as u64 != declared {
+            return Err(IpcError::malformed(format!(
+                "a compressed buffer declares {declared} bytes but decompresses to {}{}",
+                if out.len() as u64 > declared {
+                    "more than "
+                } else {
+                    ""
+                },
+                out.len().min(declared as usize)
+            )));
+        }
+        Ok(Buffer::from(out))
     }
-    Ok(Buffer::from(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn compress_into(codec: Compression, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        Compressor::new(codec).compress_into(input, out)
+    }
+
+    fn decompress(codec: fb::CompressionType, compressed: &Buffer) -> Result<Buffer> {
+        Decompressor::default().decompress(codec, compressed)
+    }
 
     fn round_trip(codec: Compression, input: &[u8]) -> (Vec<u8>, Buffer) {
         let mut out = Vec::new();

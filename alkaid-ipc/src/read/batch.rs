@@ -11,7 +11,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
 
-use crate::compression::decompress;
+use crate::compression::Decompressor;
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -31,6 +31,7 @@ pub(crate) struct BodyReader<'a> {
     /// are taken from the message instead of counted, keeping decoding independent of size.
     pub trusted: bool,
     pub cursor: usize,
+    decompressor: Decompressor,
     node: usize,
     buffer: usize,
     variadic: usize,
@@ -53,6 +54,7 @@ impl<'a> BodyReader<'a> {
             union_validity: false,
             trusted: false,
             cursor,
+            decompressor: Decompressor::default(),
             node: 0,
             buffer: 0,
             variadic: 0,
@@ -122,7 +124,8 @@ impl<'a> BodyReader<'a> {
                         compression.method().0
                     )));
                 }
-                decompress(compression.codec(), &bytes)
+                self.decompressor
+                    .decompress(compression.codec(), &bytes)
                     .map_err(|e| e.context(format!("{path}: buffer {index}")))
             }
         }

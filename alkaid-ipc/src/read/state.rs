@@ -145,7 +145,7 @@ impl ReadState {
             .ok_or_else(|| IpcError::malformed("a batch arrived before the schema"))
     }
 
-    fn validate(&self, data: &ArrayData, path: &str) -> Result<()> {
+    fn validate(&self, data: &ArrayData, path: impl std::fmt::Display) -> Result<()> {
         if self.options.full_validation {
             data.validate(ValidationLevel::Full)
                 .map_err(|e| IpcError::from(e).context(path))?;
@@ -167,7 +167,7 @@ impl ReadState {
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields().iter() {
             let data = reader.array(field.data_type(), Path::Root(field.name()))?;
-            self.validate(&data, &format!("column {}", field.name()))?;
+            self.validate(&data, format_args!("column {}", field.name()))?;
             columns.push(make_array(data));
         }
         reader.finish()?;

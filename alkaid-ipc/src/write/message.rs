@@ -8,7 +8,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::encode::Encoded;
 use super::options::WriteOptions;
-use crate::compression::{Compression, compress_into};
+use crate::compression::{Compression, Compressor};
 use crate::error::Result;
 use crate::fb;
 use crate::schema::encode_metadata;
@@ -82,13 +82,17 @@ impl Body {
 }
 
 fn compress_all(buffers: &[Buffer], codec: Compression, threads: usize) -> Result<Vec<Piece>> {
-    let compress = |buffer: &Buffer| -> Result<Piece> {
+    let compress = |compressor: &mut Compressor, buffer: &Buffer| -> Result<Piece> {
         let mut out = Vec::new();
-        compress_into(codec, buffer.as_slice(), &mut out)?;
+        compressor.compress_into(buffer.as_slice(), &mut out)?;
         Ok(Piece::Owned(out))
     };
     if threads <= 1 || buffers.len() <= 1 {
-        return buffers.iter().map(compress).collect();
+        let mut compressor = Compressor::new(codec);
+        return buffers
+            .iter()
+            .map(|b| compress(&mut compressor, b))
+            .collect();
     }
     // Hand out buffers round robin so that large columns spread over the threads.
     let threads = threads.min(buffers.len());
@@ -97,9 +101,10 @@ fn compress_all(buffers: &[Buffer], codec: Compression, threads: usize) -> Resul
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
+                    let mut compressor = Compressor::new(codec);
                     (t..buffers.len())
                         .step_by(threads)
-                        .map(|i| (i, compress(&buffers[i])))
+                        .map(|i| (i, compress(&mut compressor, &buffers[i])))
                         .collect::<Vec<_>>()
                 })
             })
