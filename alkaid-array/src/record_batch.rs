@@ -75,17 +75,18 @@ impl RecordBatch {
             });
         }
         for (i, (column, field)) in columns.iter().zip(fields.iter()).enumerate() {
-            let name = format!("column {i} ({:?})", field.name());
+            // Named only when something is wrong: batches are built in hot loops.
+            let name = || format!("column {i} ({:?})", field.name());
             if column.len() != num_rows {
                 return Err(ArrayError::LengthMismatch {
-                    what: name,
+                    what: name(),
                     expected: num_rows,
                     found: column.len(),
                 });
             }
             if column.data_type() != field.data_type() {
                 return Err(ArrayError::ColumnMismatch {
-                    column: name,
+                    column: name(),
                     reason: format!(
                         "expected type {}, found {}",
                         field.data_type(),
@@ -95,7 +96,7 @@ impl RecordBatch {
             }
             if !field.is_nullable() && column.null_count() > 0 {
                 return Err(ArrayError::ColumnMismatch {
-                    column: name,
+                    column: name(),
                     reason: format!("field is not nullable, found {} nulls", column.null_count()),
                 });
             }

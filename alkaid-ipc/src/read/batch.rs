@@ -156,42 +156,54 @@ impl<'a> BodyReader<'a> {
         let (length, null_count) = self.next_node(path)?;
         let spec = layout(data_type);
         let physical = data_type.to_physical();
-        let mut builder = ArrayData::builder(data_type.clone()).len(length);
         let is_union = matches!(
             physical,
             PhysicalType::SparseUnion | PhysicalType::DenseUnion
         );
+        let mut nulls = None;
+        let mut declared_nulls = None;
         if spec.has_validity || (is_union && self.union_validity) {
             let validity = self.next_buffer(path)?;
             if spec.has_validity && null_count > 0 {
                 let bits = BooleanBuffer::try_new(validity, 0, length)
                     .map_err(|e| IpcError::malformed(format!("{path}: validity bitmap: {e}")))?;
-                builder = if self.trusted && null_count <= length {
+                nulls = Some(if self.trusted && null_count <= length {
                     // SAFETY: the caller of the reader took responsibility for the input's
                     // validity (`ReadOptions::skip_full_validation`, an unsafe fn whose
                     // contract includes correct null counts).
-                    builder.nulls(Some(unsafe { NullBuffer::new_unchecked(bits, null_count) }))
+                    unsafe { NullBuffer::new_unchecked(bits, null_count) }
                 } else {
-                    builder
-                        .nulls(Some(NullBuffer::new(bits)))
-                        .declared_null_count(null_count)
-                };
+                    declared_nulls = Some(null_count);
+                    NullBuffer::new(bits)
+                });
             }
         }
+        // Parts are collected first and handed to the builder once: builders move by value.
+        let mut buffers = Vec::with_capacity(spec.buffers.len() + usize::from(spec.variadic));
         for buffer_spec in &spec.buffers {
             let buffer = self.next_buffer(path)?;
-            builder = builder.add_buffer(self.native(buffer, *buffer_spec, physical));
+            buffers.push(self.native(buffer, *buffer_spec, physical));
         }
         if spec.variadic {
             for _ in 0..self.next_variadic_count(path)? {
-                builder = builder.add_buffer(self.next_buffer(path)?);
+                buffers.push(self.next_buffer(path)?);
             }
         }
+        let mut children = Vec::new();
         if spec.children != ChildSpec::None {
-            for field in data_type.children() {
-                let child = self.array(field.data_type(), path.child(field.name()))?;
-                builder = builder.add_child(child);
+            let fields = data_type.children();
+            children.reserve_exact(fields.len());
+            for field in fields {
+                children.push(self.array(field.data_type(), path.child(field.name()))?);
             }
+        }
+        let mut builder = ArrayData::builder(data_type.clone())
+            .len(length)
+            .nulls(nulls)
+            .buffers(buffers)
+            .children(children);
+        if let Some(count) = declared_nulls {
+            builder = builder.declared_null_count(count);
         }
         if let DataType::Dictionary { value, .. } = data_type {
             let id = self.ids.id_at(self.cursor);
