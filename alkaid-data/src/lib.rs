@@ -44,12 +44,14 @@
 #[cfg(test)]
 extern crate self as alkaid_data;
 
+mod concat;
 mod data;
 pub mod equal;
 mod error;
 mod layout;
 mod validate;
 
+pub use concat::concat;
 pub use data::{ArrayData, ArrayDataBuilder};
 pub use equal::equal;
 pub use error::{DataError, DataErrorKind};

@@ -49,3 +49,47 @@ proptest! {
         }
     }
 }
+
+fn has_dictionary(data_type: &alkaid_schema::DataType) -> bool {
+    data_type.is_dictionary()
+        || data_type
+            .children()
+            .iter()
+            .any(|f| has_dictionary(f.data_type()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Slices of one array, concatenated, are the array's values (dictionaries included,
+    /// since slices share their dictionary); separately encoded parts concatenate too,
+    /// except dictionary arrays with different dictionaries, which are refused.
+    #[test]
+    fn concatenated_parts_decode_to_the_concatenated_values(
+        data_type in arbitrary::data_type_with_depth(2),
+        seed in any::<u64>(),
+        lens in prop::collection::vec(0usize..8, 1..5),
+    ) {
+        prop_assume!(generatable(&data_type));
+        let mut rng = Rng::new(seed);
+        let total: usize = lens.iter().sum();
+        let values: Vec<Value> = (0..total).map(|_| value(&data_type, &mut rng, 0.3)).collect();
+
+        let whole = encode(&data_type, &values, &mut rng);
+        let mut at = 0;
+        let slices: Vec<_> = lens.iter().map(|&n| { at += n; whole.slice(at - n, n) }).collect();
+        let joined = alkaid_data::concat(&slices.iter().collect::<Vec<_>>()).unwrap();
+        prop_assert_eq!(decode(&joined), values.clone());
+        prop_assert!(joined.validate(ValidationLevel::Full).is_ok());
+
+        let mut at = 0;
+        let parts: Vec<_> = lens.iter().map(|&n| { at += n; encode(&data_type, &values[at - n..at], &mut rng) }).collect();
+        match alkaid_data::concat(&parts.iter().collect::<Vec<_>>()) {
+            Ok(joined) => prop_assert_eq!(decode(&joined), values),
+            Err(e) => {
+                prop_assert!(has_dictionary(&data_type), "{}: {}", data_type, e);
+                prop_assert_eq!(e.kind(), alkaid_data::DataErrorKind::Dictionary);
+            }
+        }
+    }
+}

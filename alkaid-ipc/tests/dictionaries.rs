@@ -258,3 +258,55 @@ fn a_batch_using_an_undefined_dictionary_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn deltas_of_nested_dictionary_values() {
+    // Struct-valued dictionaries that grow between batches go out as deltas and are read
+    // back by appending (alkaid-data's concat), for any value type.
+    let structs = |names: &[&str]| -> ArrayRef {
+        let fields = Fields::from(vec![Field::new(
+            "name",
+            alkaid_schema::DataType::Utf8,
+            false,
+        )]);
+        Arc::new(StructArray::try_new(fields, vec![strings(names)], None).unwrap())
+    };
+    let small = structs(&["a", "b"]);
+    let large = structs(&["a", "b", "c"]);
+    let dict = |keys: Vec<i32>, values: &ArrayRef| -> ArrayRef {
+        Arc::new(
+            DictionaryArray::<Int32Type>::try_new(Int32Array::from(keys), values.clone()).unwrap(),
+        )
+    };
+    let first = dict(vec![1, 0], &small);
+    let second = dict(vec![2, 2, 1], &large);
+    let schema = schema_of(&[&first]);
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for column in [&first, &second] {
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), vec![column.clone()]).unwrap())
+            .unwrap();
+    }
+    let bytes = writer.into_inner().unwrap();
+    let mut decoder = alkaid_ipc::Decoder::new();
+    decoder.push(&bytes);
+    let mut deltas = Vec::new();
+    let mut read = Vec::new();
+    while let Some(message) = decoder.next_message().unwrap() {
+        match message {
+            alkaid_ipc::Decoded::Dictionary { is_delta, .. } => deltas.push(is_delta),
+            alkaid_ipc::Decoded::Batch(batch, _) => read.push(batch),
+            alkaid_ipc::Decoded::Schema(_) => {}
+        }
+    }
+    assert_eq!(deltas, [false, true]);
+    assert!(alkaid_data::equal(
+        &read[0].column(0).to_data(),
+        &first.to_data()
+    ));
+    assert!(alkaid_data::equal(
+        &read[1].column(0).to_data(),
+        &second.to_data()
+    ));
+}

@@ -3,7 +3,6 @@
 mod batch;
 mod buffer_stream;
 mod decoder;
-pub(crate) mod delta;
 mod file;
 mod framing;
 mod options;

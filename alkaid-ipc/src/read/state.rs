@@ -9,7 +9,6 @@ use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
-use super::delta::append_delta;
 use super::options::ReadOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
@@ -202,9 +201,8 @@ impl ReadState {
         self.validate(&values, &path)?;
         let is_delta = dictionary.isDelta();
         let values = match (is_delta, self.dictionaries.get(&id)) {
-            (true, Some(existing)) => {
-                append_delta(existing, &values).map_err(|e| e.context(&path))?
-            }
+            (true, Some(existing)) => alkaid_data::concat(&[existing, &values])
+                .map_err(|e| IpcError::from(e).context(&path))?,
             (true, None) => {
                 return Err(IpcError::malformed(format!(
                     "{path}: a delta for a dictionary never defined"

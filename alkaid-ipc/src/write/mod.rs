@@ -7,7 +7,6 @@ mod options;
 mod stream;
 mod writer;
 
-pub(crate) use encode::Offset;
 pub use file::FileWriter;
 pub use options::{Magic, WriteOptions};
 pub use stream::StreamWriter;

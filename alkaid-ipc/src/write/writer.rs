@@ -14,7 +14,6 @@ use super::options::WriteOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::read::delta::can_append;
 use crate::schema::encode_schema;
 
 /// A `Write` that counts what went through it, for the file footer's block offsets.
@@ -250,11 +249,7 @@ fn compare(previous: &ArrayData, next: &ArrayData, deltas: bool) -> Change {
     if same_memory(previous, next) || (previous.len() == next.len() && equal(previous, next)) {
         return Change::Unchanged;
     }
-    if deltas
-        && can_append(next.data_type())
-        && previous.len() < next.len()
-        && equal(previous, &next.slice(0, previous.len()))
-    {
+    if deltas && previous.len() < next.len() && equal(previous, &next.slice(0, previous.len())) {
         return Change::Delta(next.slice(previous.len(), next.len() - previous.len()));
     }
     Change::Replace
