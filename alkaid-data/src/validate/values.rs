@@ -116,6 +116,15 @@ fn check_binary<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     Ok(())
 }
 
+/// Checks that `bytes` are UTF-8: SIMD validation (several times std's speed on non-ASCII
+/// text), and std's validator again only on failure, for the position of the first error.
+fn utf8(bytes: &[u8]) -> Result<(), std::str::Utf8Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(_) => Ok(()),
+        Err(_) => std::str::from_utf8(bytes).map(|_| ()),
+    }
+}
+
 /// Checks that `text` (which starts at byte `start` of the data) is UTF-8 and that no offset
 /// falls inside a character.
 fn check_utf8_with_boundaries<O: OffsetSize>(
@@ -124,7 +133,12 @@ fn check_utf8_with_boundaries<O: OffsetSize>(
     start: usize,
     offsets: &[O],
 ) -> Result<(), DataError> {
-    if let Err(e) = std::str::from_utf8(text) {
+    // ASCII text (the common case) is valid UTF-8 that no offset can split, and the check
+    // for it runs a word at a time.
+    if text.is_ascii() {
+        return Ok(());
+    }
+    if let Err(e) = utf8(text) {
         return Err(DataError::new(
             DataErrorKind::Utf8,
             format!(
@@ -133,22 +147,34 @@ fn check_utf8_with_boundaries<O: OffsetSize>(
             ),
         ));
     }
-    for (slot, offset) in offsets.iter().enumerate() {
-        let position = offset.to_usize().unwrap_or(0) - start;
-        // A continuation byte (0b10xx_xxxx) cannot start a character.
-        if text.get(position).is_some_and(|&b| b & 0xc0 == 0x80) {
-            return Err(DataError::new(
-                DataErrorKind::Utf8,
-                format!("offset {offset:?} at slot {slot} of {data_type} splits a UTF-8 character"),
-            ));
-        }
+    // Offsets were checked to lie in `start..=start + text.len()`, and non-ASCII text is
+    // not empty. A continuation byte (0b10xx_xxxx) cannot start a character; the scan has
+    // no branch per offset, and the slot is searched only on failure.
+    let last = text.len() - 1;
+    let splits = |offset: &O| {
+        let position = offset.as_usize().wrapping_sub(start);
+        (position <= last) & (text[position.min(last)] & 0xc0 == 0x80)
+    };
+    const CHUNK: usize = 1024;
+    if offsets
+        .chunks(CHUNK)
+        .any(|chunk| chunk.iter().fold(false, |any, o| any | splits(o)))
+    {
+        let slot = offsets.iter().position(splits).unwrap_or(0);
+        return Err(DataError::new(
+            DataErrorKind::Utf8,
+            format!(
+                "offset {:?} at slot {slot} of {data_type} splits a UTF-8 character",
+                offsets[slot]
+            ),
+        ));
     }
     Ok(())
 }
 
 /// Checks UTF-8 of one value (views, which have no offsets to share).
 pub(super) fn check_utf8(data_type: &DataType, bytes: &[u8], slot: usize) -> Result<(), DataError> {
-    std::str::from_utf8(bytes).map(|_| ()).map_err(|e| {
+    utf8(bytes).map_err(|e| {
         DataError::new(
             DataErrorKind::Utf8,
             format!(
@@ -236,9 +262,16 @@ where
 {
     let keys = typed_slots::<K>(data, 0, data.offset, end(data))?;
     let in_range = |key: K| key.try_into().is_ok_and(|k: usize| k < dictionary_len);
-    let bad = match data.nulls() {
-        None => keys.iter().position(|&k| !in_range(k)),
-        Some(nulls) => nulls.valid_indices().find(|&i| !in_range(keys[i])),
+    // Chunks checked without an early exit vectorise; null slots may hold any key, so the
+    // validity is consulted only when some key is out of range.
+    const CHUNK: usize = 1024;
+    let all_in_range = keys
+        .chunks(CHUNK)
+        .all(|chunk| chunk.iter().fold(true, |ok, &k| ok & in_range(k)));
+    let bad = match (all_in_range, data.nulls()) {
+        (true, _) => None,
+        (false, None) => keys.iter().position(|&k| !in_range(k)),
+        (false, Some(nulls)) => nulls.valid_indices().find(|&i| !in_range(keys[i])),
     };
     match bad {
         None => Ok(()),
