@@ -25,7 +25,7 @@ pub(crate) fn count_dictionaries(data_type: &DataType) -> usize {
         DataType::Dictionary { value, .. } => 1 + count_dictionaries(value),
         other => other
             .children()
-            .into_iter()
+            .iter()
             .map(|field| count_dictionaries(field.data_type()))
             .sum(),
     }

@@ -127,7 +127,7 @@ fn encode_field<'b>(
     };
     let children: Vec<_> = value_type
         .children()
-        .into_iter()
+        .iter()
         .map(|child| encode_field(fbb, child, ids, cursor))
         .collect();
     let children = fbb.create_vector(&children);

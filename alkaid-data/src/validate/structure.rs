@@ -161,7 +161,7 @@ fn check_children(data: &ArrayData, spec: ChildSpec, end: usize) -> Result<(), D
             ),
         ));
     }
-    for (child, field) in data.children.iter().zip(&fields) {
+    for (child, field) in data.children.iter().zip(fields) {
         if child.data_type() != field.data_type() {
             return Err(DataError::new(
                 DataErrorKind::Children,
@@ -192,7 +192,7 @@ fn check_children(data: &ArrayData, spec: ChildSpec, end: usize) -> Result<(), D
         _ => None,
     };
     if let Some(needed) = needed {
-        for (child, field) in data.children.iter().zip(&fields) {
+        for (child, field) in data.children.iter().zip(fields) {
             if child.len() < needed {
                 return Err(DataError::new(
                     DataErrorKind::ChildTooShort,

@@ -283,7 +283,7 @@ impl DataType {
             _ => {}
         }
         self.children()
-            .into_iter()
+            .iter()
             .try_for_each(|child| child.data_type().validate())
     }
 
@@ -292,18 +292,18 @@ impl DataType {
     /// The child fields, in order: the item of a list, the fields of a struct or union, the
     /// entries of a map, the run ends and values of a run-end encoded type. A dictionary has
     /// none (its values are a type, see [`dictionary_value_type`](Self::dictionary_value_type)).
-    pub fn children(&self) -> Vec<&FieldRef> {
+    pub fn children(&self) -> &[FieldRef] {
         match self {
             Self::List(item)
             | Self::LargeList(item)
             | Self::ListView(item)
             | Self::LargeListView(item)
-            | Self::FixedSizeList(item, _) => vec![item],
-            Self::Struct(fields) => fields.iter().collect(),
-            Self::Map(map) => vec![map.entries()],
-            Self::Union(union) => union.fields().iter().collect(),
-            Self::RunEndEncoded(ree) => vec![ree.run_ends(), ree.values()],
-            _ => Vec::new(),
+            | Self::FixedSizeList(item, _) => std::slice::from_ref(item),
+            Self::Struct(fields) => fields,
+            Self::Map(map) => std::slice::from_ref(map.entries()),
+            Self::Union(union) => union.fields(),
+            Self::RunEndEncoded(ree) => ree.children(),
+            _ => &[],
         }
     }
 
@@ -346,7 +346,7 @@ impl DataType {
                 mine.len() == theirs.len()
                     && mine
                         .iter()
-                        .zip(&theirs)
+                        .zip(theirs)
                         .all(|(a, b)| a.eq_ignoring_metadata(b))
             }
         }
@@ -457,7 +457,7 @@ impl DataType {
     pub fn nesting_depth(&self) -> usize {
         let children = self
             .children()
-            .into_iter()
+            .iter()
             .map(|c| c.data_type().nesting_depth() + 1);
         let dictionary = self.dictionary_value_type().map(DataType::nesting_depth);
         children.chain(dictionary).max().unwrap_or(0)

@@ -471,8 +471,8 @@ impl UnionType {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RunEndEncodedType {
-    run_ends: FieldRef,
-    values: FieldRef,
+    /// Run ends, then values: one array, so that `DataType::children` can lend both.
+    children: [FieldRef; 2],
     run_end_type: RunEndType,
 }
 
@@ -504,8 +504,7 @@ impl RunEndEncodedType {
             ));
         }
         Ok(Self {
-            run_ends,
-            values,
+            children: [run_ends, values],
             run_end_type,
         })
     }
@@ -514,20 +513,25 @@ impl RunEndEncodedType {
     pub fn new(run_end_type: RunEndType, values: impl Into<FieldRef>) -> Self {
         let run_ends = Arc::new(Field::new("run_ends", run_end_type.to_data_type(), false));
         Self {
-            run_ends,
-            values: values.into(),
+            children: [run_ends, values.into()],
             run_end_type,
         }
     }
 
     /// The run ends field.
     pub fn run_ends(&self) -> &FieldRef {
-        &self.run_ends
+        &self.children[0]
     }
 
     /// The values field.
     pub fn values(&self) -> &FieldRef {
-        &self.values
+        &self.children[1]
+    }
+
+    /// The integer type of the run ends.
+    /// Run ends and values, in that order.
+    pub fn children(&self) -> &[FieldRef; 2] {
+        &self.children
     }
 
     /// The integer type of the run ends.
