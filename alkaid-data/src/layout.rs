@@ -59,13 +59,58 @@ pub enum ChildSpec {
     RunEndsAndValues,
 }
 
+/// The buffers of a layout after the validity bitmap: at most two, held inline so that
+/// asking for a layout never allocates. Reads as a slice.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferSpecs {
+    specs: [BufferSpec; 2],
+    len: u8,
+}
+
+impl BufferSpecs {
+    fn of(specs: &[BufferSpec]) -> Self {
+        let mut inline = [BufferSpec::Data; 2];
+        inline[..specs.len()].copy_from_slice(specs);
+        Self {
+            specs: inline,
+            len: specs.len() as u8,
+        }
+    }
+}
+
+impl std::ops::Deref for BufferSpecs {
+    type Target = [BufferSpec];
+
+    fn deref(&self) -> &[BufferSpec] {
+        &self.specs[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for BufferSpecs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<const N: usize> PartialEq<[BufferSpec; N]> for BufferSpecs {
+    fn eq(&self, other: &[BufferSpec; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<Vec<BufferSpec>> for BufferSpecs {
+    fn eq(&self, other: &Vec<BufferSpec>) -> bool {
+        **self == other[..]
+    }
+}
+
 /// The buffers, children and extras of one layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
     /// Whether the layout has a validity bitmap (unions, run-end encoded and null have none).
     pub has_validity: bool,
     /// The buffers after the validity bitmap, in order.
-    pub buffers: Vec<BufferSpec>,
+    pub buffers: BufferSpecs,
     /// Whether any number of data buffers follow (binary views).
     pub variadic: bool,
     /// The children.
@@ -75,10 +120,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    fn new(has_validity: bool, buffers: Vec<BufferSpec>, children: ChildSpec) -> Self {
+    fn new(has_validity: bool, buffers: &[BufferSpec], children: ChildSpec) -> Self {
         Self {
             has_validity,
-            buffers,
+            buffers: BufferSpecs::of(buffers),
             variadic: false,
             children,
             dictionary: false,
@@ -99,8 +144,8 @@ impl Layout {
 pub fn layout(data_type: &DataType) -> Layout {
     use BufferSpec::*;
     match data_type.to_physical() {
-        PhysicalType::Null => Layout::new(false, vec![], ChildSpec::None),
-        PhysicalType::Boolean => Layout::new(true, vec![Bitmap], ChildSpec::None),
+        PhysicalType::Null => Layout::new(false, &[], ChildSpec::None),
+        PhysicalType::Boolean => Layout::new(true, &[Bitmap], ChildSpec::None),
         PhysicalType::Primitive(primitive) => {
             let width = primitive.byte_width();
             // 16-byte values split into i128 (aligned to 16) and month-day-nano (8), and the
@@ -109,39 +154,37 @@ pub fn layout(data_type: &DataType) -> Layout {
                 alkaid_schema::PrimitiveType::Int128 => 16,
                 _ => width.min(8),
             };
-            Layout::new(true, vec![Fixed { width, align }], ChildSpec::None)
+            Layout::new(true, &[Fixed { width, align }], ChildSpec::None)
         }
         PhysicalType::FixedSizeBinary(width) => {
             let width = usize::try_from(width).unwrap_or(0);
-            Layout::new(true, vec![Fixed { width, align: 1 }], ChildSpec::None)
+            Layout::new(true, &[Fixed { width, align: 1 }], ChildSpec::None)
         }
-        PhysicalType::Binary => {
-            Layout::new(true, vec![Offsets { width: 4 }, Data], ChildSpec::None)
-        }
+        PhysicalType::Binary => Layout::new(true, &[Offsets { width: 4 }, Data], ChildSpec::None),
         PhysicalType::LargeBinary => {
-            Layout::new(true, vec![Offsets { width: 8 }, Data], ChildSpec::None)
+            Layout::new(true, &[Offsets { width: 8 }, Data], ChildSpec::None)
         }
         PhysicalType::BinaryView => Layout {
             variadic: true,
-            ..Layout::new(true, vec![Views], ChildSpec::None)
+            ..Layout::new(true, &[Views], ChildSpec::None)
         },
-        PhysicalType::List => Layout::new(true, vec![Offsets { width: 4 }], ChildSpec::One),
-        PhysicalType::LargeList => Layout::new(true, vec![Offsets { width: 8 }], ChildSpec::One),
+        PhysicalType::List => Layout::new(true, &[Offsets { width: 4 }], ChildSpec::One),
+        PhysicalType::LargeList => Layout::new(true, &[Offsets { width: 8 }], ChildSpec::One),
         PhysicalType::ListView => Layout::new(
             true,
-            vec![ViewOffsets { width: 4 }, Sizes { width: 4 }],
+            &[ViewOffsets { width: 4 }, Sizes { width: 4 }],
             ChildSpec::One,
         ),
         PhysicalType::LargeListView => Layout::new(
             true,
-            vec![ViewOffsets { width: 8 }, Sizes { width: 8 }],
+            &[ViewOffsets { width: 8 }, Sizes { width: 8 }],
             ChildSpec::One,
         ),
-        PhysicalType::FixedSizeList(_) => Layout::new(true, vec![], ChildSpec::One),
-        PhysicalType::Struct => Layout::new(true, vec![], ChildSpec::PerField),
-        PhysicalType::SparseUnion => Layout::new(false, vec![TypeIds], ChildSpec::PerField),
+        PhysicalType::FixedSizeList(_) => Layout::new(true, &[], ChildSpec::One),
+        PhysicalType::Struct => Layout::new(true, &[], ChildSpec::PerField),
+        PhysicalType::SparseUnion => Layout::new(false, &[TypeIds], ChildSpec::PerField),
         PhysicalType::DenseUnion => {
-            Layout::new(false, vec![TypeIds, UnionOffsets], ChildSpec::PerField)
+            Layout::new(false, &[TypeIds, UnionOffsets], ChildSpec::PerField)
         }
         PhysicalType::Dictionary(key) => {
             let width = key.byte_width();
@@ -149,7 +192,7 @@ pub fn layout(data_type: &DataType) -> Layout {
                 dictionary: true,
                 ..Layout::new(
                     true,
-                    vec![Fixed {
+                    &[Fixed {
                         width,
                         align: width,
                     }],
@@ -157,7 +200,7 @@ pub fn layout(data_type: &DataType) -> Layout {
                 )
             }
         }
-        PhysicalType::RunEndEncoded(_) => Layout::new(false, vec![], ChildSpec::RunEndsAndValues),
+        PhysicalType::RunEndEncoded(_) => Layout::new(false, &[], ChildSpec::RunEndsAndValues),
     }
 }
 
@@ -228,7 +271,11 @@ mod tests {
         for (text, validity, buffers, children) in cases {
             let layout = layout(&parse(text));
             assert_eq!(
-                (layout.has_validity, layout.buffers, layout.children),
+                (
+                    layout.has_validity,
+                    layout.buffers.to_vec(),
+                    layout.children
+                ),
                 (validity, buffers, children),
                 "{text}"
             );

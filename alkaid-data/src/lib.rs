@@ -55,5 +55,5 @@ pub use concat::concat;
 pub use data::{ArrayData, ArrayDataBuilder};
 pub use equal::equal;
 pub use error::{DataError, DataErrorKind};
-pub use layout::{BufferSpec, ChildSpec, Layout, layout};
+pub use layout::{BufferSpec, BufferSpecs, ChildSpec, Layout, layout};
 pub use validate::ValidationLevel;

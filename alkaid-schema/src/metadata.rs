@@ -19,8 +19,18 @@ use std::sync::Arc;
 /// assert_eq!(metadata.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["source", "unit"]);
 /// assert_eq!(metadata, Metadata::from_iter([("unit", "K"), ("source", "sensor-7")]));
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Metadata(Arc<Vec<(String, String)>>);
+
+impl Default for Metadata {
+    /// No pairs. Every empty metadata shares one allocation (most fields have none, and
+    /// readers make thousands of fields); the first insert gives a value its own.
+    fn default() -> Self {
+        static EMPTY: std::sync::LazyLock<Arc<Vec<(String, String)>>> =
+            std::sync::LazyLock::new(Arc::default);
+        Self(Arc::clone(&EMPTY))
+    }
+}
 
 impl Metadata {
     /// No pairs.

@@ -180,7 +180,7 @@ impl<'a> BodyReader<'a> {
         }
         // Parts are collected first and handed to the builder once: builders move by value.
         let mut buffers = Vec::with_capacity(spec.buffers.len() + usize::from(spec.variadic));
-        for buffer_spec in &spec.buffers {
+        for buffer_spec in spec.buffers.iter() {
             let buffer = self.next_buffer(path)?;
             buffers.push(self.native(buffer, *buffer_spec, physical));
         }
