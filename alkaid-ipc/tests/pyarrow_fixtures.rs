@@ -21,12 +21,41 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The batches of a stream fixture, read by the `Read`-based reader; the push decoder (fed
+/// 7 bytes at a time) and the zero-copy reader must give the same batches.
 fn read_stream(name: &str) -> Vec<RecordBatch> {
     let bytes = std::fs::read(fixture(name)).unwrap();
-    StreamReader::try_new(&bytes[..])
+    let batches: Vec<RecordBatch> = StreamReader::try_new(&bytes[..])
         .unwrap()
         .collect::<Result<_, _>>()
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut decoder = alkaid_ipc::Decoder::new();
+    let mut pushed = Vec::new();
+    for chunk in bytes.chunks(7) {
+        decoder.push(chunk);
+        while let Some(message) = decoder
+            .next_message()
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+        {
+            if let alkaid_ipc::Decoded::Batch(batch, _) = message {
+                pushed.push(batch);
+            }
+        }
+    }
+    decoder.finish().unwrap();
+    let zero_copy: Vec<RecordBatch> = alkaid_ipc::BufferStreamReader::try_new(Buffer::from(bytes))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for other in [&pushed, &zero_copy] {
+        assert_eq!(other.len(), batches.len(), "{name}");
+        for (a, b) in other.iter().zip(&batches) {
+            for (x, y) in a.columns().iter().zip(b.columns()) {
+                assert!(alkaid_data::equal(&x.to_data(), &y.to_data()), "{name}");
+            }
+        }
+    }
+    batches
 }
 
 fn read_file(name: &str) -> Vec<RecordBatch> {
