@@ -14,6 +14,18 @@
 //! Every decoded batch is fully validated before it is handed out; every error names what
 //! was wrong and where (message, column path, buffer).
 //!
+//! # Limits on untrusted input
+//! Readers treat every byte as hostile. Beyond validation, they bound what input can make
+//! them do:
+//! - fields nest at most [`MAX_FIELD_DEPTH`] (64) levels; the flatbuffer verifier allows at
+//!   most 2^20 tables per message and a depth just above what 64 levels of fields need;
+//! - message metadata is at most 64 MiB ([`ReadOptions::with_max_metadata_bytes`]);
+//! - a body is never allocated beyond the bytes actually read, and buffers must lie inside
+//!   their body;
+//! - a compressed buffer's declared size is allocated up front only when it is at most 256
+//!   times its compressed size plus 1 MiB; past that, output grows with what the codec really
+//!   produces, and any difference from the declared size is an error.
+//!
 //! # Example
 //! ```
 //! use std::sync::Arc;

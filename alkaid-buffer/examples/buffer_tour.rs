@@ -1,5 +1,5 @@
 //! A tour of the buffer layer: build, freeze, slice, wrap foreign memory, run bit kernels,
-//! and account for memory. `cargo run --release -p alkaid-buffer --example tour`
+//! and account for memory. `cargo run --release -p alkaid-buffer --example buffer_tour`
 
 use std::sync::Arc;
 use std::time::Instant;
