@@ -6,7 +6,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
-use super::state::{Decoded, ReadState, parse_message};
+use super::state::{Decoded, ReadState, next_batch, parse_message};
 use crate::error::{IpcError, Result};
 
 /// Reads an IPC stream that is already in memory (a received message, a memory-mapped
@@ -109,21 +109,9 @@ impl BufferStreamReader {
 
     /// The next batch and its custom metadata, or `None` at the end of the stream.
     pub fn next_with_metadata(&mut self) -> Option<Result<(RecordBatch, Metadata)>> {
-        loop {
-            match self.message() {
-                Ok(Some(Decoded::Batch(batch, metadata))) => return Some(Ok((batch, metadata))),
-                Ok(Some(Decoded::Schema(_))) => {
-                    self.ended = true;
-                    return Some(Err(IpcError::malformed("a second schema message")));
-                }
-                Ok(Some(Decoded::Dictionary { .. })) => {}
-                Ok(None) => return None,
-                Err(e) => {
-                    self.ended = true;
-                    return Some(Err(e));
-                }
-            }
-        }
+        let (next, failed) = next_batch(|| self.message());
+        self.ended |= failed;
+        next
     }
 }
 

@@ -32,6 +32,25 @@ pub enum Decoded {
     Batch(RecordBatch, Metadata),
 }
 
+/// The loop both stream readers' batch iterators share: dictionary messages are applied and
+/// skipped, and the end of the stream ends it. Returns the next batch (or error) and whether
+/// reading should stop for good (an error was returned).
+pub(crate) fn next_batch(
+    mut message: impl FnMut() -> Result<Option<Decoded>>,
+) -> (Option<Result<(RecordBatch, Metadata)>>, bool) {
+    loop {
+        match message() {
+            Ok(Some(Decoded::Batch(batch, metadata))) => {
+                return (Some(Ok((batch, metadata))), false);
+            }
+            // `ReadState::decode` refuses a second schema, so only dictionaries remain.
+            Ok(Some(Decoded::Dictionary { .. } | Decoded::Schema(_))) => {}
+            Ok(None) => return (None, false),
+            Err(e) => return (Some(Err(e)), true),
+        }
+    }
+}
+
 /// Verifier limits: deep enough for [`MAX_FIELD_DEPTH`] levels of fields (each level is a
 /// few tables deep), far below what would exhaust the stack.
 fn verifier(max_bytes: usize) -> flatbuffers::VerifierOptions {
