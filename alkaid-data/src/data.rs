@@ -279,6 +279,23 @@ impl ArrayDataBuilder {
         self.build_at(ValidationLevel::Structural)
     }
 
+    /// Like [`build_structural`](Self::build_structural), but checks only this array's own
+    /// structure: for decoders that assemble a tree bottom up, where every child and the
+    /// dictionary were checked when they were built, so that a tree is not re-checked once
+    /// per level above each node.
+    ///
+    /// # Errors
+    /// The first structural problem of this array itself.
+    ///
+    /// # Safety
+    /// As [`build_structural`](Self::build_structural); in addition the children and the
+    /// dictionary must already pass [`ValidationLevel::Structural`].
+    pub unsafe fn build_structural_shallow(self) -> Result<ArrayData, DataError> {
+        self.check_declared_null_count()?;
+        validate::check_structure_shallow(&self.data)?;
+        Ok(self.data)
+    }
+
     fn build_at(self, level: ValidationLevel) -> Result<ArrayData, DataError> {
         self.check_declared_null_count()?;
         self.data.validate(level)?;

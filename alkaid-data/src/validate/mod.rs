@@ -63,6 +63,11 @@ pub(crate) fn validate(data: &ArrayData, level: ValidationLevel) -> Result<(), D
     Ok(())
 }
 
+/// The structural checks of `data` itself, not of its children or dictionary.
+pub(crate) fn check_structure_shallow(data: &ArrayData) -> Result<(), DataError> {
+    structure::check(data)
+}
+
 /// `offset + len` of an array; structure::check has verified that it does not overflow.
 pub(crate) fn end(data: &ArrayData) -> usize {
     data.offset + data.len

@@ -217,10 +217,12 @@ impl<'a> BodyReader<'a> {
         }
         // SAFETY: nothing reads the values of this array before the caller validates the
         // whole batch at `ValidationLevel::Full` (or the caller of the reader took that duty
-        // with the documented `unsafe` option). Structural checks run here so that the
-        // recursion above never sees mismatched lengths.
-        let data =
-            unsafe { builder.build_structural() }.map_err(|e| IpcError::from(e).context(path))?;
+        // with the documented `unsafe` option). The children were built by this function,
+        // so they passed these structural checks already, and dictionaries are stored only
+        // after validation; checking this level alone keeps the recursion above from ever
+        // seeing mismatched lengths.
+        let data = unsafe { builder.build_structural_shallow() }
+            .map_err(|e| IpcError::from(e).context(path))?;
         Ok(data)
     }
 
