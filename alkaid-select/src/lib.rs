@@ -1,0 +1,31 @@
+//! Selection kernels: the operations query engines run in their inner loops to pick and
+//! combine rows.
+//!
+//! | kernel | what it does |
+//! | --- | --- |
+//! | [`concat()`], [`concat_batches`] | arrays (or batches) one after another; dictionaries that differ are merged |
+//!
+//! Filter, take, interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
+//! and the layers below; not on alkaid-ipc.
+//!
+//! # Example
+//! ```
+//! use alkaid_array::{Array, AsArray, Int32Array};
+//! use alkaid_array::types::Int32Type;
+//! use alkaid_select::concat;
+//!
+//! let a = Int32Array::from(vec![Some(1), None]);
+//! let b = Int32Array::from(vec![3, 4, 5]);
+//! let tail = b.slice(1, 2); // an ArrayRef
+//! let joined = concat(&[&a as &dyn Array, tail.as_ref()])?;
+//! let values: Vec<Option<i32>> = joined.as_primitive::<Int32Type>().iter().collect();
+//! assert_eq!(values, [Some(1), None, Some(4), Some(5)]);
+//! # Ok::<(), alkaid_select::SelectError>(())
+//! ```
+#![doc(test(attr(deny(warnings))))]
+
+mod concat;
+mod error;
+
+pub use concat::{concat, concat_batches, concat_data};
+pub use error::SelectError;

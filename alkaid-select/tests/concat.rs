@@ -1,0 +1,55 @@
+//! Property test: parts of random arrays of every type (nested two deep, sliced with junk
+//! around them, each part with its own dictionaries) concatenate to the concatenated values.
+
+#[path = "../../alkaid-data/tests/common/mod.rs"]
+mod common;
+
+use alkaid_array::make_array;
+use alkaid_schema::{DataType, arbitrary};
+use alkaid_select::{SelectError, concat};
+use common::decode::decode;
+use common::encode::encode;
+use common::{Rng, Value, generatable, value};
+use proptest::prelude::*;
+
+/// Whether a dictionary sits below the top level (those are not merged yet).
+fn nested_dictionary(data_type: &DataType) -> bool {
+    let inner = match data_type {
+        DataType::Dictionary { value, .. } => value.as_ref(),
+        other => other,
+    };
+    inner
+        .children()
+        .iter()
+        .any(|f| f.data_type().is_dictionary() || nested_dictionary(f.data_type()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn parts_concatenate_to_the_concatenated_values(
+        data_type in arbitrary::data_type_with_depth(2),
+        seed in any::<u64>(),
+        lens in prop::collection::vec(0usize..8, 1..5),
+    ) {
+        prop_assume!(generatable(&data_type));
+        let mut rng = Rng::new(seed);
+        let total: usize = lens.iter().sum();
+        let values: Vec<Value> = (0..total).map(|_| value(&data_type, &mut rng, 0.3)).collect();
+        let mut at = 0;
+        let parts: Vec<_> = lens
+            .iter()
+            .map(|&n| {
+                at += n;
+                make_array(encode(&data_type, &values[at - n..at], &mut rng))
+            })
+            .collect();
+        let refs: Vec<&dyn alkaid_array::Array> = parts.iter().map(|p| p.as_ref()).collect();
+        match concat(&refs) {
+            Ok(joined) => prop_assert_eq!(decode(&joined.to_data()), values),
+            Err(SelectError::Overflow(_)) => {}
+            Err(e) => prop_assert!(nested_dictionary(&data_type), "{}: {}", data_type, e),
+        }
+    }
+}
