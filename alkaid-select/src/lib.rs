@@ -4,8 +4,9 @@
 //! | kernel | what it does |
 //! | --- | --- |
 //! | [`concat()`], [`concat_batches`] | arrays (or batches) one after another; dictionaries that differ are merged |
+//! | [`filter()`], [`filter_record_batch`], [`FilterPredicate`] | the slots a boolean mask selects; one prepared mask for every column |
 //!
-//! Filter, take, interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
+//! Take, interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
 //! and the layers below; not on alkaid-ipc.
 //!
 //! # Example
@@ -26,6 +27,8 @@
 
 mod concat;
 mod error;
+mod filter;
 
 pub use concat::{concat, concat_batches, concat_data};
 pub use error::SelectError;
+pub use filter::{FilterPredicate, filter, filter_record_batch};

@@ -1,0 +1,285 @@
+//! Filtering: keep the slots a boolean mask selects.
+//!
+//! A [`FilterPredicate`] is prepared once from the mask (nulls in the mask count as false)
+//! and reused for every column of a batch. It picks its strategy from the mask's shape, not
+//! its selectivity alone: everything, nothing, a list of runs when runs are long (copied a
+//! range at a time), or a list of indices (gathered one at a time).
+//!
+//! Fixed-width values, booleans, dictionary keys and views are selected directly (views
+//! keep sharing their data buffers); every other layout is cut into the selected runs and
+//! joined with alkaid-data's `concat`, which is correct for every type and fast when runs
+//! are long.
+
+use alkaid_array::{Array, ArrayRef, BooleanArray, RecordBatch, make_array};
+use alkaid_buffer::builder::BooleanBufferBuilder;
+use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
+use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
+
+use crate::error::SelectError;
+
+/// How a prepared mask selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Strategy {
+    All,
+    None,
+    /// Half-open ranges of selected slots.
+    Runs(Vec<(usize, usize)>),
+    /// Selected slots, ascending.
+    Indices(Vec<usize>),
+}
+
+/// A mask prepared for filtering arrays of its length, reusable across columns.
+///
+/// ```
+/// use alkaid_array::{BooleanArray, Int32Array};
+/// use alkaid_select::FilterPredicate;
+/// let mask = BooleanArray::from(vec![Some(true), None, Some(false), Some(true)]);
+/// let predicate = FilterPredicate::new(&mask);
+/// assert_eq!(predicate.count(), 2); // the null counts as false
+/// let kept = predicate.filter(&Int32Array::from(vec![1, 2, 3, 4]))?;
+/// assert_eq!(kept.len(), 2);
+/// # Ok::<(), alkaid_select::SelectError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FilterPredicate {
+    len: usize,
+    count: usize,
+    strategy: Strategy,
+}
+
+/// Runs at least this long on average are copied a run at a time; shorter ones are
+/// gathered slot by slot.
+const LONG_RUN: usize = 8;
+
+impl FilterPredicate {
+    /// Prepares `mask`; null mask slots count as false.
+    pub fn new(mask: &BooleanArray) -> Self {
+        let bits: BooleanBuffer = match mask.nulls() {
+            Some(nulls) => mask.values() & nulls.validity(),
+            None => mask.values().clone(),
+        };
+        let len = bits.len();
+        let count = bits.count_set_bits();
+        let strategy = if count == len {
+            Strategy::All
+        } else if count == 0 {
+            Strategy::None
+        } else {
+            let runs: Vec<(usize, usize)> = bits.set_runs().collect();
+            if count >= runs.len() * LONG_RUN {
+                Strategy::Runs(runs)
+            } else {
+                Strategy::Indices(bits.set_indices().collect())
+            }
+        };
+        Self {
+            len,
+            count,
+            strategy,
+        }
+    }
+
+    /// Number of selected slots.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The selected slots of `array`.
+    ///
+    /// # Errors
+    /// If `array`'s length differs from the mask's.
+    pub fn filter(&self, array: &dyn Array) -> Result<ArrayRef, SelectError> {
+        Ok(make_array(self.filter_data(&array.to_data())?))
+    }
+
+    /// The selected slots of `data`.
+    ///
+    /// # Errors
+    /// If `data`'s length differs from the mask's.
+    pub fn filter_data(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
+        if data.len() != self.len {
+            return Err(SelectError::Mismatch(format!(
+                "expected an array of {} slots for the mask, found {}",
+                self.len,
+                data.len()
+            )));
+        }
+        match &self.strategy {
+            Strategy::All => return Ok(data.clone()),
+            Strategy::None => return Ok(data.slice(0, 0)),
+            _ => {}
+        }
+        let spec = layout(data.data_type());
+        let direct = spec.children == ChildSpec::None
+            && spec.buffers.iter().all(|b| {
+                matches!(
+                    b,
+                    BufferSpec::Fixed { .. } | BufferSpec::Bitmap | BufferSpec::Views
+                )
+            });
+        if !direct {
+            return self.by_runs(data);
+        }
+        let mut builder = ArrayData::builder(data.data_type().clone()).len(self.count);
+        if spec.has_validity && data.null_count() > 0 {
+            let validity = data
+                .nulls()
+                .expect("a null count needs a validity")
+                .validity();
+            builder = builder.nulls(Some(NullBuffer::new(
+                self.bits(validity.inner(), validity.offset()),
+            )));
+        }
+        let mut buffers = Vec::with_capacity(data.buffers().len());
+        for (i, buffer_spec) in spec.buffers.iter().enumerate() {
+            let buffer = &data.buffers()[i];
+            buffers.push(match *buffer_spec {
+                BufferSpec::Fixed { width, .. } => self.bytes(buffer, data.offset(), width),
+                BufferSpec::Views => self.bytes(buffer, data.offset(), 16),
+                _ => self.bits(buffer, data.offset()).inner().clone(),
+            });
+        }
+        if spec.variadic {
+            buffers.extend(data.buffers()[1..].iter().cloned());
+        }
+        builder = builder.buffers(buffers);
+        if let Some(dictionary) = data.dictionary() {
+            builder = builder.dictionary(dictionary.clone());
+        }
+        // Selecting slots of a valid array keeps it valid, but this kernel is checked, not
+        // trusted: full validation of the result until benchmarks justify skipping it.
+        Ok(builder.build()?)
+    }
+
+    /// `width`-byte values of the selected slots, slot `offset` first.
+    fn bytes(&self, buffer: &Buffer, offset: usize, width: usize) -> Buffer {
+        let mut out = MutableBuffer::with_capacity(self.count * width);
+        match &self.strategy {
+            Strategy::Runs(runs) => {
+                for &(start, end) in runs {
+                    out.extend_from_slice(
+                        &buffer[(offset + start) * width..(offset + end) * width],
+                    );
+                }
+            }
+            Strategy::Indices(indices) => {
+                for &i in indices {
+                    out.extend_from_slice(&buffer[(offset + i) * width..(offset + i + 1) * width]);
+                }
+            }
+            Strategy::All | Strategy::None => unreachable!("handled before"),
+        }
+        out.into_buffer()
+    }
+
+    /// Bits of the selected slots, bit `offset` first.
+    fn bits(&self, bytes: &Buffer, offset: usize) -> BooleanBuffer {
+        let mut out = BooleanBufferBuilder::new(self.count);
+        match &self.strategy {
+            Strategy::Runs(runs) => {
+                for &(start, end) in runs {
+                    out.append_packed_range(bytes, offset + start, end - start);
+                }
+            }
+            Strategy::Indices(indices) => {
+                for &i in indices {
+                    let at = offset + i;
+                    out.append(bytes[at / 8] >> (at % 8) & 1 == 1);
+                }
+            }
+            Strategy::All | Strategy::None => unreachable!("handled before"),
+        }
+        out.finish()
+    }
+
+    /// Every other layout: the selected runs, joined.
+    fn by_runs(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
+        let parts: Vec<ArrayData> = match &self.strategy {
+            Strategy::Runs(runs) => runs.iter().map(|&(s, e)| data.slice(s, e - s)).collect(),
+            Strategy::Indices(indices) => indices.iter().map(|&i| data.slice(i, 1)).collect(),
+            Strategy::All | Strategy::None => unreachable!("handled before"),
+        };
+        Ok(alkaid_data::concat(&parts.iter().collect::<Vec<_>>())?)
+    }
+}
+
+/// The slots of `array` where `mask` is true (null mask slots count as false).
+///
+/// # Errors
+/// If the lengths differ.
+pub fn filter(array: &dyn Array, mask: &BooleanArray) -> Result<ArrayRef, SelectError> {
+    FilterPredicate::new(mask).filter(array)
+}
+
+/// The rows of `batch` where `mask` is true, every column filtered with one prepared mask.
+///
+/// # Errors
+/// If the lengths differ.
+pub fn filter_record_batch(
+    batch: &RecordBatch,
+    mask: &BooleanArray,
+) -> Result<RecordBatch, SelectError> {
+    let predicate = FilterPredicate::new(mask);
+    if mask.len() != batch.num_rows() {
+        return Err(SelectError::Mismatch(format!(
+            "expected a mask of {} rows, found {}",
+            batch.num_rows(),
+            mask.len()
+        )));
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|c| predicate.filter(c.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_rows(
+        batch.schema().clone(),
+        columns,
+        predicate.count(),
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use alkaid_array::types::Int32Type;
+    use alkaid_array::{AsArray, Int32Array, StringArray};
+    use alkaid_schema::{DataType, Field, Schema};
+
+    #[test]
+    fn strategies_follow_the_mask_shape() {
+        let pick = |bits: Vec<bool>| FilterPredicate::new(&BooleanArray::from(bits)).strategy;
+        assert_eq!(pick(vec![true; 4]), Strategy::All);
+        assert_eq!(pick(vec![false; 4]), Strategy::None);
+        let long: Vec<bool> = (0..64).map(|i| i < 40).collect();
+        assert_eq!(pick(long), Strategy::Runs(vec![(0, 40)]));
+        let scattered: Vec<bool> = (0..64).map(|i| i % 3 == 0).collect();
+        assert!(matches!(pick(scattered), Strategy::Indices(_)));
+    }
+
+    #[test]
+    fn batches_filter_with_one_mask() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("n", DataType::Int32, false),
+            Field::new("s", DataType::Utf8, false),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![1, 2, 3])),
+            Arc::new(StringArray::from(vec!["a", "b", "c"])),
+        ];
+        let batch = RecordBatch::try_new(schema, columns).unwrap();
+        let kept =
+            filter_record_batch(&batch, &BooleanArray::from(vec![true, false, true])).unwrap();
+        assert_eq!(kept.num_rows(), 2);
+        assert_eq!(kept.column(0).as_primitive::<Int32Type>().value(1), 3);
+        assert_eq!(kept.column(1).as_string::<i32>().value(1), "c");
+        let short = BooleanArray::from(vec![true]);
+        assert!(matches!(
+            filter_record_batch(&batch, &short),
+            Err(SelectError::Mismatch(_))
+        ));
+        assert!(filter(batch.column(0).as_ref(), &short).is_err());
+    }
+}

@@ -1,0 +1,61 @@
+//! Property test: filtering random arrays of every type (nested two deep, sliced with junk
+//! around them) with random masks of every density, with nulls and long runs, keeps exactly
+//! the values the plain reference keeps.
+
+#[path = "../../alkaid-data/tests/common/mod.rs"]
+mod common;
+
+use alkaid_array::{BooleanArray, make_array};
+use alkaid_schema::arbitrary;
+use alkaid_select::FilterPredicate;
+use common::decode::decode;
+use common::encode::encode;
+use common::{Rng, Value, generatable, value};
+use proptest::prelude::*;
+
+/// A mask of `len` slots: density, null share and run shape from `rng`.
+fn mask(len: usize, rng: &mut Rng) -> Vec<Option<bool>> {
+    let density = [0.0, 0.01, 0.5, 0.99, 1.0][rng.below(5)];
+    let nulls = [0.0, 0.2][rng.below(2)];
+    let runs = rng.chance(0.5);
+    let mut out = Vec::with_capacity(len);
+    let mut current = rng.chance(density);
+    for _ in 0..len {
+        if !runs || rng.chance(0.1) {
+            current = rng.chance(density);
+        }
+        out.push(if rng.chance(nulls) {
+            None
+        } else {
+            Some(current)
+        });
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn filtered_values_are_the_reference_selection(
+        data_type in arbitrary::data_type_with_depth(2),
+        seed in any::<u64>(),
+        len in 0usize..40,
+    ) {
+        prop_assume!(generatable(&data_type));
+        let mut rng = Rng::new(seed);
+        let values: Vec<Value> = (0..len).map(|_| value(&data_type, &mut rng, 0.3)).collect();
+        let array = make_array(encode(&data_type, &values, &mut rng));
+        let bits = mask(len, &mut rng);
+        let expected: Vec<Value> = values
+            .iter()
+            .zip(&bits)
+            .filter(|(_, keep)| **keep == Some(true))
+            .map(|(v, _)| v.clone())
+            .collect();
+        let predicate = FilterPredicate::new(&BooleanArray::from(bits));
+        prop_assert_eq!(predicate.count(), expected.len());
+        let filtered = predicate.filter(array.as_ref()).unwrap();
+        prop_assert_eq!(decode(&filtered.to_data()), expected);
+    }
+}
