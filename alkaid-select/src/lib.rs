@@ -5,8 +5,9 @@
 //! | --- | --- |
 //! | [`concat()`], [`concat_batches`] | arrays (or batches) one after another; dictionaries that differ are merged |
 //! | [`filter()`], [`filter_record_batch`], [`FilterPredicate`] | the slots a boolean mask selects; one prepared mask for every column |
+//! | [`take()`] | the slots at integer indices, nulls and repeats allowed; out-of-range indices are errors |
 //!
-//! Take, interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
+//! Interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
 //! and the layers below; not on alkaid-ipc.
 //!
 //! # Example
@@ -28,7 +29,9 @@
 mod concat;
 mod error;
 mod filter;
+mod take;
 
 pub use concat::{concat, concat_batches, concat_data};
 pub use error::SelectError;
 pub use filter::{FilterPredicate, filter, filter_record_batch};
+pub use take::{take, take_data};
