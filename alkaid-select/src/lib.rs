@@ -6,8 +6,9 @@
 //! | [`concat()`], [`concat_batches`] | arrays (or batches) one after another; dictionaries that differ are merged |
 //! | [`filter()`], [`filter_record_batch`], [`FilterPredicate`] | the slots a boolean mask selects; one prepared mask for every column |
 //! | [`take()`] | the slots at integer indices, nulls and repeats allowed; out-of-range indices are errors |
+//! | [`interleave`], [`zip`], [`nullif`] | slots picked from several arrays; a choice between two sides by mask (either side may be a scalar); slots made null by mask, for every type |
 //!
-//! Interleave, zip and nullif are planned (issue 7). Depends on alkaid-array
+//! Depends on alkaid-array
 //! and the layers below; not on alkaid-ipc.
 //!
 //! # Example
@@ -26,11 +27,13 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+mod combine;
 mod concat;
 mod error;
 mod filter;
 mod take;
 
+pub use combine::{interleave, nullif, zip};
 pub use concat::{concat, concat_batches, concat_data};
 pub use error::SelectError;
 pub use filter::{FilterPredicate, filter, filter_record_batch};

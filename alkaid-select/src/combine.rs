@@ -1,0 +1,175 @@
+//! Kernels that combine or mask rows by position: interleave, zip and nullif.
+//!
+//! Each is written once over the other kernels: `interleave` joins runs of slots with the
+//! dictionary-merging [`concat_data`](crate::concat_data), `zip` is an interleave of its two
+//! sides, and `nullif` clears validity bits directly where the layout has a validity bitmap,
+//! and otherwise (unions, run-end encoded) takes null slots through [`take_data`], so the
+//! mask is honoured for every type.
+
+use alkaid_array::{Array, ArrayRef, BooleanArray, make_array};
+use alkaid_buffer::{BooleanBuffer, NullBuffer};
+use alkaid_data::{ArrayData, layout};
+
+use crate::concat::concat_data;
+use crate::error::SelectError;
+use crate::take::take_data;
+
+/// Slots picked from several arrays: `pairs[i] = (array, row)` gives slot `i`.
+///
+/// # Errors
+/// If the arrays' types differ, a pair names a missing array or row, or merged
+/// dictionaries overflow their keys.
+///
+/// ```
+/// use alkaid_array::{AsArray, Int32Array};
+/// use alkaid_array::types::Int32Type;
+/// use alkaid_select::interleave;
+/// let (a, b) = (Int32Array::from(vec![1, 2]), Int32Array::from(vec![10, 20]));
+/// let mixed = interleave(&[&a, &b], &[(1, 0), (0, 1), (1, 1)])?;
+/// assert_eq!(mixed.as_primitive::<Int32Type>().values().as_slice(), &[10, 2, 20]);
+/// # Ok::<(), alkaid_select::SelectError>(())
+/// ```
+pub fn interleave(
+    arrays: &[&dyn Array],
+    pairs: &[(usize, usize)],
+) -> Result<ArrayRef, SelectError> {
+    let data: Vec<ArrayData> = arrays.iter().map(|a| a.to_data()).collect();
+    Ok(make_array(interleave_data(&data, pairs)?))
+}
+
+fn interleave_data(
+    arrays: &[ArrayData],
+    pairs: &[(usize, usize)],
+) -> Result<ArrayData, SelectError> {
+    let Some(first) = arrays.first() else {
+        return Err(SelectError::Mismatch(
+            "expected at least one array to interleave, found none".into(),
+        ));
+    };
+    // Runs of consecutive rows from one array become one slice.
+    let mut parts: Vec<ArrayData> = Vec::new();
+    let mut run: Option<(usize, usize, usize)> = None; // (array, start, len)
+    for (i, &(a, row)) in pairs.iter().enumerate() {
+        let array = arrays.get(a).ok_or_else(|| {
+            SelectError::Mismatch(format!("pair {i} names array {a} of {}", arrays.len()))
+        })?;
+        if row >= array.len() {
+            return Err(SelectError::Mismatch(format!(
+                "pair {i} names row {row} of array {a}, which has {} rows",
+                array.len()
+            )));
+        }
+        run = match run {
+            Some((ra, start, len)) if ra == a && start + len == row => Some((ra, start, len + 1)),
+            Some((ra, start, len)) => {
+                parts.push(arrays[ra].slice(start, len));
+                Some((a, row, 1))
+            }
+            None => Some((a, row, 1)),
+        };
+    }
+    if let Some((ra, start, len)) = run {
+        parts.push(arrays[ra].slice(start, len));
+    }
+    if parts.is_empty() {
+        return Ok(first.slice(0, 0));
+    }
+    concat_data(&parts.iter().collect::<Vec<_>>())
+}
+
+/// `truthy` where `mask` is true, `falsy` elsewhere (a null mask slot counts as false).
+/// Either side may be a scalar: an array of length 1, used for every slot.
+///
+/// # Errors
+/// If a side is neither of the mask's length nor of length 1, or the types differ.
+///
+/// ```
+/// use alkaid_array::{AsArray, BooleanArray, StringArray};
+/// use alkaid_select::zip;
+/// let mask = BooleanArray::from(vec![Some(true), Some(false), None]);
+/// let picked = zip(&mask, &StringArray::from(vec!["a", "b", "c"]), &StringArray::from(vec!["-"]))?;
+/// let picked = picked.as_string::<i32>();
+/// assert_eq!((picked.value(0), picked.value(1), picked.value(2)), ("a", "-", "-"));
+/// # Ok::<(), alkaid_select::SelectError>(())
+/// ```
+pub fn zip(
+    mask: &BooleanArray,
+    truthy: &dyn Array,
+    falsy: &dyn Array,
+) -> Result<ArrayRef, SelectError> {
+    let len = mask.len();
+    let row = |side: &dyn Array, name: &str| -> Result<Box<dyn Fn(usize) -> usize>, SelectError> {
+        match side.len() {
+            1 => Ok(Box::new(|_| 0)),
+            n if n == len => Ok(Box::new(|i| i)),
+            n => Err(SelectError::Mismatch(format!(
+                "expected the {name} side to have {len} slots or 1, found {n}"
+            ))),
+        }
+    };
+    let (t, f) = (row(truthy, "true")?, row(falsy, "false")?);
+    let pairs: Vec<(usize, usize)> = (0..len)
+        .map(|i| {
+            if mask.is_valid(i) && mask.value(i) {
+                (0, t(i))
+            } else {
+                (1, f(i))
+            }
+        })
+        .collect();
+    interleave(&[truthy, falsy], &pairs)
+}
+
+/// `array` with the slots where `mask` is true made null (a null mask slot leaves the slot
+/// as it is). Types without a validity bitmap of their own (unions, run-end encoded) get
+/// null slots the way their builders make them.
+///
+/// # Errors
+/// If the lengths differ.
+///
+/// ```
+/// use alkaid_array::{BooleanArray, Int32Array};
+/// use alkaid_select::nullif;
+/// let cleared = nullif(&Int32Array::from(vec![1, 2, 3]), &BooleanArray::from(vec![false, true, false]))?;
+/// assert_eq!((cleared.null_count(), cleared.is_null(1)), (1, true));
+/// # Ok::<(), alkaid_select::SelectError>(())
+/// ```
+pub fn nullif(array: &dyn Array, mask: &BooleanArray) -> Result<ArrayRef, SelectError> {
+    let data = array.to_data();
+    if mask.len() != data.len() {
+        return Err(SelectError::Mismatch(format!(
+            "expected a mask of {} slots, found {}",
+            data.len(),
+            mask.len()
+        )));
+    }
+    let clear: BooleanBuffer = match mask.nulls() {
+        Some(nulls) => mask.values() & nulls.validity(),
+        None => mask.values().clone(),
+    };
+    let spec = layout(data.data_type());
+    if spec.has_validity {
+        let keep = !&clear;
+        let validity = match data.nulls() {
+            Some(nulls) => nulls.validity() & &keep,
+            None => keep,
+        };
+        let rebuilt = ArrayData::builder(data.data_type().clone())
+            .len(data.len())
+            .offset(data.offset())
+            .nulls(Some(NullBuffer::new(validity)))
+            .buffers(data.buffers().to_vec())
+            .children(data.children().to_vec());
+        let rebuilt = match data.dictionary() {
+            Some(dictionary) => rebuilt.dictionary(dictionary.clone()),
+            None => rebuilt,
+        };
+        return Ok(make_array(rebuilt.build()?));
+    }
+    let indices: Vec<Option<usize>> = clear
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (!c).then_some(i))
+        .collect();
+    Ok(make_array(take_data(&data, &indices)?))
+}
