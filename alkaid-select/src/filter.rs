@@ -16,6 +16,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 
 use crate::error::SelectError;
+use crate::take::take_data;
 
 /// How a prepared mask selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +108,12 @@ impl FilterPredicate {
         match &self.strategy {
             Strategy::All => return Ok(data.clone()),
             Strategy::None => return Ok(data.slice(0, 0)),
-            _ => {}
+            // Scattered slots: gathered one at a time, as `take` does.
+            Strategy::Indices(indices) => {
+                let positions: Vec<Option<usize>> = indices.iter().map(|&i| Some(i)).collect();
+                return take_data(data, &positions);
+            }
+            Strategy::Runs(_) => {}
         }
         let spec = layout(data.data_type());
         let direct = spec.children == ChildSpec::None
@@ -162,12 +168,9 @@ impl FilterPredicate {
                     );
                 }
             }
-            Strategy::Indices(indices) => {
-                for &i in indices {
-                    out.extend_from_slice(&buffer[(offset + i) * width..(offset + i + 1) * width]);
-                }
+            Strategy::All | Strategy::None | Strategy::Indices(_) => {
+                unreachable!("handled before")
             }
-            Strategy::All | Strategy::None => unreachable!("handled before"),
         }
         out.into_buffer()
     }
@@ -181,13 +184,9 @@ impl FilterPredicate {
                     out.append_packed_range(bytes, offset + start, end - start);
                 }
             }
-            Strategy::Indices(indices) => {
-                for &i in indices {
-                    let at = offset + i;
-                    out.append(bytes[at / 8] >> (at % 8) & 1 == 1);
-                }
+            Strategy::All | Strategy::None | Strategy::Indices(_) => {
+                unreachable!("handled before")
             }
-            Strategy::All | Strategy::None => unreachable!("handled before"),
         }
         out.finish()
     }
@@ -196,8 +195,9 @@ impl FilterPredicate {
     fn by_runs(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
         let parts: Vec<ArrayData> = match &self.strategy {
             Strategy::Runs(runs) => runs.iter().map(|&(s, e)| data.slice(s, e - s)).collect(),
-            Strategy::Indices(indices) => indices.iter().map(|&i| data.slice(i, 1)).collect(),
-            Strategy::All | Strategy::None => unreachable!("handled before"),
+            Strategy::All | Strategy::None | Strategy::Indices(_) => {
+                unreachable!("handled before")
+            }
         };
         Ok(alkaid_data::concat(&parts.iter().collect::<Vec<_>>())?)
     }

@@ -31,6 +31,7 @@ mod combine;
 mod concat;
 mod error;
 mod filter;
+mod gather;
 mod take;
 
 pub use combine::{interleave, nullif, zip};

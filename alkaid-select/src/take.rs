@@ -2,17 +2,18 @@
 //!
 //! Indices are any integer array; a null index gives a null slot, and an index outside the
 //! array is an error naming it (the unchecked variant trusts the caller instead).
-//! Fixed-width values, booleans, dictionary keys and views are gathered directly (views
-//! keep sharing their data buffers); every other layout joins one-slot slices with
+//! Fixed-width values, booleans, dictionary keys, binary and string values and views are
+//! gathered directly (views keep sharing their data buffers); every other layout joins one-slot slices with
 //! alkaid-data's `concat`, correct for every type and the part to speed up next.
 
 use alkaid_array::{Array, ArrayRef, make_array, make_builder};
+use alkaid_buffer::NullBuffer;
 use alkaid_buffer::builder::BooleanBufferBuilder;
-use alkaid_buffer::{Buffer, MutableBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::DataType;
 
 use crate::error::SelectError;
+use crate::gather;
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -85,13 +86,18 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
         )));
     }
     let spec = layout(data.data_type());
+    let byte_array = matches!(
+        spec.buffers[..],
+        [BufferSpec::Offsets { .. }, BufferSpec::Data]
+    );
     let direct = spec.children == ChildSpec::None
-        && spec.buffers.iter().all(|b| {
-            matches!(
-                b,
-                BufferSpec::Fixed { .. } | BufferSpec::Bitmap | BufferSpec::Views
-            )
-        });
+        && (byte_array
+            || spec.buffers.iter().all(|b| {
+                matches!(
+                    b,
+                    BufferSpec::Fixed { .. } | BufferSpec::Bitmap | BufferSpec::Views
+                )
+            }));
     if !direct {
         return by_slices(data, indices);
     }
@@ -106,23 +112,32 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
         builder = builder.nulls(Some(NullBuffer::new(bits.finish())));
     }
     let mut buffers = Vec::with_capacity(data.buffers().len());
-    for (b, buffer_spec) in spec.buffers.iter().enumerate() {
-        let buffer = &data.buffers()[b];
-        buffers.push(match *buffer_spec {
-            BufferSpec::Fixed { width, .. } => gather(buffer, data.offset(), width, indices),
-            BufferSpec::Views => gather(buffer, data.offset(), 16, indices),
-            _ => {
-                let mut bits = BooleanBufferBuilder::new(len);
-                for index in indices {
-                    let bit = index.is_some_and(|i| {
-                        let at = data.offset() + i;
-                        buffer[at / 8] >> (at % 8) & 1 == 1
-                    });
-                    bits.append(bit);
-                }
-                bits.finish().inner().clone()
+    if byte_array {
+        let (offsets, values) = (&data.buffers()[0], &data.buffers()[1]);
+        let gathered = match spec.buffers[0] {
+            BufferSpec::Offsets { width: 4 } => {
+                gather::bytes::<i32>(offsets, values, data.offset(), indices)
             }
-        });
+            _ => gather::bytes::<i64>(offsets, values, data.offset(), indices),
+        };
+        let (offsets, values) = gathered.ok_or_else(|| {
+            SelectError::Overflow(format!(
+                "the taken values of {} overflow its offsets",
+                data.data_type()
+            ))
+        })?;
+        buffers.extend([offsets, values]);
+    } else {
+        for (b, buffer_spec) in spec.buffers.iter().enumerate() {
+            let buffer = &data.buffers()[b];
+            buffers.push(match *buffer_spec {
+                BufferSpec::Fixed { width, .. } => {
+                    gather::fixed(buffer, data.offset(), width, indices)
+                }
+                BufferSpec::Views => gather::fixed(buffer, data.offset(), 16, indices),
+                _ => gather::bits(buffer, data.offset(), indices),
+            });
+        }
     }
     if spec.variadic {
         buffers.extend(data.buffers()[1..].iter().cloned());
@@ -132,20 +147,6 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
         builder = builder.dictionary(dictionary.clone());
     }
     Ok(builder.build()?)
-}
-
-/// `width`-byte values at `indices` (zeros for null indices), slot `offset` first.
-fn gather(buffer: &Buffer, offset: usize, width: usize, indices: &[Option<usize>]) -> Buffer {
-    let mut out = MutableBuffer::with_capacity(indices.len() * width);
-    for index in indices {
-        match index {
-            Some(i) => {
-                out.extend_from_slice(&buffer[(offset + i) * width..(offset + i + 1) * width])
-            }
-            None => out.extend_zeros(width),
-        }
-    }
-    out.into_buffer()
 }
 
 /// Every other layout: one-slot slices (and one-slot null arrays for null indices), joined.
