@@ -3,7 +3,7 @@
 //! Each is written once over the other kernels: `interleave` joins runs of slots with the
 //! dictionary-merging [`concat_data`](crate::concat_data), `zip` is an interleave of its two
 //! sides, and `nullif` clears validity bits directly where the layout has a validity bitmap,
-//! and otherwise (unions, run-end encoded) takes null slots through [`take_data`], so the
+//! and otherwise (unions, run-end encoded) takes null slots the way `take` makes them, so the
 //! mask is honoured for every type.
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, make_array};
@@ -171,5 +171,5 @@ pub fn nullif(array: &dyn Array, mask: &BooleanArray) -> Result<ArrayRef, Select
         .enumerate()
         .map(|(i, c)| (!c).then_some(i))
         .collect();
-    Ok(make_array(take_data(&data, &indices)?))
+    Ok(make_array(take_data(&data, indices.as_slice())?))
 }

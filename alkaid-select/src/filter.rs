@@ -16,6 +16,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 
 use crate::error::SelectError;
+use crate::gather::Present;
 use crate::take::take_data;
 
 /// How a prepared mask selects.
@@ -109,10 +110,7 @@ impl FilterPredicate {
             Strategy::All => return Ok(data.clone()),
             Strategy::None => return Ok(data.slice(0, 0)),
             // Scattered slots: gathered one at a time, as `take` does.
-            Strategy::Indices(indices) => {
-                let positions: Vec<Option<usize>> = indices.iter().map(|&i| Some(i)).collect();
-                return take_data(data, &positions);
-            }
+            Strategy::Indices(indices) => return take_data(data, &Present(indices)),
             Strategy::Runs(_) => {}
         }
         let spec = layout(data.data_type());

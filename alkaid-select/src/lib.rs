@@ -38,4 +38,4 @@ pub use combine::{interleave, nullif, zip};
 pub use concat::{concat, concat_batches, concat_data};
 pub use error::SelectError;
 pub use filter::{FilterPredicate, filter, filter_record_batch};
-pub use take::{take, take_data};
+pub use take::take;

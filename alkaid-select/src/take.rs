@@ -13,7 +13,7 @@ use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::DataType;
 
 use crate::error::SelectError;
-use crate::gather;
+use crate::gather::{self, Positions};
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -31,46 +31,58 @@ use crate::gather;
 /// # Ok::<(), alkaid_select::SelectError>(())
 /// ```
 pub fn take(array: &dyn Array, indices: &dyn Array) -> Result<ArrayRef, SelectError> {
-    let indices = read_indices(&indices.to_data(), array.len())?;
-    Ok(make_array(take_data(&array.to_data(), &indices)?))
+    let data = array.to_data();
+    let indices = indices.to_data();
+    let taken = match indices.data_type() {
+        DataType::Int8 => take_typed::<i8>(&data, &indices)?,
+        DataType::Int16 => take_typed::<i16>(&data, &indices)?,
+        DataType::Int32 => take_typed::<i32>(&data, &indices)?,
+        DataType::Int64 => take_typed::<i64>(&data, &indices)?,
+        DataType::UInt8 => take_typed::<u8>(&data, &indices)?,
+        DataType::UInt16 => take_typed::<u16>(&data, &indices)?,
+        DataType::UInt32 => take_typed::<u32>(&data, &indices)?,
+        DataType::UInt64 => take_typed::<u64>(&data, &indices)?,
+        other => {
+            return Err(SelectError::Mismatch(format!(
+                "expected integer indices, found {other}"
+            )));
+        }
+    };
+    Ok(make_array(taken))
 }
 
-/// The indices as positions, each checked against `len`.
-fn read_indices(indices: &ArrayData, len: usize) -> Result<Vec<Option<usize>>, SelectError> {
-    let data_type = indices.data_type();
-    if !data_type.is_integer() {
+/// Takes with indices read in place from their buffer, after checking every valid one.
+fn take_typed<T>(data: &ArrayData, indices: &ArrayData) -> Result<ArrayData, SelectError>
+where
+    T: gather::Index + alkaid_buffer::NativeType + std::fmt::Display,
+{
+    let all: &[T] = indices.buffers()[0]
+        .typed()
+        .map_err(|e| SelectError::Data(e.into()))?;
+    let values = &all[indices.offset()..indices.offset() + indices.len()];
+    let len = data.len();
+    let in_range = |v: T| v.position().is_some_and(|p| p < len);
+    // One pass without an early exit vectorises; the culprit is searched only on failure.
+    let all_in_range = match indices.nulls() {
+        None => values.iter().fold(true, |ok, &v| ok & in_range(v)),
+        Some(nulls) => nulls.valid_indices().all(|k| in_range(values[k])),
+    };
+    if !all_in_range {
+        let k = (0..values.len())
+            .find(|&k| indices.is_valid(k) && !in_range(values[k]))
+            .unwrap_or(0);
         return Err(SelectError::Mismatch(format!(
-            "expected integer indices, found {data_type}"
+            "index {} at position {k} is out of range for an array of length {len}",
+            values[k]
         )));
     }
-    let width = data_type.primitive_byte_width().unwrap_or(8);
-    let signed = data_type.is_signed_integer();
-    let raw = &indices.buffers()[0];
-    (0..indices.len())
-        .map(|i| {
-            if indices.is_null(i) {
-                return Ok(None);
-            }
-            let at = (indices.offset() + i) * width;
-            let mut bytes = [0u8; 8];
-            bytes[..width].copy_from_slice(&raw[at..at + width]);
-            let shift = 64 - 8 * width as u32;
-            let value = if signed {
-                i128::from((i64::from_le_bytes(bytes) << shift) >> shift)
-            } else {
-                i128::from(u64::from_le_bytes(bytes))
-            };
-            usize::try_from(value)
-                .ok()
-                .filter(|&v| v < len)
-                .map(Some)
-                .ok_or_else(|| {
-                    SelectError::Mismatch(format!(
-                        "index {value} at position {i} is out of range for an array of length {len}"
-                    ))
-                })
-        })
-        .collect()
+    take_data(
+        data,
+        &gather::Typed {
+            values,
+            nulls: indices.nulls(),
+        },
+    )
 }
 
 /// The slots of `data` at `indices`, which must be below `data.len()`.
@@ -78,8 +90,14 @@ fn read_indices(indices: &ArrayData, len: usize) -> Result<Vec<Option<usize>>, S
 /// # Errors
 /// If an index is out of range, or a null index meets a type whose nulls live in its
 /// children (unions, run-end encoded) or a nested dictionary.
-pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayData, SelectError> {
-    if let Some(bad) = indices.iter().flatten().find(|&&i| i >= data.len()) {
+pub(crate) fn take_data<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    if let Some(bad) = (0..indices.len())
+        .filter_map(|k| indices.get(k))
+        .find(|&i| i >= data.len())
+    {
         return Err(SelectError::Mismatch(format!(
             "index {bad} is out of range for an array of length {}",
             data.len()
@@ -103,11 +121,11 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
     }
     let len = indices.len();
     let mut builder = ArrayData::builder(data.data_type().clone()).len(len);
-    let any_null = indices.iter().any(Option::is_none) || data.null_count() > 0;
+    let any_null = data.null_count() > 0 || (0..indices.len()).any(|k| indices.get(k).is_none());
     if spec.has_validity && any_null {
         let mut bits = BooleanBufferBuilder::new(len);
-        for index in indices {
-            bits.append(index.is_some_and(|i| data.is_valid(i)));
+        for k in 0..indices.len() {
+            bits.append(indices.get(k).is_some_and(|i| data.is_valid(i)));
         }
         builder = builder.nulls(Some(NullBuffer::new(bits.finish())));
     }
@@ -116,9 +134,9 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
         let (offsets, values) = (&data.buffers()[0], &data.buffers()[1]);
         let gathered = match spec.buffers[0] {
             BufferSpec::Offsets { width: 4 } => {
-                gather::bytes::<i32>(offsets, values, data.offset(), indices)
+                gather::bytes::<i32, P>(offsets, values, data.offset(), indices)
             }
-            _ => gather::bytes::<i64>(offsets, values, data.offset(), indices),
+            _ => gather::bytes::<i64, P>(offsets, values, data.offset(), indices),
         };
         let (offsets, values) = gathered.ok_or_else(|| {
             SelectError::Overflow(format!(
@@ -150,15 +168,18 @@ pub fn take_data(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayDat
 }
 
 /// Every other layout: one-slot slices (and one-slot null arrays for null indices), joined.
-fn by_slices(data: &ArrayData, indices: &[Option<usize>]) -> Result<ArrayData, SelectError> {
-    if indices.is_empty() {
+fn by_slices<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    if indices.len() == 0 {
         return Ok(data.slice(0, 0));
     }
     let mut null = None;
     let mut parts = Vec::with_capacity(indices.len());
-    for index in indices {
-        parts.push(match index {
-            Some(i) => data.slice(*i, 1),
+    for k in 0..indices.len() {
+        parts.push(match indices.get(k) {
+            Some(i) => data.slice(i, 1),
             None => match &null {
                 Some(null) => ArrayData::clone(null),
                 None => null.insert(null_slot(data.data_type())?).clone(),
