@@ -3,17 +3,18 @@
 //! Indices are any integer array; a null index gives a null slot, and an index outside the
 //! array is an error naming it (the unchecked variant trusts the caller instead).
 //! Fixed-width values, booleans, dictionary keys, binary and string values and views are
-//! gathered directly (views keep sharing their data buffers); every other layout joins one-slot slices with
-//! alkaid-data's `concat`, correct for every type and the part to speed up next.
+//! gathered directly (views keep sharing their data buffers); lists take their children
+//! at the positions they cover and structs take each child; every other layout joins one-slot slices with alkaid-data's
+//! `concat`, correct for every type and the part to speed up next.
 
 use alkaid_array::{Array, ArrayRef, make_array, make_builder};
-use alkaid_buffer::NullBuffer;
 use alkaid_buffer::builder::BooleanBufferBuilder;
+use alkaid_buffer::{MutableBuffer, NullBuffer, OffsetSize};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
-use alkaid_schema::DataType;
+use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::SelectError;
-use crate::gather::{self, Positions};
+use crate::gather::{self, Positions, Present};
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -117,7 +118,12 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
                 )
             }));
     if !direct {
-        return by_slices(data, indices);
+        return match data.data_type().to_physical() {
+            PhysicalType::List => take_list::<i32, P>(data, indices),
+            PhysicalType::LargeList => take_list::<i64, P>(data, indices),
+            PhysicalType::Struct => take_struct(data, indices),
+            _ => by_slices(data, indices),
+        };
     }
     let len = indices.len();
     let mut builder = ArrayData::builder(data.data_type().clone()).len(len);
@@ -165,6 +171,73 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
         builder = builder.dictionary(dictionary.clone());
     }
     Ok(builder.build()?)
+}
+
+/// Lists (and maps): offsets from the taken lengths, and the child taken at every position
+/// the taken lists cover, recursively.
+fn take_list<O: OffsetSize, P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let all: &[O] = data.buffers()[0]
+        .typed()
+        .map_err(|e| SelectError::Data(e.into()))?;
+    let offsets = &all[data.offset()..];
+    let len = indices.len();
+    let mut new_offsets = MutableBuffer::with_capacity((len + 1) * size_of::<O>());
+    let mut child_positions: Vec<usize> = Vec::new();
+    let mut validity = BooleanBufferBuilder::new(len);
+    let any_null = data.null_count() > 0 || (0..len).any(|k| indices.get(k).is_none());
+    new_offsets.push(O::ZERO);
+    for k in 0..len {
+        let position = indices.get(k);
+        if let Some(i) = position {
+            child_positions.extend(offsets[i].as_usize()..offsets[i + 1].as_usize());
+        }
+        let end = O::from_usize(child_positions.len()).ok_or_else(|| {
+            SelectError::Overflow(format!(
+                "the taken lists of {} overflow its offsets",
+                data.data_type()
+            ))
+        })?;
+        new_offsets.push(end);
+        if any_null {
+            validity.append(position.is_some_and(|i| data.is_valid(i)));
+        }
+    }
+    let child = take_data(&data.children()[0], &Present(&child_positions))?;
+    Ok(ArrayData::builder(data.data_type().clone())
+        .len(len)
+        .nulls(any_null.then(|| NullBuffer::new(validity.finish())))
+        .buffers(vec![new_offsets.into_buffer()])
+        .children(vec![child])
+        .build()?)
+}
+
+/// Structs: every child taken at the same positions.
+fn take_struct<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let len = indices.len();
+    let children = data
+        .children()
+        .iter()
+        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
+        .collect::<Result<Vec<_>, _>>()?;
+    let any_null = data.null_count() > 0 || (0..len).any(|k| indices.get(k).is_none());
+    let nulls = any_null.then(|| {
+        let mut validity = BooleanBufferBuilder::new(len);
+        for k in 0..len {
+            validity.append(indices.get(k).is_some_and(|i| data.is_valid(i)));
+        }
+        NullBuffer::new(validity.finish())
+    });
+    Ok(ArrayData::builder(data.data_type().clone())
+        .len(len)
+        .nulls(nulls)
+        .children(children)
+        .build()?)
 }
 
 /// Every other layout: one-slot slices (and one-slot null arrays for null indices), joined.
