@@ -89,7 +89,8 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
             BufferSpec::Offsets { width: 4 } => offsets::<i32>(arrays, i, &mut child_ranges)?,
             BufferSpec::Offsets { .. } => offsets::<i64>(arrays, i, &mut child_ranges)?,
             BufferSpec::Data => {
-                let mut out = MutableBuffer::new();
+                let total = child_ranges.iter().map(|(start, end)| end - start).sum();
+                let mut out = MutableBuffer::with_capacity(total);
                 for (array, &(start, end)) in arrays.iter().zip(&child_ranges) {
                     out.extend_from_slice(&array.buffers()[i][start..end]);
                 }
@@ -210,11 +211,14 @@ fn offsets<O: OffsetSize>(
         let all: &[O] = array.buffers()[i].typed()?;
         let window = &all[array.offset()..=array.offset() + array.len()];
         let (start, end) = (window[0].as_usize(), window[array.len()].as_usize());
-        for o in &window[1..] {
-            out.push(
-                O::from_usize(o.as_usize() - start + base).ok_or_else(|| overflow("offsets"))?,
-            );
-        }
+        // Offsets rise, so if the last shifted one fits the offset type, all of them do:
+        // one check, then a loop without branches.
+        O::from_usize(end - start + base).ok_or_else(|| overflow("offsets"))?;
+        out.extend(
+            window[1..]
+                .iter()
+                .map(|o| O::from_usize(o.as_usize() - start + base).unwrap_or(O::ZERO)),
+        );
         *range = (start, end);
         base += end - start;
     }
