@@ -13,6 +13,7 @@ use alkaid_buffer::{Buffer, MutableBuffer, NullBuffer, OffsetSize};
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::layout::{BufferSpec, ChildSpec, layout};
+use crate::runs::{run_end_at, run_span};
 use crate::{ArrayData, DataError, DataErrorKind, equal};
 
 /// `arrays`, one after another, as one array of their common type.
@@ -295,13 +296,6 @@ fn views(arrays: &[&ArrayData]) -> Result<(Buffer, Vec<Buffer>), DataError> {
     Ok((out.into_buffer(), data))
 }
 
-fn int_at(buffer: &Buffer, width: usize, index: usize) -> i64 {
-    let mut raw = [0u8; 8];
-    raw[..width].copy_from_slice(&buffer[index * width..(index + 1) * width]);
-    let shift = 64 - 8 * width as u32;
-    (i64::from_le_bytes(raw) << shift) >> shift
-}
-
 /// The runs covering each part's slots, run ends shifted past earlier parts, and their values.
 fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
     let mut ends = MutableBuffer::new();
@@ -315,26 +309,18 @@ fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
     for array in arrays {
         let run_ends = &array.children()[0];
         let (offset, len) = (array.offset(), array.len());
-        let end_at = |k: usize| int_at(&run_ends.buffers()[0], width, run_ends.offset() + k);
-        if len > 0 {
-            // The first run ending after `offset`, and the first ending at or after its end.
-            let first = partition(run_ends.len(), |k| end_at(k) <= offset as i64);
-            let last = partition(run_ends.len(), |k| end_at(k) < (offset + len) as i64);
-            if last >= run_ends.len() {
-                return Err(DataError::new(
-                    DataErrorKind::RunEnds,
-                    "run ends stop before the array does",
-                ));
+        let span = run_span(run_ends, offset, len)?;
+        for k in span.clone() {
+            let end =
+                run_end_at(run_ends, width, k).min((offset + len) as i64) - offset as i64 + base;
+            if width < 8 && end >= 1i64 << (8 * width - 1) {
+                return Err(overflow("run ends"));
             }
-            for k in first..=last {
-                let end = end_at(k).min((offset + len) as i64) - offset as i64 + base;
-                if width < 8 && end >= 1i64 << (8 * width - 1) {
-                    return Err(overflow("run ends"));
-                }
-                ends.extend_from_slice(&end.to_le_bytes()[..width]);
-            }
-            values.push(array.children()[1].try_slice(first, last + 1 - first)?);
-            runs += last + 1 - first;
+            ends.extend_from_slice(&end.to_le_bytes()[..width]);
+        }
+        if !span.is_empty() {
+            values.push(array.children()[1].try_slice(span.start, span.len())?);
+            runs += span.len();
         }
         base += len as i64;
     }
@@ -349,18 +335,4 @@ fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
         concat(&values.iter().collect::<Vec<_>>())?
     };
     Ok(vec![run_ends, values])
-}
-
-/// The first `k` in `0..n` for which `before(k)` is false (`before` holds on a prefix).
-fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, n);
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if before(mid) {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    low
 }

@@ -49,6 +49,7 @@ mod data;
 pub mod equal;
 mod error;
 mod layout;
+mod runs;
 mod validate;
 
 pub use concat::concat;
@@ -56,4 +57,5 @@ pub use data::{ArrayData, ArrayDataBuilder};
 pub use equal::equal;
 pub use error::{DataError, DataErrorKind};
 pub use layout::{BufferSpec, BufferSpecs, ChildSpec, Layout, layout};
+pub use runs::run_span;
 pub use validate::ValidationLevel;

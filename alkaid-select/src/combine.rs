@@ -7,11 +7,12 @@
 //! mask is honoured for every type.
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, make_array};
-use alkaid_buffer::{BooleanBuffer, NullBuffer};
+use alkaid_buffer::NullBuffer;
 use alkaid_data::{ArrayData, layout};
 
 use crate::concat::concat_data;
 use crate::error::SelectError;
+use crate::filter::true_bits;
 use crate::take::take_data;
 
 /// Slots picked from several arrays: `pairs[i] = (array, row)` gives slot `i`.
@@ -108,9 +109,10 @@ pub fn zip(
         }
     };
     let (t, f) = (row(truthy, "true")?, row(falsy, "false")?);
+    let chosen = true_bits(mask);
     let pairs: Vec<(usize, usize)> = (0..len)
         .map(|i| {
-            if mask.is_valid(i) && mask.value(i) {
+            if chosen.value(i) {
                 (0, t(i))
             } else {
                 (1, f(i))
@@ -143,10 +145,7 @@ pub fn nullif(array: &dyn Array, mask: &BooleanArray) -> Result<ArrayRef, Select
             mask.len()
         )));
     }
-    let clear: BooleanBuffer = match mask.nulls() {
-        Some(nulls) => mask.values() & nulls.validity(),
-        None => mask.values().clone(),
-    };
+    let clear = true_bits(mask);
     let spec = layout(data.data_type());
     if spec.has_validity {
         let keep = !&clear;

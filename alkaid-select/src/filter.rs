@@ -56,10 +56,7 @@ const LONG_RUN: usize = 8;
 impl FilterPredicate {
     /// Prepares `mask`; null mask slots count as false.
     pub fn new(mask: &BooleanArray) -> Self {
-        let bits: BooleanBuffer = match mask.nulls() {
-            Some(nulls) => mask.values() & nulls.validity(),
-            None => mask.values().clone(),
-        };
+        let bits = true_bits(mask);
         let len = bits.len();
         let count = bits.count_set_bits();
         let strategy = if count == len {
@@ -198,6 +195,15 @@ impl FilterPredicate {
             }
         };
         Ok(alkaid_data::concat(&parts.iter().collect::<Vec<_>>())?)
+    }
+}
+
+/// The slots where `mask` is true and not null, as bits: how every mask kernel reads a
+/// mask.
+pub(crate) fn true_bits(mask: &BooleanArray) -> BooleanBuffer {
+    match mask.nulls() {
+        Some(nulls) => mask.values() & nulls.validity(),
+        None => mask.values().clone(),
     }
 }
 

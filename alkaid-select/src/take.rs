@@ -127,13 +127,8 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
     }
     let len = indices.len();
     let mut builder = ArrayData::builder(data.data_type().clone()).len(len);
-    let any_null = data.null_count() > 0 || (0..indices.len()).any(|k| indices.get(k).is_none());
-    if spec.has_validity && any_null {
-        let mut bits = BooleanBufferBuilder::new(len);
-        for k in 0..indices.len() {
-            bits.append(indices.get(k).is_some_and(|i| data.is_valid(i)));
-        }
-        builder = builder.nulls(Some(NullBuffer::new(bits.finish())));
+    if spec.has_validity {
+        builder = builder.nulls(taken_nulls(data, indices));
     }
     let mut buffers = Vec::with_capacity(data.buffers().len());
     if byte_array {
@@ -173,6 +168,20 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
     Ok(builder.build()?)
 }
 
+/// The validity of the taken slots: null where the index is null or the slot was; `None`
+/// when nothing is null.
+fn taken_nulls<P: Positions + ?Sized>(data: &ArrayData, indices: &P) -> Option<NullBuffer> {
+    let len = indices.len();
+    let any_null = data.null_count() > 0 || (0..len).any(|k| indices.get(k).is_none());
+    any_null.then(|| {
+        let mut validity = BooleanBufferBuilder::new(len);
+        for k in 0..len {
+            validity.append(indices.get(k).is_some_and(|i| data.is_valid(i)));
+        }
+        NullBuffer::new(validity.finish())
+    })
+}
+
 /// Lists (and maps): offsets from the taken lengths, and the child taken at every position
 /// the taken lists cover, recursively.
 fn take_list<O: OffsetSize, P: Positions + ?Sized>(
@@ -186,8 +195,6 @@ fn take_list<O: OffsetSize, P: Positions + ?Sized>(
     let len = indices.len();
     let mut new_offsets = MutableBuffer::with_capacity((len + 1) * size_of::<O>());
     let mut child_positions: Vec<usize> = Vec::new();
-    let mut validity = BooleanBufferBuilder::new(len);
-    let any_null = data.null_count() > 0 || (0..len).any(|k| indices.get(k).is_none());
     new_offsets.push(O::ZERO);
     for k in 0..len {
         let position = indices.get(k);
@@ -201,14 +208,11 @@ fn take_list<O: OffsetSize, P: Positions + ?Sized>(
             ))
         })?;
         new_offsets.push(end);
-        if any_null {
-            validity.append(position.is_some_and(|i| data.is_valid(i)));
-        }
     }
     let child = take_data(&data.children()[0], &Present(&child_positions))?;
     Ok(ArrayData::builder(data.data_type().clone())
         .len(len)
-        .nulls(any_null.then(|| NullBuffer::new(validity.finish())))
+        .nulls(taken_nulls(data, indices))
         .buffers(vec![new_offsets.into_buffer()])
         .children(vec![child])
         .build()?)
@@ -225,17 +229,9 @@ fn take_struct<P: Positions + ?Sized>(
         .iter()
         .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
         .collect::<Result<Vec<_>, _>>()?;
-    let any_null = data.null_count() > 0 || (0..len).any(|k| indices.get(k).is_none());
-    let nulls = any_null.then(|| {
-        let mut validity = BooleanBufferBuilder::new(len);
-        for k in 0..len {
-            validity.append(indices.get(k).is_some_and(|i| data.is_valid(i)));
-        }
-        NullBuffer::new(validity.finish())
-    });
     Ok(ArrayData::builder(data.data_type().clone())
         .len(len)
-        .nulls(nulls)
+        .nulls(taken_nulls(data, indices))
         .children(children)
         .build()?)
 }

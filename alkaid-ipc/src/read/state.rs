@@ -163,6 +163,22 @@ impl ReadState {
             .ok_or_else(|| IpcError::malformed("a batch arrived before the schema"))
     }
 
+    /// A walk over `body` whose first dictionary is at walk position `cursor`, set up from
+    /// the schema's byte order and the reader's options.
+    fn body_reader<'a>(
+        &'a self,
+        batch: fb::RecordBatch<'a>,
+        body: &'a Buffer,
+        cursor: usize,
+        union_validity: bool,
+    ) -> BodyReader<'a> {
+        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, cursor);
+        reader.swap = self.big_endian;
+        reader.union_validity = union_validity;
+        reader.trusted = !self.options.full_validation;
+        reader
+    }
+
     fn validate(&self, data: &ArrayData, path: impl std::fmt::Display) -> Result<()> {
         if self.options.full_validation {
             data.validate(ValidationLevel::Full)
@@ -178,10 +194,7 @@ impl ReadState {
         union_validity: bool,
     ) -> Result<RecordBatch> {
         let schema = self.schema()?.clone();
-        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, 0);
-        reader.swap = self.big_endian;
-        reader.union_validity = union_validity;
-        reader.trusted = !self.options.full_validation;
+        let mut reader = self.body_reader(batch, body, 0, union_validity);
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields().iter() {
             let data = reader.array(field.data_type(), Path::Root(field.name()))?;
@@ -210,10 +223,7 @@ impl ReadState {
         let batch = dictionary
             .data()
             .ok_or_else(|| IpcError::malformed(format!("dictionary batch {id} has no data")))?;
-        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, position + 1);
-        reader.swap = self.big_endian;
-        reader.union_validity = union_validity;
-        reader.trusted = !self.options.full_validation;
+        let mut reader = self.body_reader(batch, body, position + 1, union_validity);
         let path = format!("dictionary {id}");
         let values = reader.array(&value_type, Path::Root(&path))?;
         reader.finish()?;

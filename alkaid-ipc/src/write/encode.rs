@@ -411,23 +411,17 @@ fn runs<T: Offset>(
     let all = all
         .get(run_ends.offset()..run_ends.offset() + run_ends.len())
         .ok_or_else(|| IpcError::invalid_argument("the run ends buffer is too short"))?;
-    if len == 0 {
+    let span = alkaid_data::run_span(run_ends, offset, len)?;
+    if span.is_empty() {
         return Ok((Buffer::empty(), 0, 0));
     }
-    let first = all.partition_point(|end| end.to_usize() <= offset);
-    let last = all.partition_point(|end| end.to_usize() < offset + len);
-    if last >= all.len() {
-        return Err(IpcError::invalid_argument(
-            "run ends stop before the array does",
-        ));
-    }
-    let mut out = MutableBuffer::with_capacity((last + 1 - first) * T::WIDTH);
+    let mut out = MutableBuffer::with_capacity(span.len() * T::WIDTH);
     out.extend(
-        all[first..=last]
+        all[span.clone()]
             .iter()
             .map(|end| T::from_usize(end.to_usize().min(offset + len) - offset)),
     );
-    Ok((out.into_buffer(), first, last + 1 - first))
+    Ok((out.into_buffer(), span.start, span.len()))
 }
 
 /// `len` values of `width` bytes from slot `offset`.
