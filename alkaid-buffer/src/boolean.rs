@@ -130,6 +130,11 @@ impl BooleanBuffer {
         bitmap::count_set_bits(&self.buffer, self.offset, self.len)
     }
 
+    /// Number of runs of consecutive set bits (what [`set_runs`](Self::set_runs) yields).
+    pub fn count_set_runs(&self) -> usize {
+        bitmap::count_set_runs(&self.buffer, self.offset, self.len)
+    }
+
     /// An O(1) view of `len` bits starting at bit `offset` of this bitmap.
     ///
     /// # Panics

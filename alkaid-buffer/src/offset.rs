@@ -21,6 +21,9 @@ pub trait OffsetSize: NativeType + Ord + sealed::Sealed {
     fn as_usize(self) -> usize;
     /// `value` as an offset, or `None` if it does not fit.
     fn from_usize(value: usize) -> Option<Self>;
+    /// `value` as an offset by a plain (truncating) cast, for loops that check the largest
+    /// value once with [`from_usize`](Self::from_usize) instead of every one.
+    fn usize_as(value: usize) -> Self;
 }
 
 mod sealed {
@@ -44,6 +47,10 @@ macro_rules! offset_size {
             #[inline]
             fn from_usize(value: usize) -> Option<Self> {
                 Self::try_from(value).ok()
+            }
+            #[inline]
+            fn usize_as(value: usize) -> Self {
+                value as Self
             }
         }
     };

@@ -97,6 +97,11 @@ proptest! {
         let expected_indices: Vec<usize> = (0..len).filter(|&i| c.bits[i]).collect();
         let indices: Vec<usize> = SetIndices::new(&c.bytes, c.offset, len).collect();
         prop_assert_eq!(&indices, &expected_indices);
+        // Internal iteration (`fold`) after a few steps of `next`.
+        let mut iter = SetIndices::new(&c.bytes, c.offset, len);
+        let mut folded: Vec<usize> = iter.by_ref().take(3).collect();
+        iter.for_each(|i| folded.push(i));
+        prop_assert_eq!(&folded, &expected_indices);
 
         let mut expected_runs = Vec::new();
         let mut i = 0;
@@ -110,7 +115,24 @@ proptest! {
             }
         }
         let runs: Vec<(usize, usize)> = SetRuns::new(&c.bytes, c.offset, len).collect();
+        prop_assert_eq!(bitmap::count_set_runs(&c.bytes, c.offset, len), expected_runs.len());
         prop_assert_eq!(runs, expected_runs);
+    }
+
+    #[test]
+    fn compress_keeps_the_masked_bits((values, mask) in pair()) {
+        let len = values.bits.len();
+        let expected: Vec<bool> = (0..len).filter(|&i| mask.bits[i]).map(|i| values.bits[i]).collect();
+        for kernel in [bitmap::compress, bitmap::compress_portable] {
+            let (packed, count) = kernel(&values.bytes, values.offset, &mask.bytes, mask.offset, len);
+            prop_assert_eq!(count, expected.len());
+            prop_assert_eq!(packed.len(), count.div_ceil(64) * 8);
+            let got: Vec<bool> = (0..count).map(|i| bitmap::get_bit(&packed, i)).collect();
+            prop_assert_eq!(&got, &expected);
+            // Nothing set past the count.
+            let past = (count..packed.len() * 8).filter(|&i| bitmap::get_bit(&packed, i)).count();
+            prop_assert_eq!(past, 0);
+        }
     }
 
     #[test]

@@ -1,80 +1,287 @@
-//! Gathering slots by position, shared by `filter` (selected indices) and `take`: the loops
-//! that copy fixed-width values, bits, and variable-width bytes one slot at a time.
+//! Gathering slots by position, shared by `filter` (selected indices), `take` and `nullif`:
+//! the loops that copy fixed-width values, bits, and variable-width bytes one slot at a
+//! time.
 //!
-//! `None` positions (null indices of `take`) produce zeroed values, unset bits and empty
-//! byte strings; the caller marks them null.
+//! Positions come in several shapes (a mask's set bits, typed indices read in place, plain
+//! lists); each shape walks itself in its fastest way ([`Positions::for_each`]) and the
+//! gathers are written once against that. `None` positions (null indices of `take`) produce
+//! zeroed values, unset bits and empty byte strings; the caller marks them null.
 
-use alkaid_buffer::builder::BooleanBufferBuilder;
-use alkaid_buffer::{Buffer, MutableBuffer, NullBuffer, OffsetSize};
+use std::cell::Cell;
 
-/// Where each slot of a result comes from: position `get(k)` of the input, or `None` for a
-/// null slot. Implemented for plain position lists and, without copying them, for the
-/// typed indices `take` is given.
+use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize, bitmap};
+
+/// Where each slot of a result comes from: a position of the input, or `None` for a null
+/// slot. Every position is below the length of the array it is applied to: whoever makes a
+/// `Positions` checks that (an out-of-range position panics in the gathers, it is never
+/// read).
 pub(crate) trait Positions {
     /// Number of slots.
     fn len(&self) -> usize;
-    /// The input position of slot `k`.
-    fn get(&self, k: usize) -> Option<usize>;
+    /// Which slots have a position; `None` when all do.
+    fn nulls(&self) -> Option<NullBuffer>;
+    /// Calls `f` with each slot's position, in order.
+    fn for_each(&self, f: impl FnMut(Option<usize>));
+
+    /// The `W`-byte values at these positions of `chunks`; `None` gives zeros.
+    fn gather_fixed<const W: usize>(&self, chunks: &[[u8; W]]) -> Vec<[u8; W]> {
+        let mut gathered = Vec::new();
+        extend_in_place(&mut gathered, self, |p| p.map_or([0; W], |i| chunks[i]));
+        gathered
+    }
+
+    /// The bits at these positions of the bitmap starting at bit `offset` of `bytes`,
+    /// packed from bit 0; `None` gives an unset bit.
+    fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
+        walk_bits(self, bytes, offset)
+    }
 }
 
 impl Positions for [Option<usize>] {
     fn len(&self) -> usize {
         <[Option<usize>]>::len(self)
     }
-    fn get(&self, k: usize) -> Option<usize> {
-        self[k]
+    fn nulls(&self) -> Option<NullBuffer> {
+        self.iter()
+            .any(Option::is_none)
+            .then(|| NullBuffer::from(self.iter().map(Option::is_some).collect::<Vec<_>>()))
+    }
+    fn for_each(&self, f: impl FnMut(Option<usize>)) {
+        self.iter().copied().for_each(f);
     }
 }
 
-/// Selected positions, all present (a filter's indices).
+/// Positions, all present (the child positions a list take covers).
 pub(crate) struct Present<'a>(pub &'a [usize]);
 
 impl Positions for Present<'_> {
     fn len(&self) -> usize {
         self.0.len()
     }
-    fn get(&self, k: usize) -> Option<usize> {
-        Some(self.0[k])
+    fn nulls(&self) -> Option<NullBuffer> {
+        None
+    }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(Option<usize>)) {
+        self.0.iter().for_each(|&i| f(Some(i)));
+    }
+}
+
+/// The set bits of a mask, ascending (a filter's scattered slots), walked a word at a time.
+pub(crate) struct SetBits<'a> {
+    pub bits: &'a BooleanBuffer,
+    /// How many bits are set.
+    pub count: usize,
+}
+
+impl Positions for SetBits<'_> {
+    fn len(&self) -> usize {
+        self.count
+    }
+    fn nulls(&self) -> Option<NullBuffer> {
+        None
+    }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(Option<usize>)) {
+        self.bits.set_indices().for_each(|i| f(Some(i)));
+    }
+
+    /// A word at a time, with the mask as the selector.
+    fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
+        let mask = self.bits;
+        bitmap::compress(bytes, offset, mask.inner(), mask.offset(), mask.len()).0
     }
 }
 
 /// The integer types indices come in.
 pub(crate) trait Index: Copy {
-    /// The index as a position, or `None` if it is negative.
-    fn position(self) -> Option<usize>;
+    /// The index as an unsigned position; a negative index sign-extends to at least 2^63,
+    /// which no array length reaches, so one unsigned comparison checks both ends.
+    fn as_u64(self) -> u64;
 }
 
 macro_rules! index {
     ($($t:ty),*) => {$(
         impl Index for $t {
             #[inline]
-            fn position(self) -> Option<usize> {
-                usize::try_from(self).ok()
+            fn as_u64(self) -> u64 {
+                // Signed types sign-extend, unsigned ones zero-extend.
+                self as i64 as u64
             }
         }
     )*};
 }
 index!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// Indices of an integer array, read in place; every valid one was checked to be in range.
+/// Indices of an integer array, read in place.
+///
+/// They are checked as they are walked rather than in a pass of their own, which cost 13%
+/// of a 1 Mi `i32` take. A walk clamps a position past the array to its last slot, so the
+/// gathers never read out of bounds, and notes that it did; `take` then reports the error
+/// and throws the result away.
 pub(crate) struct Typed<'a, T> {
-    pub values: &'a [T],
-    pub nulls: Option<&'a NullBuffer>,
+    values: &'a [T],
+    /// The indices' validity, slot `k` for `values[k]`; `None` when all are valid.
+    nulls: Option<&'a NullBuffer>,
+    /// The number of slots of the array taken from.
+    len: usize,
+    /// Whether a walk met an index out of range; `None` until a walk.
+    out_of_range: Cell<Option<bool>>,
+}
+
+impl<'a, T: Index> Typed<'a, T> {
+    /// Indices `values` (valid where `nulls` says) into an array of `len` slots, `len > 0`.
+    pub fn new(values: &'a [T], nulls: Option<&'a NullBuffer>, len: usize) -> Self {
+        debug_assert!(len > 0, "nothing can be taken from an empty array");
+        Self {
+            values,
+            nulls: nulls.filter(|n| n.null_count() > 0),
+            len,
+            out_of_range: Cell::new(None),
+        }
+    }
+
+    /// Whether a walk met a valid index out of range, or `None` if nothing walked them (a
+    /// layout with no buffers to gather, or no indices).
+    pub fn out_of_range(&self) -> Option<bool> {
+        self.out_of_range.get()
+    }
+
+    fn note(&self, out_of_range: bool) {
+        let before = self.out_of_range.get().unwrap_or(false);
+        self.out_of_range.set(Some(before | out_of_range));
+    }
+
+    /// The position of index `v`; `usize::MAX` when it does not fit (negative, or past a
+    /// 32-bit address space).
+    #[inline]
+    fn position(v: T) -> usize {
+        usize::try_from(v.as_u64()).unwrap_or(usize::MAX)
+    }
 }
 
 impl<T: Index> Positions for Typed<'_, T> {
     fn len(&self) -> usize {
         self.values.len()
     }
-    #[inline]
-    fn get(&self, k: usize) -> Option<usize> {
-        if self.nulls.is_some_and(|n| n.is_null(k)) {
-            None
-        } else {
-            // In range: checked before any gathering starts.
-            Some(self.values[k].position().unwrap_or(usize::MAX))
-        }
+    fn nulls(&self) -> Option<NullBuffer> {
+        self.nulls.cloned()
     }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(Option<usize>)) {
+        let mut past = false;
+        let last = self.len - 1;
+        let mut at = |v: T| {
+            let position = Self::position(v);
+            past |= position > last;
+            position.min(last)
+        };
+        // One call of `f`, so that it is inlined once (two call sites made the compiler
+        // keep it out of line, a call per slot).
+        let validity = self.nulls.map(NullBuffer::validity);
+        for (k, &v) in self.values.iter().enumerate() {
+            let valid = validity.is_none_or(|bits| bits.value(k));
+            f(valid.then(|| at(v)));
+        }
+        self.note(past);
+    }
+
+    /// Without null indices, a plain map over the indices: with nothing but the load, the
+    /// bounds check and the store in the loop, more iterations fit in the CPU's window, and
+    /// more cache misses overlap (1 Mi random `i32`s: 1.7 ms through `for_each`, 1.1 ms
+    /// here, as fast as arrow-select's take, which checks nothing).
+    fn gather_fixed<const W: usize>(&self, chunks: &[[u8; W]]) -> Vec<[u8; W]> {
+        if self.nulls.is_some() {
+            let mut gathered = Vec::new();
+            extend_in_place(&mut gathered, self, |p| p.map_or([0; W], |i| chunks[i]));
+            return gathered;
+        }
+        /// Out of line, so that the loop keeps no flag in its registers.
+        #[cold]
+        #[inline(never)]
+        fn past<const W: usize>(flag: &mut bool) -> [u8; W] {
+            *flag = true;
+            [0; W]
+        }
+        let mut flag = false;
+        let gathered = self
+            .values
+            .iter()
+            .map(|&v| match chunks.get(Self::position(v)) {
+                Some(value) => *value,
+                None => past(&mut flag),
+            })
+            .collect();
+        self.note(flag);
+        gathered
+    }
+
+    /// Without null indices, 64 indices to an output word, every running value kept in a
+    /// register.
+    fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
+        if self.nulls.is_some() {
+            return walk_bits(self, bytes, offset);
+        }
+        let last = self.len - 1;
+        let mut past = false;
+        let mut words = Vec::with_capacity(self.values.len().div_ceil(64));
+        for indices in self.values.chunks(64) {
+            let mut word = 0u64;
+            for (j, &v) in indices.iter().enumerate() {
+                let position = Self::position(v);
+                past |= position > last;
+                let bit = bitmap::get_bit(bytes, offset + position.min(last));
+                word |= u64::from(bit) << j;
+            }
+            words.push(word);
+        }
+        self.note(past);
+        Buffer::from_vec(words)
+    }
+}
+
+/// Bits at `positions`, one slot at a time (see [`Positions::gather_bits`]).
+fn walk_bits<P: Positions + ?Sized>(positions: &P, bytes: &[u8], offset: usize) -> Buffer {
+    let mut words = Vec::with_capacity(positions.len().div_ceil(64));
+    let (mut word, mut filled) = (0u64, 0u32);
+    positions.for_each(|p| {
+        let bit = p.is_some_and(|i| bitmap::get_bit(bytes, offset + i));
+        // Branch-free: whether the bit is set is as random as the data.
+        word |= u64::from(bit) << filled;
+        filled += 1;
+        if filled == 64 {
+            words.push(word);
+            (word, filled) = (0, 0);
+        }
+    });
+    if filled > 0 {
+        words.push(word);
+    }
+    Buffer::from_vec(words)
+}
+
+/// Appends `f(position)` for every slot of `positions` to `out`.
+///
+/// Written slot by slot into reserved space: pushing stores the vector's length back to
+/// memory at every slot, and with one more store per slot a random gather keeps half as
+/// many cache misses in flight (`take` of 1 Mi `i32`s: 2.5 ms pushing, 1.6 ms writing in
+/// place).
+fn extend_in_place<T, P: Positions + ?Sized>(
+    out: &mut Vec<T>,
+    positions: &P,
+    mut f: impl FnMut(Option<usize>) -> T,
+) {
+    out.reserve(positions.len());
+    let slots = out.spare_capacity_mut();
+    let mut written = 0;
+    positions.for_each(|p| {
+        slots[written].write(f(p));
+        written += 1;
+    });
+    let len = out.len() + written;
+    // SAFETY: the loop wrote slots `0..written` of the spare capacity, each exactly once and
+    // in order (every write bounds-checked), so the first `len` elements are initialised.
+    unsafe { out.set_len(len) };
 }
 
 /// `width`-byte values at `positions` (relative to slot `offset`).
@@ -92,15 +299,13 @@ pub(crate) fn fixed<P: Positions + ?Sized>(
         16 => fixed_of::<16, P>(buffer, offset, positions),
         32 => fixed_of::<32, P>(buffer, offset, positions),
         _ => {
-            let mut out = MutableBuffer::with_capacity(positions.len() * width);
-            for k in 0..positions.len() {
-                match positions.get(k) {
-                    Some(i) => out
-                        .extend_from_slice(&buffer[(offset + i) * width..(offset + i + 1) * width]),
-                    None => out.extend_zeros(width),
-                }
-            }
-            out.into_buffer()
+            let values = &buffer[offset * width..];
+            let mut out = Vec::with_capacity(positions.len() * width);
+            positions.for_each(|p| match p {
+                Some(i) => out.extend_from_slice(&values[i * width..(i + 1) * width]),
+                None => out.resize(out.len() + width, 0),
+            });
+            Buffer::from(out).realigned(16)
         }
     }
 }
@@ -112,9 +317,7 @@ fn fixed_of<const W: usize, P: Positions + ?Sized>(
     positions: &P,
 ) -> Buffer {
     let (chunks, _) = buffer[offset * W..].as_chunks::<W>();
-    let gathered: Vec<[u8; W]> = (0..positions.len())
-        .map(|k| positions.get(k).map_or([0; W], |i| chunks[i]))
-        .collect();
+    let gathered = positions.gather_fixed(chunks);
     // The vector's bytes become the buffer without a copy. Its allocation is only
     // byte-aligned by type; the system allocator gives 16 bytes in practice, enough for
     // every fixed-width type, and `realigned` copies in the rare case it did not (an empty
@@ -124,18 +327,11 @@ fn fixed_of<const W: usize, P: Positions + ?Sized>(
 
 /// Bits at `positions` (relative to bit `offset`); `None` gives an unset bit.
 pub(crate) fn bits<P: Positions + ?Sized>(bytes: &[u8], offset: usize, positions: &P) -> Buffer {
-    let mut out = BooleanBufferBuilder::new(positions.len());
-    for k in 0..positions.len() {
-        out.append(positions.get(k).is_some_and(|i| {
-            let at = offset + i;
-            bytes[at / 8] >> (at % 8) & 1 == 1
-        }));
-    }
-    out.finish().inner().clone()
+    positions.gather_bits(bytes, offset)
 }
 
 /// Offsets and bytes of the variable-width values at `positions` (slot `offset` first);
-/// `None` gives an empty value.
+/// `None` gives an empty value. `None` when the result's bytes overflow `O`.
 pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
     offsets: &Buffer,
     values: &Buffer,
@@ -144,18 +340,43 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
 ) -> Option<(Buffer, Buffer)> {
     let all: &[O] = offsets.typed().ok()?;
     let all = &all[offset..];
-    let total: usize = (0..positions.len())
-        .filter_map(|k| positions.get(k))
-        .map(|i| all[i + 1].as_usize() - all[i].as_usize())
-        .sum();
-    let mut new_offsets = MutableBuffer::with_capacity((positions.len() + 1) * size_of::<O>());
-    let mut data = MutableBuffer::with_capacity(total);
+    let range = |i: usize| all[i].as_usize()..all[i + 1].as_usize();
+    // Two passes. The first reads every taken value's offsets (cache misses that overlap,
+    // since nothing waits for them) and writes the new offsets, with the running total in
+    // `usize`: it only grows, so checking the last one against `O` checks them all. The
+    // second copies, finding the offsets in cache: copying needs the length early, since
+    // `memcpy` branches on it and a late mispredicted branch throws away the loads in
+    // flight.
+    let mut new_offsets: Vec<O> = Vec::with_capacity(positions.len() + 1);
+    let mut total = 0usize;
     new_offsets.push(O::ZERO);
-    for k in 0..positions.len() {
-        if let Some(i) = positions.get(k) {
-            data.extend_from_slice(&values[all[i].as_usize()..all[i + 1].as_usize()]);
+    extend_in_place(&mut new_offsets, positions, |p| {
+        if let Some(i) = p {
+            total += range(i).len();
         }
-        new_offsets.push(O::from_usize(data.len())?);
-    }
-    Some((new_offsets.into_buffer(), data.into_buffer()))
+        O::usize_as(total)
+    });
+    O::from_usize(total)?;
+    let mut data: Vec<u8> = Vec::with_capacity(total);
+    let slots = &mut data.spare_capacity_mut()[..total];
+    let mut written = 0;
+    positions.for_each(|p| {
+        if let Some(i) = p {
+            let value = &values[range(i)];
+            let slot = &mut slots[written..written + value.len()];
+            // A byte loop the compiler turns into `memcpy` (`write_copy_of_slice` is newer
+            // than our minimum Rust).
+            slot.iter_mut().zip(value).for_each(|(d, &b)| {
+                d.write(b);
+            });
+            written += value.len();
+        }
+    });
+    // The same offsets were summed to `total`; a mismatch would be a bug here, and must not
+    // expose uninitialised bytes.
+    assert_eq!(written, total, "the copied bytes differ from their offsets");
+    // SAFETY: the values were written back to back from byte 0, `written` bytes in all, so
+    // bytes `0..total` are initialised.
+    unsafe { data.set_len(total) };
+    Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
 }

@@ -5,7 +5,7 @@
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
-use alkaid_array::{Int32Array, make_array, make_builder};
+use alkaid_array::{Int32Array, Int64Array, UInt16Array, make_array, make_builder};
 use alkaid_schema::{DataType, arbitrary};
 use alkaid_select::take;
 use common::decode::decode;
@@ -62,5 +62,13 @@ proptest! {
         prop_assert!(take(array.as_ref(), &past).is_err());
         let negative = Int32Array::from(vec![-1]);
         prop_assert!(take(array.as_ref(), &negative).is_err());
+        // One bad index among good ones, in every index type, names its position.
+        let mut wide: Vec<Option<i64>> = indices.iter().map(|i| i.map(i64::from)).collect();
+        let at = rng.below(wide.len() + 1);
+        wide.insert(at, Some(len as i64 + rng.below(3) as i64));
+        let message = take(array.as_ref(), &Int64Array::from(wide.clone())).unwrap_err().to_string();
+        prop_assert!(message.contains(&format!("at position {at}")), "{}", message);
+        let unsigned: Vec<Option<u16>> = wide.iter().map(|i| i.map(|i| i as u16)).collect();
+        prop_assert!(take(array.as_ref(), &UInt16Array::from(unsigned)).is_err());
     }
 }

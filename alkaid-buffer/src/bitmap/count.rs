@@ -44,6 +44,33 @@ pub fn count_set_bits(bytes: &[u8], offset: usize, len: usize) -> usize {
     whole - before - after
 }
 
+/// Counts the runs of consecutive set bits among bits `[offset, offset + len)` of `bytes`:
+/// what [`SetRuns`](super::SetRuns) would yield, without making them. Filters use it to
+/// choose between copying runs and gathering slots before doing either.
+///
+/// # Panics
+/// If the range does not fit in `bytes`.
+///
+/// # Examples
+/// ```
+/// use alkaid_buffer::bitmap::count_set_runs;
+/// assert_eq!(count_set_runs(&[0b1110_0110, 0b0000_0001], 0, 10), 2);
+/// assert_eq!(count_set_runs(&[0b1110_0110, 0b0000_0001], 2, 8), 2); // bit 2 starts a run
+/// ```
+pub fn count_set_runs(bytes: &[u8], offset: usize, len: usize) -> usize {
+    let chunks = BitChunks::new(bytes, offset, len);
+    let mut carry = 0u64; // the last bit of the previous word
+    chunks
+        .iter_padded()
+        .map(|word| {
+            // A run starts at a set bit whose predecessor is unset; the padding is unset.
+            let starts = word & !(word << 1 | carry);
+            carry = word >> 63;
+            starts.count_ones() as usize
+        })
+        .sum()
+}
+
 /// One compiled variant of the byte loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kernel {

@@ -8,19 +8,22 @@
 //! | --- | --- |
 //! | [`BitChunks`] | reads any bit range as little-endian `u64` words, the unit every kernel uses |
 //! | [`BitIter`], [`SetIndices`], [`SetRuns`] | every bit, the indices of set bits, runs of set bits |
-//! | [`count_set_bits`] | population count, with the instructions picked at run time |
+//! | [`count_set_bits`], [`count_set_runs`] | population count (instructions picked at run time), runs of set bits |
+//! | [`compress`] | the bits of one bitmap where another is set, packed (a filter of bits) |
 //! | [`and`], [`or`], [`xor`], [`and_not`], [`not`] | bitwise kernels producing a new bitmap at offset 0 |
 //!
 //! [`BooleanBuffer`](crate::BooleanBuffer) and [`NullBuffer`](crate::NullBuffer) wrap these
 //! for owned bitmaps; the functions are public for engines that keep bitmaps of their own.
 
 mod chunks;
+mod compress;
 mod count;
 mod iter;
 mod ops;
 
 pub use chunks::BitChunks;
-pub use count::count_set_bits;
+pub use compress::{compress, compress_portable};
+pub use count::{count_set_bits, count_set_runs};
 pub use iter::{BitIter, SetIndices, SetRuns};
 pub use ops::{and, and_not, bitwise_binary, bitwise_unary, not, or, xor};
 
