@@ -135,6 +135,12 @@ impl BooleanBuffer {
         bitmap::count_set_runs(&self.buffer, self.offset, self.len)
     }
 
+    /// The number of runs of set bits if it is at most `limit`, else `None` (found without
+    /// counting them all).
+    pub fn count_set_runs_at_most(&self, limit: usize) -> Option<usize> {
+        bitmap::count_set_runs_at_most(&self.buffer, self.offset, self.len, limit)
+    }
+
     /// An O(1) view of `len` bits starting at bit `offset` of this bitmap.
     ///
     /// # Panics

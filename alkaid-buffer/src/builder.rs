@@ -127,7 +127,21 @@ impl BooleanBufferBuilder {
         for i in 0..head {
             self.append(bitmap::get_bit(bytes, offset + i));
         }
-        let chunks = BitChunks::new(bytes, offset + head, len - head);
+        let start = offset + head;
+        if start.is_multiple_of(8) {
+            // Byte-aligned on both sides: a copy. Bits past the range in the last byte are
+            // cleared, as everywhere in a builder.
+            let rest = len - head;
+            let whole = &bytes[start / 8..(start + rest).div_ceil(8)];
+            self.buffer.extend_from_slice(whole);
+            if !rest.is_multiple_of(8) {
+                let last = self.buffer.len() - 1;
+                self.buffer.as_mut_slice()[last] &= (1u8 << (rest % 8)) - 1;
+            }
+            self.len += rest;
+            return;
+        }
+        let chunks = BitChunks::new(bytes, start, len - head);
         self.buffer
             .extend_with(chunks.chunk_count(), |i| chunks.chunk(i));
         if chunks.remainder_len() > 0 {

@@ -116,6 +116,9 @@ proptest! {
         }
         let runs: Vec<(usize, usize)> = SetRuns::new(&c.bytes, c.offset, len).collect();
         prop_assert_eq!(bitmap::count_set_runs(&c.bytes, c.offset, len), expected_runs.len());
+        let limit = expected_runs.len() / 2;
+        let at_most = bitmap::count_set_runs_at_most(&c.bytes, c.offset, len, limit);
+        prop_assert_eq!(at_most, (expected_runs.len() <= limit).then_some(expected_runs.len()));
         prop_assert_eq!(runs, expected_runs);
     }
 

@@ -7,6 +7,8 @@
 //! to the range each part references. Dictionary arrays must share one dictionary (equal
 //! values); merging different dictionaries is a selection kernel's job.
 
+use std::collections::HashMap;
+
 use alkaid_buffer::builder::BooleanBufferBuilder;
 use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{Buffer, MutableBuffer, NullBuffer, OffsetSize};
@@ -153,7 +155,14 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
         }
         builder = builder.dictionary(dictionary.clone());
     }
-    builder.build()
+    // SAFETY: every input is fully valid (every `ArrayData` made without `unsafe` is), and
+    // joining valid arrays keeps them valid: values and bitmaps are copied whole, offsets,
+    // view offsets, union offsets and run ends are shifted by what came before (each shift
+    // checked against its type above), views point into the data buffers appended after
+    // the earlier parts', children are cut to what each part references, and dictionary
+    // arrays share one equal dictionary. The structural checks still run; the full ones
+    // would re-read every value (UTF-8 above all).
+    unsafe { builder.build_structural() }
 }
 
 /// The part of child `c` of `array` that its slots reference.
@@ -218,7 +227,7 @@ fn offsets<O: OffsetSize>(
         out.extend(
             window[1..]
                 .iter()
-                .map(|o| O::from_usize(o.as_usize() - start + base).unwrap_or(O::ZERO)),
+                .map(|o| O::usize_as(o.as_usize() - start + base)),
         );
         *range = (start, end);
         base += end - start;
@@ -276,22 +285,51 @@ fn union_offsets(arrays: &[&ArrayData], i: usize) -> Result<Buffer, DataError> {
     Ok(out.into_buffer())
 }
 
-/// Views pointing into the data buffers of every part, indices shifted past earlier parts'.
+/// Views pointing into the data buffers of every part. A data buffer that several parts
+/// hold (slices of one array, say) is kept once; the others' indices are renumbered.
 fn views(arrays: &[&ArrayData]) -> Result<(Buffer, Vec<Buffer>), DataError> {
     let len: usize = arrays.iter().map(|a| a.len()).sum();
     let mut out = MutableBuffer::with_capacity(len * 16);
     let mut data: Vec<Buffer> = Vec::new();
+    // Each buffer's place in `data`, by the memory it covers.
+    let mut places: HashMap<(usize, usize), i32> = HashMap::new();
     for array in arrays {
-        let shift = i32::try_from(data.len()).map_err(|_| overflow("view buffer indices"))?;
+        // Where each of this part's data buffers sits in the result.
+        let mut renumbered = Vec::with_capacity(array.buffers().len() - 1);
+        for buffer in &array.buffers()[1..] {
+            let key = (buffer.as_ptr() as usize, buffer.len());
+            let index = match places.get(&key) {
+                Some(&index) => index,
+                None => {
+                    let index =
+                        i32::try_from(data.len()).map_err(|_| overflow("view buffer indices"))?;
+                    data.push(buffer.clone());
+                    places.insert(key, index);
+                    index
+                }
+            };
+            renumbered.push(index);
+        }
         let all: &[ByteView] = array.buffers()[0].typed()?;
-        for view in &all[array.offset()..array.offset() + array.len()] {
+        let window = &all[array.offset()..array.offset() + array.len()];
+        if renumbered
+            .iter()
+            .enumerate()
+            .all(|(b, &index)| index as usize == b)
+        {
+            // The part's buffers keep their places (the first part, or parts sharing
+            // buffers): its views are copied as they are.
+            out.extend_from_slice(alkaid_buffer::native::as_bytes(window));
+            continue;
+        }
+        for view in window {
             out.push(if view.is_inline() {
                 *view
             } else {
-                view.with_location(view.buffer_index() + shift, view.offset())
+                // A valid view names one of its array's buffers.
+                view.with_location(renumbered[view.buffer_index() as usize], view.offset())
             });
         }
-        data.extend(array.buffers()[1..].iter().cloned());
     }
     Ok((out.into_buffer(), data))
 }

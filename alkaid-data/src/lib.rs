@@ -9,6 +9,7 @@
 //! | [`layout`] | the spec's table of buffers per layout, written once for everyone |
 //! | [`ValidationLevel`] | structural, full and strict checks, with errors that name the child path |
 //! | [`equal()`](fn@equal) | logical equality of two arrays, slot by slot |
+//! | [`concat()`](fn@concat), [`compact_views`] | arrays joined end to end, for every layout; view arrays' referenced bytes copied out |
 //!
 //! # Example
 //! ```
@@ -51,6 +52,7 @@ mod error;
 mod layout;
 mod runs;
 mod validate;
+mod views;
 
 pub use concat::concat;
 pub use data::{ArrayData, ArrayDataBuilder};
@@ -59,3 +61,4 @@ pub use error::{DataError, DataErrorKind};
 pub use layout::{BufferSpec, BufferSpecs, ChildSpec, Layout, layout};
 pub use runs::run_span;
 pub use validate::ValidationLevel;
+pub use views::{compact_views, referenced_view_bytes};

@@ -1,10 +1,11 @@
 //! Kernels that combine or mask rows by position: interleave, zip and nullif.
 //!
 //! Each is written once over the other kernels: `interleave` joins runs of slots with the
-//! dictionary-merging [`concat_data`](crate::concat_data), `zip` is an interleave of its two
-//! sides, and `nullif` clears validity bits directly where the layout has a validity bitmap,
-//! and otherwise (unions, run-end encoded) takes null slots the way `take` makes them, so the
-//! mask is honoured for every type.
+//! dictionary-merging [`concat_data`](crate::concat_data) when the runs are long, and
+//! otherwise joins its inputs once and gathers from the whole with `take`; `zip` is an
+//! interleave of its two sides; `nullif` clears validity bits directly where the layout has
+//! a validity bitmap, and otherwise (unions, run-end encoded) takes null slots the way
+//! `take` makes them, so the mask is honoured for every type.
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, make_array};
 use alkaid_buffer::NullBuffer;
@@ -13,6 +14,8 @@ use alkaid_data::{ArrayData, layout};
 use crate::concat::concat_data;
 use crate::error::SelectError;
 use crate::filter::true_bits;
+use crate::filter::{LONG_RUN, joins_whole_children};
+use crate::gather::Positions;
 use crate::take::take_data;
 
 /// Slots picked from several arrays: `pairs[i] = (array, row)` gives slot `i`.
@@ -47,9 +50,9 @@ fn interleave_data(
             "expected at least one array to interleave, found none".into(),
         ));
     };
-    // Runs of consecutive rows from one array become one slice.
-    let mut parts: Vec<ArrayData> = Vec::new();
-    let mut run: Option<(usize, usize, usize)> = None; // (array, start, len)
+    // One pass checks every pair and counts the runs of consecutive rows of one array.
+    let mut runs = 0;
+    let mut previous = (usize::MAX, usize::MAX);
     for (i, &(a, row)) in pairs.iter().enumerate() {
         let array = arrays.get(a).ok_or_else(|| {
             SelectError::Mismatch(format!("pair {i} names array {a} of {}", arrays.len()))
@@ -60,22 +63,68 @@ fn interleave_data(
                 array.len()
             )));
         }
-        run = match run {
-            Some((ra, start, len)) if ra == a && start + len == row => Some((ra, start, len + 1)),
-            Some((ra, start, len)) => {
-                parts.push(arrays[ra].slice(start, len));
-                Some((a, row, 1))
-            }
-            None => Some((a, row, 1)),
-        };
+        runs += usize::from(previous != (a, row.wrapping_sub(1)));
+        previous = (a, row);
     }
-    if let Some((ra, start, len)) = run {
-        parts.push(arrays[ra].slice(start, len));
-    }
-    if parts.is_empty() {
+    if pairs.is_empty() {
         return Ok(first.slice(0, 0));
     }
-    concat_data(&parts.iter().collect::<Vec<_>>())
+    let inputs: usize = arrays.iter().map(ArrayData::len).sum();
+    // Long runs are sliced and joined; so are a few rows picked from large inputs, where
+    // joining every input first would copy far more than the result holds (unless joining
+    // slices would repeat whole children once per slice). Otherwise the inputs are joined
+    // once (merging dictionaries) and the rows gathered from the whole.
+    let slices = runs * LONG_RUN <= pairs.len() || inputs > pairs.len() * 4;
+    if slices && !joins_whole_children(first.data_type()) {
+        let mut parts: Vec<ArrayData> = Vec::with_capacity(runs);
+        let mut run: Option<(usize, usize, usize)> = None; // (array, start, len)
+        for &(a, row) in pairs {
+            run = match run {
+                Some((ra, start, len)) if ra == a && start + len == row => {
+                    Some((ra, start, len + 1))
+                }
+                Some((ra, start, len)) => {
+                    parts.push(arrays[ra].slice(start, len));
+                    Some((a, row, 1))
+                }
+                None => Some((a, row, 1)),
+            };
+        }
+        if let Some((ra, start, len)) = run {
+            parts.push(arrays[ra].slice(start, len));
+        }
+        return concat_data(&parts.iter().collect::<Vec<_>>());
+    }
+    let mut bases = Vec::with_capacity(arrays.len());
+    let mut base = 0;
+    for array in arrays {
+        bases.push(base);
+        base += array.len();
+    }
+    let joined = concat_data(&arrays.iter().collect::<Vec<_>>())?;
+    take_data(&joined, &Pairs { pairs, bases })
+}
+
+/// Interleave pairs as positions in the inputs joined end to end.
+struct Pairs<'a> {
+    pairs: &'a [(usize, usize)],
+    /// Where each input starts in the joined array.
+    bases: Vec<usize>,
+}
+
+impl Positions for Pairs<'_> {
+    fn len(&self) -> usize {
+        self.pairs.len()
+    }
+    fn nulls(&self) -> Option<NullBuffer> {
+        None
+    }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(Option<usize>)) {
+        for &(a, row) in self.pairs {
+            f(Some(self.bases[a] + row));
+        }
+    }
 }
 
 /// `truthy` where `mask` is true, `falsy` elsewhere (a null mask slot counts as false).

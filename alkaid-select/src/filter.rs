@@ -3,20 +3,22 @@
 //! A [`FilterPredicate`] is prepared once from the mask (nulls in the mask count as false)
 //! and reused for every column of a batch. It picks its strategy from the mask's shape, not
 //! its selectivity alone: everything, nothing, a list of runs when runs are long (copied a
-//! range at a time), or a list of indices (gathered one at a time).
+//! range at a time), a list of indices when few slots are selected, or else the mask's set
+//! bits walked word by word for each column (gathered one at a time).
 //!
-//! Fixed-width values, booleans, dictionary keys and views are selected directly (views
-//! keep sharing their data buffers); every other layout is cut into the selected runs and
-//! joined with alkaid-data's `concat`, which is correct for every type and fast when runs
-//! are long.
+//! With runs, fixed-width values, booleans, dictionary keys and views are copied a run at a
+//! time, structs filter each child, list views and dense unions (anywhere in the type) are
+//! gathered as `take` does, and every other layout is cut into the runs and joined with
+//! alkaid-data's `concat`. With indices, every layout goes through `take`.
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, RecordBatch, make_array};
 use alkaid_buffer::builder::BooleanBufferBuilder;
 use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
+use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::SelectError;
-use crate::gather::SetBits;
+use crate::gather::{self, Present, SetBits};
 use crate::take::take_data;
 
 /// How a prepared mask selects.
@@ -29,6 +31,9 @@ enum Strategy {
     /// Scattered slots: the mask's set bits, walked afresh for each column (a word at a
     /// time, which costs less than reading a list of indices back from memory).
     Scattered,
+    /// Few slots (fewer than one per 64): their indices, listed once, so that no column
+    /// walks the whole mask again.
+    Sparse(Vec<usize>),
 }
 
 /// A mask prepared for filtering arrays of its length, reusable across columns.
@@ -54,7 +59,7 @@ pub struct FilterPredicate {
 
 /// Runs at least this long on average are copied a run at a time; shorter ones are
 /// gathered slot by slot.
-const LONG_RUN: usize = 8;
+pub(crate) const LONG_RUN: usize = 8;
 
 impl FilterPredicate {
     /// Prepares `mask`; null mask slots count as false.
@@ -66,12 +71,12 @@ impl FilterPredicate {
             Strategy::All
         } else if count == 0 {
             Strategy::None
+        } else if count < len / 64 {
+            Strategy::Sparse(bits.set_indices().collect())
+        } else if bits.count_set_runs_at_most(count / LONG_RUN).is_some() {
+            Strategy::Runs(bits.set_runs().collect())
         } else {
-            if count >= bits.count_set_runs() * LONG_RUN {
-                Strategy::Runs(bits.set_runs().collect())
-            } else {
-                Strategy::Scattered
-            }
+            Strategy::Scattered
         };
         Self {
             bits,
@@ -106,19 +111,21 @@ impl FilterPredicate {
                 data.len()
             )));
         }
-        match &self.strategy {
+        let positions = SetBits {
+            bits: &self.bits,
+            count: self.count,
+        };
+        let runs = match &self.strategy {
             Strategy::All => return Ok(data.clone()),
             Strategy::None => return Ok(data.slice(0, 0)),
             // Scattered slots: gathered one at a time, as `take` does.
-            Strategy::Scattered => {
-                let positions = SetBits {
-                    bits: &self.bits,
-                    count: self.count,
-                };
-                return take_data(data, &positions);
-            }
-            Strategy::Runs(_) => {}
-        }
+            Strategy::Scattered => return take_data(data, &positions),
+            Strategy::Sparse(indices) => return take_data(data, &Present(indices)),
+            Strategy::Runs(runs) => Runs {
+                runs,
+                count: self.count,
+            },
+        };
         let spec = layout(data.data_type());
         let direct = spec.children == ChildSpec::None
             && spec.buffers.iter().all(|b| {
@@ -128,29 +135,30 @@ impl FilterPredicate {
                 )
             });
         if !direct {
-            return self.by_runs(data);
+            return match data.data_type().to_physical() {
+                PhysicalType::Struct => self.filter_struct(data, &runs),
+                // Joining runs would repeat such a child once per run.
+                _ if joins_whole_children(data.data_type()) => take_data(data, &positions),
+                _ => runs.joined(data),
+            };
         }
         let mut builder = ArrayData::builder(data.data_type().clone()).len(self.count);
-        if spec.has_validity && data.null_count() > 0 {
-            let validity = data
-                .nulls()
-                .expect("a null count needs a validity")
-                .validity();
-            builder = builder.nulls(Some(NullBuffer::new(
-                self.bits(validity.inner(), validity.offset()),
-            )));
+        if spec.has_validity {
+            builder = builder.nulls(runs.nulls(data));
         }
         let mut buffers = Vec::with_capacity(data.buffers().len());
         for (i, buffer_spec) in spec.buffers.iter().enumerate() {
             let buffer = &data.buffers()[i];
             buffers.push(match *buffer_spec {
-                BufferSpec::Fixed { width, .. } => self.bytes(buffer, data.offset(), width),
-                BufferSpec::Views => self.bytes(buffer, data.offset(), 16),
-                _ => self.bits(buffer, data.offset()).inner().clone(),
+                BufferSpec::Fixed { width, .. } => runs.bytes(buffer, data.offset(), width),
+                BufferSpec::Views => runs.bytes(buffer, data.offset(), 16),
+                _ => runs.bits(buffer, data.offset()).inner().clone(),
             });
         }
-        if spec.variadic {
-            buffers.extend(data.buffers()[1..].iter().cloned());
+        if spec.variadic
+            && let Some(views) = buffers.pop()
+        {
+            buffers.extend(gather::view_buffers(views, &data.buffers()[1..])?);
         }
         builder = builder.buffers(buffers);
         if let Some(dictionary) = data.dictionary() {
@@ -162,20 +170,37 @@ impl FilterPredicate {
         Ok(unsafe { builder.build_structural() }?)
     }
 
+    /// Structs: every child filtered with this mask, and the validity.
+    fn filter_struct(&self, data: &ArrayData, runs: &Runs<'_>) -> Result<ArrayData, SelectError> {
+        let children = data
+            .children()
+            .iter()
+            .map(|child| self.filter_data(&child.slice(data.offset(), data.len())))
+            .collect::<Result<Vec<_>, _>>()?;
+        let builder = ArrayData::builder(data.data_type().clone())
+            .len(self.count)
+            .nulls(runs.nulls(data))
+            .children(children);
+        // SAFETY: every child was filtered (and checked) with the same mask, so each has
+        // one slot per selected slot.
+        Ok(unsafe { builder.build_structural_shallow() }?)
+    }
+}
+
+/// Long runs of selected slots, copied a run at a time.
+struct Runs<'a> {
+    /// Half-open ranges of selected slots.
+    runs: &'a [(usize, usize)],
+    /// How many slots they hold.
+    count: usize,
+}
+
+impl Runs<'_> {
     /// `width`-byte values of the selected slots, slot `offset` first.
     fn bytes(&self, buffer: &Buffer, offset: usize, width: usize) -> Buffer {
         let mut out = MutableBuffer::with_capacity(self.count * width);
-        match &self.strategy {
-            Strategy::Runs(runs) => {
-                for &(start, end) in runs {
-                    out.extend_from_slice(
-                        &buffer[(offset + start) * width..(offset + end) * width],
-                    );
-                }
-            }
-            Strategy::All | Strategy::None | Strategy::Scattered => {
-                unreachable!("handled before")
-            }
+        for &(start, end) in self.runs {
+            out.extend_from_slice(&buffer[(offset + start) * width..(offset + end) * width]);
         }
         out.into_buffer()
     }
@@ -183,28 +208,42 @@ impl FilterPredicate {
     /// Bits of the selected slots, bit `offset` first.
     fn bits(&self, bytes: &Buffer, offset: usize) -> BooleanBuffer {
         let mut out = BooleanBufferBuilder::new(self.count);
-        match &self.strategy {
-            Strategy::Runs(runs) => {
-                for &(start, end) in runs {
-                    out.append_packed_range(bytes, offset + start, end - start);
-                }
-            }
-            Strategy::All | Strategy::None | Strategy::Scattered => {
-                unreachable!("handled before")
-            }
+        for &(start, end) in self.runs {
+            out.append_packed_range(bytes, offset + start, end - start);
         }
         out.finish()
     }
 
+    /// The validity of the selected slots of `data`; `None` when none is null.
+    fn nulls(&self, data: &ArrayData) -> Option<NullBuffer> {
+        let nulls = data.nulls().filter(|n| n.null_count() > 0)?;
+        let validity = nulls.validity();
+        Some(NullBuffer::new(
+            self.bits(validity.inner(), validity.offset()),
+        ))
+    }
+
     /// Every other layout: the selected runs, joined.
-    fn by_runs(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
-        let parts: Vec<ArrayData> = match &self.strategy {
-            Strategy::Runs(runs) => runs.iter().map(|&(s, e)| data.slice(s, e - s)).collect(),
-            Strategy::All | Strategy::None | Strategy::Scattered => {
-                unreachable!("handled before")
-            }
-        };
+    fn joined(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
+        let parts: Vec<ArrayData> = self
+            .runs
+            .iter()
+            .map(|&(s, e)| data.slice(s, e - s))
+            .collect();
         Ok(alkaid_data::concat(&parts.iter().collect::<Vec<_>>())?)
+    }
+}
+
+/// Whether joining slices of `data_type` keeps whole children of each slice: list views
+/// and dense unions (their offsets may point anywhere in their children), anywhere in the
+/// type. Joining many slices of such arrays would repeat a child once per slice.
+pub(crate) fn joins_whole_children(data_type: &DataType) -> bool {
+    match data_type.to_physical() {
+        PhysicalType::ListView | PhysicalType::LargeListView | PhysicalType::DenseUnion => true,
+        _ => data_type
+            .children()
+            .iter()
+            .any(|field| joins_whole_children(field.data_type())),
     }
 }
 
@@ -271,6 +310,8 @@ mod tests {
         assert_eq!(pick(long), Strategy::Runs(vec![(0, 40)]));
         let scattered: Vec<bool> = (0..64).map(|i| i % 3 == 0).collect();
         assert_eq!(pick(scattered), Strategy::Scattered);
+        let sparse: Vec<bool> = (0..1000).map(|i| i % 300 == 7).collect();
+        assert_eq!(pick(sparse), Strategy::Sparse(vec![7, 307, 607, 907]));
     }
 
     #[test]

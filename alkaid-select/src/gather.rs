@@ -9,7 +9,10 @@
 
 use std::cell::Cell;
 
+use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize, bitmap};
+
+use crate::error::SelectError;
 
 /// Where each slot of a result comes from: a position of the input, or `None` for a null
 /// slot. Every position is below the length of the array it is applied to: whoever makes a
@@ -86,9 +89,13 @@ impl Positions for SetBits<'_> {
         self.bits.set_indices().for_each(|i| f(Some(i)));
     }
 
-    /// A word at a time, with the mask as the selector.
+    /// A word at a time, with the mask as the selector; a bit at a time when fewer bits
+    /// are set than the mask has words.
     fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
         let mask = self.bits;
+        if self.count < mask.len() / 64 {
+            return walk_bits(self, bytes, offset);
+        }
         bitmap::compress(bytes, offset, mask.inner(), mask.offset(), mask.len()).0
     }
 }
@@ -379,4 +386,25 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
     // bytes `0..total` are initialised.
     unsafe { data.set_len(total) };
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
+}
+
+/// Selected views are compacted when they reference less than 1 / `VIEW_GC_FRACTION` of
+/// the bytes their data buffers hold, and those hold at least [`VIEW_GC_MIN_BYTES`].
+pub(crate) const VIEW_GC_FRACTION: usize = 4;
+/// See [`VIEW_GC_FRACTION`]: below this, sharing costs too little to be worth a copy.
+pub(crate) const VIEW_GC_MIN_BYTES: usize = 64 * 1024;
+
+/// The buffers of a selected view array: `views`, then the data buffers they point into,
+/// `data` shared as it is or, past the threshold above, only the referenced bytes copied
+/// into new buffers.
+pub(crate) fn view_buffers(views: Buffer, data: &[Buffer]) -> Result<Vec<Buffer>, SelectError> {
+    let held: usize = data.iter().map(Buffer::len).sum();
+    if held >= VIEW_GC_MIN_BYTES {
+        let typed: &[ByteView] = views.typed().map_err(|e| SelectError::Data(e.into()))?;
+        if alkaid_data::referenced_view_bytes(typed) * VIEW_GC_FRACTION < held {
+            let (views, data) = alkaid_data::compact_views(typed, data)?;
+            return Ok(std::iter::once(views).chain(data).collect());
+        }
+    }
+    Ok(std::iter::once(views).chain(data.iter().cloned()).collect())
 }

@@ -8,8 +8,14 @@
 //! | [`take()`] | the slots at integer indices, nulls and repeats allowed; out-of-range indices are errors |
 //! | [`interleave`], [`zip`], [`nullif`] | slots picked from several arrays; a choice between two sides by mask (either side may be a scalar); slots made null by mask, for every type |
 //!
-//! Depends on alkaid-array
-//! and the layers below; not on alkaid-ipc.
+//! Every kernel takes every type of the format, nested to any depth and sliced at any
+//! level. Results share their input's memory where the layout allows: dictionaries are
+//! kept, and views keep pointing into their data buffers, except that a result whose
+//! views reference less than a quarter of the bytes those buffers hold (when they hold at
+//! least 64 KiB) gets the referenced bytes copied into new buffers, so that a small
+//! selection does not keep a large column alive.
+//!
+//! Depends on alkaid-array and the layers below; not on alkaid-ipc.
 //!
 //! # Example
 //! ```
@@ -32,6 +38,7 @@ mod concat;
 mod error;
 mod filter;
 mod gather;
+mod nested;
 mod take;
 
 pub use combine::{interleave, nullif, zip};

@@ -11,12 +11,13 @@
 //! slices with alkaid-data's `concat`, correct for every type and slower.
 
 use alkaid_array::{Array, ArrayRef, make_array, make_builder};
-use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize};
+use alkaid_buffer::{BooleanBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::SelectError;
-use crate::gather::{self, Positions, Present};
+use crate::gather::{self, Positions};
+use crate::nested;
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -129,9 +130,15 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
             }));
     if !direct {
         return match data.data_type().to_physical() {
-            PhysicalType::List => take_list::<i32, P>(data, indices),
-            PhysicalType::LargeList => take_list::<i64, P>(data, indices),
-            PhysicalType::Struct => take_struct(data, indices),
+            PhysicalType::List => nested::list::<i32, P>(data, indices),
+            PhysicalType::LargeList => nested::list::<i64, P>(data, indices),
+            PhysicalType::ListView => nested::list_view(data, indices, 4),
+            PhysicalType::LargeListView => nested::list_view(data, indices, 8),
+            PhysicalType::FixedSizeList(size) => nested::fixed_size_list(data, indices, size),
+            PhysicalType::Struct => nested::structure(data, indices),
+            PhysicalType::SparseUnion => nested::sparse_union(data, indices),
+            PhysicalType::DenseUnion => nested::dense_union(data, indices),
+            PhysicalType::RunEndEncoded(_) => nested::run_end_encoded(data, indices),
             _ => by_slices(data, indices),
         };
     }
@@ -168,8 +175,10 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
             });
         }
     }
-    if spec.variadic {
-        buffers.extend(data.buffers()[1..].iter().cloned());
+    if spec.variadic
+        && let Some(views) = buffers.pop()
+    {
+        buffers.extend(gather::view_buffers(views, &data.buffers()[1..])?);
     }
     builder = builder.buffers(buffers);
     if let Some(dictionary) = data.dictionary() {
@@ -187,7 +196,10 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
 
 /// The validity of the taken slots: null where the index is null or the slot was; `None`
 /// when nothing is null.
-fn taken_nulls<P: Positions + ?Sized>(data: &ArrayData, indices: &P) -> Option<NullBuffer> {
+pub(crate) fn taken_nulls<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Option<NullBuffer> {
     match data.nulls().filter(|n| n.null_count() > 0) {
         None => indices.nulls(),
         Some(nulls) => {
@@ -196,60 +208,6 @@ fn taken_nulls<P: Positions + ?Sized>(data: &ArrayData, indices: &P) -> Option<N
             Some(NullBuffer::new(BooleanBuffer::new(bits, 0, indices.len())))
         }
     }
-}
-
-/// Lists (and maps): offsets from the taken lengths, and the child taken at every position
-/// the taken lists cover, recursively.
-fn take_list<O: OffsetSize, P: Positions + ?Sized>(
-    data: &ArrayData,
-    indices: &P,
-) -> Result<ArrayData, SelectError> {
-    let all: &[O] = data.buffers()[0]
-        .typed()
-        .map_err(|e| SelectError::Data(e.into()))?;
-    let offsets = &all[data.offset()..];
-    let len = indices.len();
-    let mut new_offsets: Vec<O> = Vec::with_capacity(len + 1);
-    let mut child_positions: Vec<usize> = Vec::new();
-    new_offsets.push(O::ZERO);
-    indices.for_each(|position| {
-        if let Some(i) = position {
-            child_positions.extend(offsets[i].as_usize()..offsets[i + 1].as_usize());
-        }
-        // Checked once below: the count only grows.
-        new_offsets.push(O::usize_as(child_positions.len()));
-    });
-    if O::from_usize(child_positions.len()).is_none() {
-        return Err(SelectError::Overflow(format!(
-            "the taken lists of {} overflow its offsets",
-            data.data_type()
-        )));
-    }
-    let child = take_data(&data.children()[0], &Present(&child_positions))?;
-    Ok(ArrayData::builder(data.data_type().clone())
-        .len(len)
-        .nulls(taken_nulls(data, indices))
-        .buffers(vec![Buffer::from_vec(new_offsets)])
-        .children(vec![child])
-        .build()?)
-}
-
-/// Structs: every child taken at the same positions.
-fn take_struct<P: Positions + ?Sized>(
-    data: &ArrayData,
-    indices: &P,
-) -> Result<ArrayData, SelectError> {
-    let len = indices.len();
-    let children = data
-        .children()
-        .iter()
-        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ArrayData::builder(data.data_type().clone())
-        .len(len)
-        .nulls(taken_nulls(data, indices))
-        .children(children)
-        .build()?)
 }
 
 /// Every other layout: one-slot slices (and one-slot null arrays for null indices), joined.
@@ -287,6 +245,7 @@ fn null_slot(data_type: &DataType) -> Result<ArrayData, SelectError> {
 #[cfg(test)]
 mod tests {
     use alkaid_array::{Int32Array, NullArray, StringArray};
+    use alkaid_buffer::Buffer;
     use alkaid_schema::Fields;
 
     use super::*;
@@ -320,6 +279,34 @@ mod tests {
         assert_eq!((taken.len(), taken.null_count()), (2, 2));
         let err = take(&empty, &Int32Array::from(vec![None, Some(0)])).unwrap_err();
         assert!(err.to_string().contains("index 0 at position 1"), "{err}");
+    }
+
+    #[test]
+    fn small_selections_of_views_copy_what_they_reference() {
+        let long: Vec<String> = (0..10_000)
+            .map(|i| format!("a value long enough, {i:08}"))
+            .collect();
+        let views =
+            alkaid_array::StringViewArray::from_iter_values(long.iter().map(String::as_str));
+        let original = views.to_data();
+        let held = |data: &ArrayData| data.buffers()[1..].iter().map(Buffer::len).sum::<usize>();
+        assert!(held(&original) >= 64 * 1024);
+        // A few values: compacted to their bytes, values unchanged.
+        let few = take(&views, &Int32Array::from(vec![7, 9_999, 7])).unwrap();
+        let few_data = few.to_data();
+        assert_eq!(held(&few_data), 3 * long[7].len());
+        let few = few
+            .as_any()
+            .downcast_ref::<alkaid_array::StringViewArray>()
+            .unwrap();
+        assert_eq!(
+            (few.value(0), few.value(1)),
+            (long[7].as_str(), long[9_999].as_str())
+        );
+        // Most values: the data buffers are shared, not copied.
+        let most: Vec<i32> = (0..9_000).collect();
+        let shared = take(&views, &Int32Array::from(most)).unwrap().to_data();
+        assert!(shared.buffers()[1].shares_allocation_with(&original.buffers()[1]));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Selection kernels: filter at several selectivities and mask shapes, take of random
-//! indices, and concat of slices, through alkaid-select and arrow-select on the same data.
+//! indices, concat of slices and interleave of random rows, through alkaid-select and
+//! arrow-select on the same data of every kind the issue names.
 
 use std::sync::Arc;
 
@@ -14,48 +15,109 @@ struct Inputs {
 }
 
 fn inputs() -> Inputs {
+    use alkaid_array as ours;
+    use arrow_array as theirs;
     let mut rng = Rng::new(7);
     let ints: Vec<i32> = (0..ROWS).map(|_| rng.next_u64() as i32).collect();
     let longs: Vec<Option<i64>> = (0..ROWS)
         .map(|i| (i % 7 != 0).then_some(i as i64))
         .collect();
+    let floats: Vec<f64> = (0..ROWS).map(|i| i as f64 * 0.5).collect();
+    let flags: Vec<bool> = (0..ROWS).map(|_| rng.chance(0.5)).collect();
     let words: Vec<String> = (0..ROWS).map(|i| format!("word {}", i % 5000)).collect();
     let word_refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    // Views: a third of the values longer than 12 bytes, so not inline.
+    let long_words: Vec<String> = (0..ROWS)
+        .map(|i| match i % 3 {
+            0 => format!("a longer word, number {}", i % 5000),
+            _ => format!("w{}", i % 5000),
+        })
+        .collect();
+    let long_refs: Vec<&str> = long_words.iter().map(String::as_str).collect();
     let lists: Vec<Vec<i32>> = (0..ROWS).map(|i| (0..(i % 4) as i32).collect()).collect();
+    let keys: Vec<i32> = (0..ROWS).map(|_| (rng.next_u64() % 1000) as i32).collect();
+    let categories: Vec<String> = (0..1000).map(|i| format!("category {i}")).collect();
+    let category_refs: Vec<&str> = categories.iter().map(String::as_str).collect();
 
-    let mut list_builder =
-        alkaid_array::GenericListBuilder::<i32, _>::new(alkaid_array::PrimitiveBuilder::<
-            alkaid_array::types::Int32Type,
-        >::with_capacity(ROWS * 2));
+    let mut list_builder = ours::GenericListBuilder::<i32, _>::new(ours::PrimitiveBuilder::<
+        ours::types::Int32Type,
+    >::with_capacity(ROWS * 2));
     for list in &lists {
         for &v in list {
             list_builder.values().append_value(v);
         }
         list_builder.append(true);
     }
-    let ours: Vec<(&'static str, alkaid_array::ArrayRef)> = vec![
+    let struct_fields = alkaid_schema::Fields::from(vec![
+        alkaid_schema::Field::new("a", alkaid_schema::DataType::Int32, false),
+        alkaid_schema::Field::new("b", alkaid_schema::DataType::Float64, false),
+    ]);
+    let our_struct = ours::StructArray::try_new(
+        struct_fields,
+        vec![
+            Arc::new(ours::Int32Array::from(ints.clone())),
+            Arc::new(ours::Float64Array::from(floats.clone())),
+        ],
+        None,
+    )
+    .unwrap();
+    let our_dictionary = ours::DictionaryArray::<ours::types::Int32Type>::try_new(
+        ours::Int32Array::from(keys.clone()),
+        Arc::new(ours::StringArray::from(category_refs.clone())),
+    )
+    .unwrap();
+    let ours: Vec<(&'static str, ours::ArrayRef)> = vec![
+        ("i32", Arc::new(ours::Int32Array::from(ints.clone()))),
+        ("i64_nulls", Arc::new(ours::Int64Array::from(longs.clone()))),
+        ("f64", Arc::new(ours::Float64Array::from(floats.clone()))),
+        ("bool", Arc::new(ours::BooleanArray::from(flags.clone()))),
+        ("utf8", Arc::new(ours::StringArray::from(word_refs.clone()))),
         (
-            "i32",
-            Arc::new(alkaid_array::Int32Array::from(ints.clone())),
-        ),
-        (
-            "i64_nulls",
-            Arc::new(alkaid_array::Int64Array::from(longs.clone())),
-        ),
-        (
-            "utf8",
-            Arc::new(alkaid_array::StringArray::from(word_refs.clone())),
+            "utf8_view",
+            Arc::new(ours::StringViewArray::from_iter_values(long_refs.clone())),
         ),
         ("list_i32", Arc::new(list_builder.finish().unwrap())),
+        ("dict_i32_utf8", Arc::new(our_dictionary)),
+        ("struct", Arc::new(our_struct)),
     ];
-    let theirs: Vec<(&'static str, arrow_array::ArrayRef)> = vec![
-        ("i32", Arc::new(arrow_array::Int32Array::from(ints))),
-        ("i64_nulls", Arc::new(arrow_array::Int64Array::from(longs))),
-        ("utf8", Arc::new(arrow_array::StringArray::from(word_refs))),
+
+    let their_struct = theirs::StructArray::from(vec![
+        (
+            Arc::new(arrow_schema::Field::new(
+                "a",
+                arrow_schema::DataType::Int32,
+                false,
+            )),
+            Arc::new(theirs::Int32Array::from(ints.clone())) as theirs::ArrayRef,
+        ),
+        (
+            Arc::new(arrow_schema::Field::new(
+                "b",
+                arrow_schema::DataType::Float64,
+                false,
+            )),
+            Arc::new(theirs::Float64Array::from(floats.clone())) as theirs::ArrayRef,
+        ),
+    ]);
+    let their_dictionary = theirs::DictionaryArray::<theirs::types::Int32Type>::try_new(
+        theirs::Int32Array::from(keys),
+        Arc::new(theirs::StringArray::from(category_refs)),
+    )
+    .unwrap();
+    let theirs: Vec<(&'static str, theirs::ArrayRef)> = vec![
+        ("i32", Arc::new(theirs::Int32Array::from(ints))),
+        ("i64_nulls", Arc::new(theirs::Int64Array::from(longs))),
+        ("f64", Arc::new(theirs::Float64Array::from(floats))),
+        ("bool", Arc::new(theirs::BooleanArray::from(flags))),
+        ("utf8", Arc::new(theirs::StringArray::from(word_refs))),
+        (
+            "utf8_view",
+            Arc::new(theirs::StringViewArray::from_iter_values(long_refs)),
+        ),
         (
             "list_i32",
-            Arc::new(arrow_array::ListArray::from_iter_primitive::<
-                arrow_array::types::Int32Type,
+            Arc::new(theirs::ListArray::from_iter_primitive::<
+                theirs::types::Int32Type,
                 _,
                 _,
             >(
@@ -64,6 +126,8 @@ fn inputs() -> Inputs {
                     .map(|l| Some(l.iter().map(|&v| Some(v)).collect::<Vec<_>>())),
             )),
         ),
+        ("dict_i32_utf8", Arc::new(their_dictionary)),
+        ("struct", Arc::new(their_struct)),
     ];
     Inputs { ours, theirs }
 }
@@ -130,6 +194,32 @@ fn select(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("arrow", format!("{name}/8")), |bench| {
             bench.iter(|| arrow_select::concat::concat(&their_refs).unwrap())
+        });
+    }
+    group.finish();
+
+    // Interleave 1 Mi rows picked at random from four quarter-length slices.
+    let mut group = c.benchmark_group("interleave");
+    let quarter = ROWS / 4;
+    let mut rng = Rng::new(5);
+    let pairs: Vec<(usize, usize)> = (0..ROWS)
+        .map(|_| {
+            let a = (rng.next_u64() % 4) as usize;
+            (a, (rng.next_u64() % quarter as u64) as usize)
+        })
+        .collect();
+    for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
+        let our_parts: Vec<_> = (0..4).map(|k| a.slice(k * quarter, quarter)).collect();
+        let their_parts: Vec<_> = (0..4).map(|k| b.slice(k * quarter, quarter)).collect();
+        let our_refs: Vec<&dyn alkaid_array::Array> =
+            our_parts.iter().map(|p| p.as_ref()).collect();
+        let their_refs: Vec<&dyn arrow_array::Array> =
+            their_parts.iter().map(|p| p.as_ref()).collect();
+        group.bench_function(BenchmarkId::new("alkaid", format!("{name}/4")), |bench| {
+            bench.iter(|| alkaid_select::interleave(&our_refs, &pairs).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("arrow", format!("{name}/4")), |bench| {
+            bench.iter(|| arrow_select::interleave::interleave(&their_refs, &pairs).unwrap())
         });
     }
     group.finish();

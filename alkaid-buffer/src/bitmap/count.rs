@@ -58,17 +58,65 @@ pub fn count_set_bits(bytes: &[u8], offset: usize, len: usize) -> usize {
 /// assert_eq!(count_set_runs(&[0b1110_0110, 0b0000_0001], 2, 8), 2); // bit 2 starts a run
 /// ```
 pub fn count_set_runs(bytes: &[u8], offset: usize, len: usize) -> usize {
+    count_set_runs_at_most(bytes, offset, len, usize::MAX).unwrap_or(usize::MAX)
+}
+
+/// Like [`count_set_runs`], but gives up with `None` as soon as there are more than
+/// `limit` runs: a filter that only needs to know whether runs are long stops early on
+/// scattered masks.
+///
+/// # Panics
+/// If the range does not fit in `bytes`.
+///
+/// # Examples
+/// ```
+/// use alkaid_buffer::bitmap::count_set_runs_at_most;
+/// let alternating = [0b0101_0101u8; 64];
+/// assert_eq!(count_set_runs_at_most(&alternating, 0, 512, 10), None);
+/// assert_eq!(count_set_runs_at_most(&alternating, 0, 16, 10), Some(8));
+/// ```
+pub fn count_set_runs_at_most(
+    bytes: &[u8],
+    offset: usize,
+    len: usize,
+    limit: usize,
+) -> Option<usize> {
     let chunks = BitChunks::new(bytes, offset, len);
+    #[cfg(target_arch = "x86_64")]
+    if selected() != Kernel::Portable {
+        // SAFETY: a kernel other than the portable one is selected only if the CPU has
+        // POPCNT.
+        return unsafe { count_runs_popcnt(chunks, limit) };
+    }
+    count_runs(chunks, limit)
+}
+
+/// Run starts, word by word: a run starts at a set bit whose predecessor is unset (the
+/// padding after the range is unset). The limit is checked every 64 words, outside the
+/// inner loop.
+#[inline(always)]
+fn count_runs(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
     let mut carry = 0u64; // the last bit of the previous word
-    chunks
-        .iter_padded()
-        .map(|word| {
-            // A run starts at a set bit whose predecessor is unset; the padding is unset.
-            let starts = word & !(word << 1 | carry);
+    let mut runs = 0;
+    let words = chunks.padded_count();
+    for block in (0..words).step_by(64) {
+        for i in block..words.min(block + 64) {
+            let word = chunks.padded_chunk(i);
+            runs += (word & !(word << 1 | carry)).count_ones() as usize;
             carry = word >> 63;
-            starts.count_ones() as usize
-        })
-        .sum()
+        }
+        if runs > limit {
+            return None;
+        }
+    }
+    Some(runs)
+}
+
+/// [`count_runs`] with `count_ones` as one instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn count_runs_popcnt(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
+    count_runs(chunks, limit)
 }
 
 /// One compiled variant of the byte loop.

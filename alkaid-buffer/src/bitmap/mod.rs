@@ -23,7 +23,7 @@ mod ops;
 
 pub use chunks::BitChunks;
 pub use compress::{compress, compress_portable};
-pub use count::{count_set_bits, count_set_runs};
+pub use count::{count_set_bits, count_set_runs, count_set_runs_at_most};
 pub use iter::{BitIter, SetIndices, SetRuns};
 pub use ops::{and, and_not, bitwise_binary, bitwise_unary, not, or, xor};
 

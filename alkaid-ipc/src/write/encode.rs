@@ -275,11 +275,7 @@ impl<'a> Encoder<'a> {
         let window = all
             .get(offset..offset + len)
             .ok_or_else(|| IpcError::invalid_argument("the views buffer is too short"))?;
-        let referenced: usize = window
-            .iter()
-            .filter(|view| !view.is_inline())
-            .map(ByteView::len)
-            .sum();
+        let referenced = alkaid_data::referenced_view_bytes(window);
         let held: usize = data.iter().map(Buffer::len).sum();
         if referenced >= held {
             self.out.buffers.push(views.slice(offset * 16, len * 16));
@@ -287,35 +283,8 @@ impl<'a> Encoder<'a> {
             self.out.variadic_counts.push(data.len() as i64);
             return Ok(());
         }
-        // Compact: one new data buffer per 2 GiB - 1 (view offsets are i32).
-        const LIMIT: usize = i32::MAX as usize;
-        let mut new_views = MutableBuffer::with_capacity(len * 16);
-        let mut new_data: Vec<Buffer> = Vec::new();
-        let mut current = MutableBuffer::with_capacity(referenced.min(LIMIT));
-        for view in window {
-            if view.is_inline() {
-                new_views.push(*view);
-                continue;
-            }
-            let source = data
-                .get(view.buffer_index() as usize)
-                .ok_or_else(|| IpcError::invalid_argument("a view names a missing data buffer"))?;
-            let start = view.offset() as usize;
-            let bytes = source
-                .get(start..start + view.len())
-                .ok_or_else(|| IpcError::invalid_argument("a view points past its data buffer"))?;
-            if current.len() + bytes.len() > LIMIT {
-                let full = std::mem::replace(&mut current, MutableBuffer::new());
-                new_data.push(full.into_buffer());
-            }
-            let location = view.with_location(new_data.len() as i32, current.len() as i32);
-            current.extend_from_slice(bytes);
-            new_views.push(location);
-        }
-        if !current.is_empty() {
-            new_data.push(current.into_buffer());
-        }
-        self.out.buffers.push(new_views.into_buffer());
+        let (new_views, new_data) = alkaid_data::compact_views(window, data)?;
+        self.out.buffers.push(new_views);
         self.out.variadic_counts.push(new_data.len() as i64);
         self.out.buffers.extend(new_data);
         Ok(())

@@ -1,0 +1,287 @@
+//! Take for the layouts with children: lists and maps, list views, fixed-size lists,
+//! structs, sparse and dense unions, and run-end encoded arrays.
+//!
+//! Each works out which child slots the taken slots cover and takes the children there,
+//! recursively, so a result never holds more of a child than it uses (list views excepted:
+//! they keep their child whole, as their offsets may point anywhere in it). A null index
+//! gives a null slot: a null in the validity where the layout has one, a null child value
+//! where it does not (unions: the first child's; run-end encoded: the values').
+
+use alkaid_buffer::{Buffer, OffsetSize};
+use alkaid_data::{ArrayData, ArrayDataBuilder, run_span};
+use alkaid_schema::DataType;
+
+use crate::error::SelectError;
+use crate::gather::{self, Positions, Present};
+use crate::take::{take_data, taken_nulls};
+
+/// Builds a result whose children were built by these kernels.
+///
+/// # Safety
+/// The buffers must be valid for the children given, as each caller argues.
+unsafe fn assemble(builder: ArrayDataBuilder) -> Result<ArrayData, SelectError> {
+    // SAFETY: the caller vouches for this level; every child was built by `take_data`,
+    // which checked it at least structurally.
+    Ok(unsafe { builder.build_structural_shallow() }?)
+}
+
+fn overflow(data: &ArrayData, what: &str) -> SelectError {
+    SelectError::Overflow(format!(
+        "the taken {what} of {} overflow its offsets",
+        data.data_type()
+    ))
+}
+
+/// Lists (and maps): offsets from the taken lengths, and the child taken at every position
+/// the taken lists cover.
+pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let all: &[O] = data.buffers()[0]
+        .typed()
+        .map_err(|e| SelectError::Data(e.into()))?;
+    let offsets = &all[data.offset()..];
+    let mut new_offsets: Vec<O> = Vec::with_capacity(indices.len() + 1);
+    let mut child_positions: Vec<usize> = Vec::new();
+    new_offsets.push(O::ZERO);
+    indices.for_each(|position| {
+        if let Some(i) = position {
+            child_positions.extend(offsets[i].as_usize()..offsets[i + 1].as_usize());
+        }
+        // Checked once below: the count only grows.
+        new_offsets.push(O::usize_as(child_positions.len()));
+    });
+    if O::from_usize(child_positions.len()).is_none() {
+        return Err(overflow(data, "lists"));
+    }
+    let child = take_data(&data.children()[0], &Present(&child_positions))?;
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .nulls(taken_nulls(data, indices))
+        .buffers(vec![Buffer::from_vec(new_offsets)])
+        .children(vec![child]);
+    // SAFETY: the offsets count the child positions taken for each list, from 0 up to the
+    // child's length, never falling.
+    unsafe { assemble(builder) }
+}
+
+/// List views: each taken slot's offset and size, with the child kept whole.
+pub(crate) fn list_view<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+    width: usize,
+) -> Result<ArrayData, SelectError> {
+    let buffers = (0..2)
+        .map(|b| gather::fixed(&data.buffers()[b], data.offset(), width, indices))
+        .collect();
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .nulls(taken_nulls(data, indices))
+        .buffers(buffers)
+        .children(vec![data.children()[0].clone()]);
+    // SAFETY: each offset and size pair is copied whole from a valid slot of a list view
+    // over the same child; null slots get (0, 0), an empty list.
+    unsafe { assemble(builder) }
+}
+
+/// Fixed-size lists: the child's `size` slots under each taken slot (nulls under a null
+/// index).
+pub(crate) fn fixed_size_list<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+    size: i32,
+) -> Result<ArrayData, SelectError> {
+    let size = usize::try_from(size).unwrap_or(0);
+    let base = data.offset();
+    let mut child_positions: Vec<Option<usize>> = Vec::with_capacity(indices.len() * size);
+    indices.for_each(|position| match position {
+        Some(i) => child_positions.extend(((base + i) * size..(base + i + 1) * size).map(Some)),
+        None => child_positions.extend(std::iter::repeat_n(None, size)),
+    });
+    let child = take_data(&data.children()[0], child_positions.as_slice())?;
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .nulls(taken_nulls(data, indices))
+        .children(vec![child]);
+    // SAFETY: the child holds exactly `size` slots per taken slot.
+    unsafe { assemble(builder) }
+}
+
+/// Structs: every child taken at the same positions.
+pub(crate) fn structure<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let children = data
+        .children()
+        .iter()
+        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
+        .collect::<Result<Vec<_>, _>>()?;
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .nulls(taken_nulls(data, indices))
+        .children(children);
+    // SAFETY: every child has one slot per taken slot.
+    unsafe { assemble(builder) }
+}
+
+/// The union type of `data`, and the type id a null slot gets: the first child's.
+fn union_of(data: &ArrayData) -> Result<(&alkaid_schema::UnionType, i8), SelectError> {
+    match data.data_type() {
+        DataType::Union(union) => match union.type_ids().first() {
+            Some(&id) => Ok((union, id)),
+            None => Err(SelectError::Mismatch(
+                "a union without children has no null slot to take".into(),
+            )),
+        },
+        other => Err(SelectError::Mismatch(format!(
+            "expected a union, found {other}"
+        ))),
+    }
+}
+
+/// Type ids at `indices`; a null index gets `null_id`.
+fn taken_type_ids<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+    null_id: i8,
+) -> Result<Vec<i8>, SelectError> {
+    let ids: &[i8] = data.buffers()[0]
+        .typed()
+        .map_err(|e| SelectError::Data(e.into()))?;
+    let ids = &ids[data.offset()..];
+    let mut taken = Vec::with_capacity(indices.len());
+    indices.for_each(|position| taken.push(position.map_or(null_id, |i| ids[i])));
+    Ok(taken)
+}
+
+/// Sparse unions: type ids, and every child taken at the same positions (a null index is
+/// a null in the first child, which its type id selects).
+pub(crate) fn sparse_union<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let (_, null_id) = union_of(data)?;
+    let type_ids = taken_type_ids(data, indices, null_id)?;
+    let children = data
+        .children()
+        .iter()
+        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
+        .collect::<Result<Vec<_>, _>>()?;
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .buffers(vec![Buffer::from_vec(type_ids)])
+        .children(children);
+    // SAFETY: type ids are copied from valid slots or are the first child's, and every
+    // child has one slot per taken slot.
+    unsafe { assemble(builder) }
+}
+
+/// Dense unions: type ids, and each child taken at the positions its taken slots point
+/// to, in order, so the new offsets count up per child (a null index points to a null
+/// appended to the first child).
+pub(crate) fn dense_union<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let (union, null_id) = union_of(data)?;
+    if i32::try_from(indices.len()).is_err() {
+        return Err(overflow(data, "union slots"));
+    }
+    let type_ids = taken_type_ids(data, indices, null_id)?;
+    let offsets: &[i32] = data.buffers()[1]
+        .typed()
+        .map_err(|e| SelectError::Data(e.into()))?;
+    let offsets = &offsets[data.offset()..];
+    let mut child_positions: Vec<Vec<Option<usize>>> = vec![Vec::new(); data.children().len()];
+    let mut new_offsets = Vec::with_capacity(indices.len());
+    let mut k = 0;
+    indices.for_each(|position| {
+        // A valid union's type ids all name a child.
+        let child = union.child_index(type_ids[k]).unwrap_or(0);
+        let positions = &mut child_positions[child];
+        new_offsets.push(positions.len() as i32); // below `indices.len()`, checked above
+        positions.push(position.map(|i| offsets[i] as usize));
+        k += 1;
+    });
+    let children = data
+        .children()
+        .iter()
+        .zip(&child_positions)
+        .map(|(child, positions)| take_data(child, positions.as_slice()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .buffers(vec![
+            Buffer::from_vec(type_ids),
+            Buffer::from_vec(new_offsets),
+        ])
+        .children(children);
+    // SAFETY: each slot's offset is its position among the slots of its child, and that
+    // child was taken at exactly those slots.
+    unsafe { assemble(builder) }
+}
+
+/// Run-end encoded: the run under each taken slot, consecutive equal runs joined, and the
+/// values taken at those runs (a null index is a run of a null value).
+pub(crate) fn run_end_encoded<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<ArrayData, SelectError> {
+    let [run_ends, values] = data.children() else {
+        return Err(SelectError::Mismatch(format!(
+            "expected run ends and values under {}",
+            data.data_type()
+        )));
+    };
+    let mut runs: Vec<Option<usize>> = Vec::new();
+    let mut ends: Vec<i64> = Vec::new();
+    let mut failure = None;
+    let mut k = 0i64;
+    indices.for_each(|position| {
+        let run = match position.map(|i| run_span(run_ends, data.offset() + i, 1)) {
+            None => None,
+            Some(Ok(span)) => Some(span.start),
+            Some(Err(e)) => {
+                failure.get_or_insert(e);
+                None
+            }
+        };
+        k += 1;
+        match (runs.last(), ends.last_mut()) {
+            (Some(last), Some(end)) if *last == run => *end = k,
+            _ => {
+                runs.push(run);
+                ends.push(k);
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(SelectError::Data(e));
+    }
+    let run_ends_type = run_ends.data_type().clone();
+    let ends = match run_ends_type {
+        DataType::Int16 => narrow::<i16>(&ends),
+        DataType::Int32 => narrow::<i32>(&ends),
+        _ => Some(Buffer::from_vec(ends)),
+    }
+    .ok_or_else(|| overflow(data, "run ends"))?;
+    let run_ends = ArrayData::builder(run_ends_type)
+        .len(runs.len())
+        .buffers(vec![ends])
+        .build()?;
+    let values = take_data(values, runs.as_slice())?;
+    Ok(ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .children(vec![run_ends, values])
+        .build()?)
+}
+
+/// Run ends in a narrower type, or `None` if the last (largest) does not fit.
+fn narrow<T: TryFrom<i64> + alkaid_buffer::NativeType>(ends: &[i64]) -> Option<Buffer> {
+    ends.iter()
+        .map(|&end| T::try_from(end).ok())
+        .collect::<Option<Vec<T>>>()
+        .map(Buffer::from_vec)
+}
