@@ -43,11 +43,26 @@ use crate::{ArrayData, DataError, DataErrorKind, equal};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
+    concat_with(arrays, &mut |children| concat(children))
+}
+
+/// Like [`concat()`](fn@concat), with `join_children` joining the parts of each child (and of
+/// the values of run-end encoded arrays) in its place: a selection kernel passes its own
+/// concatenation, which merges dictionaries, so that dictionaries nested below the top
+/// merge too.
+///
+/// # Errors
+/// As [`concat()`](fn@concat), and whatever `join_children` returns.
+pub fn concat_with<E: From<DataError>>(
+    arrays: &[&ArrayData],
+    join_children: &mut dyn FnMut(&[&ArrayData]) -> Result<ArrayData, E>,
+) -> Result<ArrayData, E> {
     let Some(first) = arrays.first() else {
         return Err(DataError::new(
             DataErrorKind::InvalidType,
             "expected at least one array to concatenate, found none",
-        ));
+        )
+        .into());
     };
     let data_type = first.data_type();
     if let Some(other) = arrays.iter().find(|a| a.data_type() != data_type) {
@@ -57,7 +72,8 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
                 "expected arrays of type {data_type}, found one of type {}",
                 other.data_type()
             ),
-        ));
+        )
+        .into());
     }
     let len: usize = arrays.iter().map(|a| a.len()).sum();
     let spec = layout(data_type);
@@ -115,7 +131,7 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
     builder = builder.buffers(buffers);
     let children = match spec.children {
         ChildSpec::None => Vec::new(),
-        ChildSpec::RunEndsAndValues => run_end_encoded(arrays)?,
+        ChildSpec::RunEndsAndValues => run_end_encoded(arrays, join_children)?,
         ChildSpec::One | ChildSpec::PerField => {
             let count = first.children().len();
             let physical = data_type.to_physical();
@@ -126,7 +142,7 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
                         .zip(&child_ranges)
                         .map(|(a, &range)| child_part(a, c, physical, range))
                         .collect::<Result<Vec<_>, _>>()?;
-                    concat(&parts.iter().collect::<Vec<_>>())
+                    join_children(&parts.iter().collect::<Vec<_>>())
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
@@ -150,7 +166,7 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
                 return Err(DataError::new(
                     DataErrorKind::Dictionary,
                     "expected dictionary arrays sharing one dictionary, found different dictionaries (merge them first)",
-                ));
+                ).into());
             }
         }
         builder = builder.dictionary(dictionary.clone());
@@ -162,7 +178,7 @@ pub fn concat(arrays: &[&ArrayData]) -> Result<ArrayData, DataError> {
     // the earlier parts', children are cut to what each part references, and dictionary
     // arrays share one equal dictionary. The structural checks still run; the full ones
     // would re-read every value (UTF-8 above all).
-    unsafe { builder.build_structural() }
+    Ok(unsafe { builder.build_structural() }?)
 }
 
 /// The part of child `c` of `array` that its slots reference.
@@ -335,7 +351,10 @@ fn views(arrays: &[&ArrayData]) -> Result<(Buffer, Vec<Buffer>), DataError> {
 }
 
 /// The runs covering each part's slots, run ends shifted past earlier parts, and their values.
-fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
+fn run_end_encoded<E: From<DataError>>(
+    arrays: &[&ArrayData],
+    join_children: &mut dyn FnMut(&[&ArrayData]) -> Result<ArrayData, E>,
+) -> Result<Vec<ArrayData>, E> {
     let mut ends = MutableBuffer::new();
     let mut runs = 0usize;
     let mut values = Vec::with_capacity(arrays.len());
@@ -352,7 +371,7 @@ fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
             let end =
                 run_end_at(run_ends, width, k).min((offset + len) as i64) - offset as i64 + base;
             if width < 8 && end >= 1i64 << (8 * width - 1) {
-                return Err(overflow("run ends"));
+                return Err(overflow("run ends").into());
             }
             ends.extend_from_slice(&end.to_le_bytes()[..width]);
         }
@@ -370,7 +389,7 @@ fn run_end_encoded(arrays: &[&ArrayData]) -> Result<Vec<ArrayData>, DataError> {
     let values = if values.is_empty() {
         arrays[0].children()[1].try_slice(0, 0)?
     } else {
-        concat(&values.iter().collect::<Vec<_>>())?
+        join_children(&values.iter().collect::<Vec<_>>())?
     };
     Ok(vec![run_ends, values])
 }

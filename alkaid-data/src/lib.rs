@@ -54,7 +54,7 @@ mod runs;
 mod validate;
 mod views;
 
-pub use concat::concat;
+pub use concat::{concat, concat_with};
 pub use data::{ArrayData, ArrayDataBuilder};
 pub use equal::equal;
 pub use error::{DataError, DataErrorKind};

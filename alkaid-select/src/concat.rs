@@ -106,7 +106,8 @@ pub fn concat_data(parts: &[&ArrayData]) -> Result<ArrayData, SelectError> {
             return merge_dictionaries(parts, *key);
         }
     }
-    Ok(alkaid_data::concat(parts)?)
+    // Children go through this function too, so dictionaries below the top merge.
+    alkaid_data::concat_with(parts, &mut |children| concat_data(children))
 }
 
 /// Bytes that identify value `i` of `values` among values of its type, or `None` when the

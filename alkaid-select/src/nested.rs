@@ -285,3 +285,145 @@ fn narrow<T: TryFrom<i64> + alkaid_buffer::NativeType>(ends: &[i64]) -> Option<B
         .collect::<Option<Vec<T>>>()
         .map(Buffer::from_vec)
 }
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{Array, BooleanArray, Int32Array, make_array};
+    use alkaid_buffer::NullBuffer;
+    use alkaid_data::equal;
+
+    use super::*;
+    use crate::{filter, take};
+
+    fn ints(values: &[Option<i32>]) -> ArrayData {
+        Int32Array::from(values.to_vec()).to_data()
+    }
+
+    fn take_data_of(data: &ArrayData, indices: &[Option<i32>]) -> ArrayData {
+        take(
+            make_array(data.clone()).as_ref(),
+            &Int32Array::from(indices.to_vec()),
+        )
+        .unwrap()
+        .to_data()
+    }
+
+    #[test]
+    fn run_end_encoded_takes_join_equal_runs() {
+        // 10, 10, 20, 20, 20, 30
+        let data = ArrayData::builder(
+            "RunEndEncoded(r: Int32 not null, v: Int32)"
+                .parse()
+                .unwrap(),
+        )
+        .len(6)
+        .children(vec![
+            ints(&[Some(2), Some(5), Some(6)]),
+            ints(&[Some(10), Some(20), Some(30)]),
+        ])
+        .build()
+        .unwrap();
+        let taken = take_data_of(&data, &[Some(0), Some(1), Some(3), Some(4), None, Some(5)]);
+        assert_eq!(taken.data_type(), data.data_type());
+        assert!(equal(
+            &taken.children()[0],
+            &ints(&[Some(2), Some(4), Some(5), Some(6)])
+        ));
+        assert!(equal(
+            &taken.children()[1],
+            &ints(&[Some(10), Some(20), None, Some(30)])
+        ));
+    }
+
+    #[test]
+    fn dense_unions_take_each_child_at_its_slots() {
+        let union_type: DataType = "Union(Dense, 0 => a: Int32, 1 => b: Int32)"
+            .parse()
+            .unwrap();
+        let data = ArrayData::builder(union_type)
+            .len(3)
+            .buffers(vec![
+                Buffer::from_vec(vec![0i8, 1, 0]),
+                Buffer::from_vec(vec![0i32, 0, 1]),
+            ])
+            .children(vec![ints(&[Some(1), Some(2)]), ints(&[Some(7)])])
+            .build()
+            .unwrap();
+        let taken = take_data_of(&data, &[Some(2), None, Some(1), Some(2)]);
+        assert_eq!(taken.buffers()[0].typed::<i8>().unwrap(), &[0, 0, 1, 0]);
+        assert_eq!(taken.buffers()[1].typed::<i32>().unwrap(), &[0, 1, 0, 2]);
+        // Only the taken values: 2, a null for the null index, 2 again; and 7.
+        assert!(equal(
+            &taken.children()[0],
+            &ints(&[Some(2), None, Some(2)])
+        ));
+        assert!(equal(&taken.children()[1], &ints(&[Some(7)])));
+    }
+
+    #[test]
+    fn list_views_keep_their_child_and_filters_never_repeat_it() {
+        let child = ints(&[Some(1), Some(2), Some(3), Some(4)]);
+        let data = ArrayData::builder("ListView(item: Int32)".parse().unwrap())
+            .len(4)
+            .buffers(vec![
+                Buffer::from_vec(vec![2i32, 0, 1, 3]),
+                Buffer::from_vec(vec![2i32, 1, 0, 1]),
+            ])
+            .children(vec![child.clone()])
+            .nulls(Some(NullBuffer::from(vec![true, true, false, true])))
+            .build()
+            .unwrap();
+        let taken = take_data_of(&data, &[Some(3), None, Some(0)]);
+        assert!(taken.children()[0].buffers()[0].shares_allocation_with(&child.buffers()[0]));
+        assert_eq!(taken.buffers()[0].typed::<i32>().unwrap(), &[3, 0, 2]);
+        assert_eq!(taken.buffers()[1].typed::<i32>().unwrap(), &[1, 0, 2]);
+        assert!(taken.is_null(1) && taken.is_valid(2));
+        // Two long runs of a mask: one child, not one per run.
+        let mask: Vec<bool> = (0..4).map(|i| i != 1).collect();
+        let repeated = ArrayData::builder(data.data_type().clone())
+            .len(64)
+            .buffers(vec![
+                Buffer::from_vec(vec![0i32; 64]),
+                Buffer::from_vec(vec![4i32; 64]),
+            ])
+            .children(vec![child.clone()])
+            .build()
+            .unwrap();
+        let runs: Vec<bool> = (0..64).map(|i| !(20..40).contains(&i)).collect();
+        let filtered = filter(make_array(repeated).as_ref(), &BooleanArray::from(runs)).unwrap();
+        assert_eq!(
+            (filtered.len(), filtered.to_data().children()[0].len()),
+            (44, 4)
+        );
+        assert_eq!(
+            filter(make_array(data).as_ref(), &BooleanArray::from(mask))
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+
+    #[test]
+    fn fixed_size_lists_take_whole_lists_and_null_ones() {
+        let data = ArrayData::builder("FixedSizeList(2, item: Int32)".parse().unwrap())
+            .len(3)
+            .children(vec![ints(&[
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(4),
+                Some(5),
+                Some(6),
+            ])])
+            .build()
+            .unwrap()
+            .slice(1, 2); // [3, 4], [5, 6]
+        let taken = take_data_of(&data, &[Some(1), None, Some(0)]);
+        assert!(taken.is_null(1));
+        let child = taken.children()[0].slice(0, 6);
+        assert!(equal(
+            &child,
+            &ints(&[Some(5), Some(6), None, None, Some(3), Some(4)])
+        ));
+    }
+}

@@ -10,7 +10,7 @@
 //! the positions they cover and structs take each child; every other layout joins one-slot
 //! slices with alkaid-data's `concat`, correct for every type and slower.
 
-use alkaid_array::{Array, ArrayRef, make_array, make_builder};
+use alkaid_array::{Array, ArrayRef, RecordBatch, make_array, make_builder};
 use alkaid_buffer::{BooleanBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
@@ -53,6 +53,45 @@ pub fn take(array: &dyn Array, indices: &dyn Array) -> Result<ArrayRef, SelectEr
         }
     };
     Ok(make_array(taken))
+}
+
+/// The rows of `batch` at `indices`, every column taken with the same indices.
+///
+/// # Errors
+/// As [`take`], for any column.
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, Int32Array, RecordBatch, StringArray, UInt8Array};
+/// use alkaid_schema::{DataType, Field, Schema};
+/// use alkaid_select::take_record_batch;
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("n", DataType::Int32, false),
+///     Field::new("s", DataType::Utf8, false),
+/// ]));
+/// let columns: Vec<ArrayRef> = vec![
+///     Arc::new(Int32Array::from(vec![1, 2, 3])),
+///     Arc::new(StringArray::from(vec!["a", "b", "c"])),
+/// ];
+/// let batch = RecordBatch::try_new(schema, columns)?;
+/// let picked = take_record_batch(&batch, &UInt8Array::from(vec![2, 0]))?;
+/// assert_eq!(picked.num_rows(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn take_record_batch(
+    batch: &RecordBatch,
+    indices: &dyn Array,
+) -> Result<RecordBatch, SelectError> {
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|column| take(column.as_ref(), indices))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_rows(
+        batch.schema().clone(),
+        columns,
+        indices.len(),
+    )?)
 }
 
 /// Takes with indices read in place from their buffer, after checking every valid one.
