@@ -7,6 +7,8 @@
 //! a validity bitmap, and otherwise (unions, run-end encoded) takes null slots the way
 //! `take` makes them, so the mask is honoured for every type.
 
+use std::cell::Cell;
+
 use alkaid_array::{Array, ArrayRef, BooleanArray, make_array};
 use alkaid_buffer::NullBuffer;
 use alkaid_data::{ArrayData, layout};
@@ -50,9 +52,58 @@ fn interleave_data(
             "expected at least one array to interleave, found none".into(),
         ));
     };
-    // One pass checks every pair and counts the runs of consecutive rows of one array.
-    let mut runs = 0;
+    if pairs.is_empty() {
+        return Ok(first.slice(0, 0));
+    }
+    let lens: Vec<usize> = arrays.iter().map(ArrayData::len).collect();
+    let inputs: usize = lens.iter().sum();
+    // The shape of the pairs, judged from the first ones (a pass over all of them cost
+    // more than a quarter of an interleave): long runs of consecutive rows from one array
+    // are sliced and joined; so are a few rows picked from large inputs, where joining
+    // every input first would copy far more than the result holds (unless joining slices
+    // would repeat whole children once per slice). Otherwise the inputs are joined once
+    // (merging dictionaries) and the rows gathered from the whole, each pair checked as
+    // it is read.
+    let sample = &pairs[..pairs.len().min(1024)];
+    let long_runs = runs_of(sample) * LONG_RUN <= sample.len();
+    let slices = long_runs || inputs > pairs.len() * 4;
+    if (slices && !joins_whole_children(first.data_type())) || inputs == 0 {
+        return by_runs(arrays, pairs);
+    }
+    let mut spans = Vec::with_capacity(arrays.len());
+    let mut base = 0;
+    for &len in &lens {
+        spans.push((base, len));
+        base += len;
+    }
+    let joined = concat_data(&arrays.iter().collect::<Vec<_>>())?;
+    let positions = Pairs {
+        pairs,
+        spans,
+        bad: Cell::new(None),
+    };
+    let taken = take_data(&joined, &positions);
+    // Layouts with nothing to gather never walk the pairs; a bad pair is found again for
+    // the message.
+    if positions.bad.get() != Some(false) {
+        check_pairs(arrays, pairs)?;
+    }
+    taken
+}
+
+/// Runs of consecutive rows of one array among `pairs`.
+fn runs_of(pairs: &[(usize, usize)]) -> usize {
     let mut previous = (usize::MAX, usize::MAX);
+    let mut runs = 0;
+    for &(a, row) in pairs {
+        runs += usize::from(previous != (a, row.wrapping_sub(1)));
+        previous = (a, row);
+    }
+    runs
+}
+
+/// An error naming the first pair outside `arrays`, if there is one.
+fn check_pairs(arrays: &[ArrayData], pairs: &[(usize, usize)]) -> Result<(), SelectError> {
     for (i, &(a, row)) in pairs.iter().enumerate() {
         let array = arrays.get(a).ok_or_else(|| {
             SelectError::Mismatch(format!("pair {i} names array {a} of {}", arrays.len()))
@@ -63,53 +114,51 @@ fn interleave_data(
                 array.len()
             )));
         }
-        runs += usize::from(previous != (a, row.wrapping_sub(1)));
-        previous = (a, row);
     }
-    if pairs.is_empty() {
-        return Ok(first.slice(0, 0));
-    }
-    let inputs: usize = arrays.iter().map(ArrayData::len).sum();
-    // Long runs are sliced and joined; so are a few rows picked from large inputs, where
-    // joining every input first would copy far more than the result holds (unless joining
-    // slices would repeat whole children once per slice). Otherwise the inputs are joined
-    // once (merging dictionaries) and the rows gathered from the whole.
-    let slices = runs * LONG_RUN <= pairs.len() || inputs > pairs.len() * 4;
-    if slices && !joins_whole_children(first.data_type()) {
-        let mut parts: Vec<ArrayData> = Vec::with_capacity(runs);
-        let mut run: Option<(usize, usize, usize)> = None; // (array, start, len)
-        for &(a, row) in pairs {
-            run = match run {
-                Some((ra, start, len)) if ra == a && start + len == row => {
-                    Some((ra, start, len + 1))
-                }
-                Some((ra, start, len)) => {
-                    parts.push(arrays[ra].slice(start, len));
-                    Some((a, row, 1))
-                }
-                None => Some((a, row, 1)),
-            };
-        }
-        if let Some((ra, start, len)) = run {
-            parts.push(arrays[ra].slice(start, len));
-        }
-        return concat_data(&parts.iter().collect::<Vec<_>>());
-    }
-    let mut bases = Vec::with_capacity(arrays.len());
-    let mut base = 0;
-    for array in arrays {
-        bases.push(base);
-        base += array.len();
-    }
-    let joined = concat_data(&arrays.iter().collect::<Vec<_>>())?;
-    take_data(&joined, &Pairs { pairs, bases })
+    Ok(())
 }
 
-/// Interleave pairs as positions in the inputs joined end to end.
+/// The runs of consecutive rows, sliced and joined.
+fn by_runs(arrays: &[ArrayData], pairs: &[(usize, usize)]) -> Result<ArrayData, SelectError> {
+    check_pairs(arrays, pairs)?;
+    let mut parts: Vec<ArrayData> = Vec::new();
+    let mut run: Option<(usize, usize, usize)> = None; // (array, start, len)
+    for &(a, row) in pairs {
+        run = match run {
+            Some((ra, start, len)) if ra == a && start + len == row => Some((ra, start, len + 1)),
+            Some((ra, start, len)) => {
+                parts.push(arrays[ra].slice(start, len));
+                Some((a, row, 1))
+            }
+            None => Some((a, row, 1)),
+        };
+    }
+    if let Some((ra, start, len)) = run {
+        parts.push(arrays[ra].slice(start, len));
+    }
+    concat_data(&parts.iter().collect::<Vec<_>>())
+}
+
+/// Interleave pairs as positions in the inputs joined end to end. A pair outside the
+/// inputs reads position 0 instead and is noted in `bad` (the result is then thrown away);
+/// `bad` stays `None` until a walk.
 struct Pairs<'a> {
     pairs: &'a [(usize, usize)],
-    /// Where each input starts in the joined array.
-    bases: Vec<usize>,
+    /// Where each input starts in the joined array, and its length.
+    spans: Vec<(usize, usize)>,
+    bad: Cell<Option<bool>>,
+}
+
+/// Pair `(a, row)` as a position, given the inputs' spans.
+#[inline(always)]
+fn position(spans: &[(usize, usize)], (a, row): (usize, usize), bad: &mut bool) -> usize {
+    match spans.get(a) {
+        Some(&(base, len)) if row < len => base + row,
+        _ => {
+            *bad = true;
+            0
+        }
+    }
 }
 
 impl Positions for Pairs<'_> {
@@ -121,9 +170,22 @@ impl Positions for Pairs<'_> {
     }
     #[inline(always)]
     fn for_each(&self, mut f: impl FnMut(Option<usize>)) {
-        for &(a, row) in self.pairs {
-            f(Some(self.bases[a] + row));
+        let (spans, mut bad) = (self.spans.as_slice(), false);
+        for &pair in self.pairs {
+            f(Some(position(spans, pair, &mut bad)));
         }
+        self.bad.set(Some(self.bad.get().unwrap_or(false) | bad));
+    }
+    /// A plain map over the pairs, which collects without a capacity check per slot.
+    fn gather_fixed<const W: usize>(&self, chunks: &[[u8; W]]) -> Vec<[u8; W]> {
+        let (spans, mut bad) = (self.spans.as_slice(), false);
+        let gathered = self
+            .pairs
+            .iter()
+            .map(|&pair| chunks[position(spans, pair, &mut bad)])
+            .collect();
+        self.bad.set(Some(self.bad.get().unwrap_or(false) | bad));
+        gathered
     }
 }
 

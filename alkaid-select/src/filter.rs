@@ -158,7 +158,11 @@ impl FilterPredicate {
         if spec.variadic
             && let Some(views) = buffers.pop()
         {
-            buffers.extend(gather::view_buffers(views, &data.buffers()[1..])?);
+            buffers.extend(gather::view_buffers(
+                views,
+                &data.buffers()[1..],
+                data.len(),
+            )?);
         }
         builder = builder.buffers(buffers);
         if let Some(dictionary) = data.dictionary() {

@@ -203,20 +203,16 @@ impl<T: Index> Positions for Typed<'_, T> {
             extend_in_place(&mut gathered, self, |p| p.map_or([0; W], |i| chunks[i]));
             return gathered;
         }
-        /// Out of line, so that the loop keeps no flag in its registers.
-        #[cold]
-        #[inline(never)]
-        fn past<const W: usize>(flag: &mut bool) -> [u8; W] {
-            *flag = true;
-            [0; W]
-        }
         let mut flag = false;
         let gathered = self
             .values
             .iter()
             .map(|&v| match chunks.get(Self::position(v)) {
                 Some(value) => *value,
-                None => past(&mut flag),
+                None => {
+                    past_the_end(&mut flag);
+                    [0; W]
+                }
             })
             .collect();
         self.note(flag);
@@ -229,22 +225,33 @@ impl<T: Index> Positions for Typed<'_, T> {
         if self.nulls.is_some() {
             return walk_bits(self, bytes, offset);
         }
-        let last = self.len - 1;
-        let mut past = false;
-        let mut words = Vec::with_capacity(self.values.len().div_ceil(64));
-        for indices in self.values.chunks(64) {
+        // Locals, not fields: stores to `words` could alias fields, which would be reloaded
+        // at every slot.
+        let (len, values, mut flag) = (self.len, self.values, false);
+        let mut words = Vec::with_capacity(values.len().div_ceil(64));
+        for indices in values.chunks(64) {
             let mut word = 0u64;
             for (j, &v) in indices.iter().enumerate() {
                 let position = Self::position(v);
-                past |= position > last;
-                let bit = bitmap::get_bit(bytes, offset + position.min(last));
-                word |= u64::from(bit) << j;
+                if position >= len {
+                    past_the_end(&mut flag);
+                    continue;
+                }
+                word |= u64::from(bitmap::get_bit(bytes, offset + position)) << j;
             }
             words.push(word);
         }
-        self.note(past);
+        self.note(flag);
         Buffer::from_vec(words)
     }
+}
+
+/// Notes an index past the end of the array. Out of line, so that the gather loops keep no
+/// flag in their registers: fewer instructions per slot let more cache misses overlap.
+#[cold]
+#[inline(never)]
+fn past_the_end(flag: &mut bool) {
+    *flag = true;
 }
 
 /// Bits at `positions`, one slot at a time (see [`Positions::gather_bits`]).
@@ -388,18 +395,26 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
 }
 
-/// Selected views are compacted when they reference less than 1 / `VIEW_GC_FRACTION` of
-/// the bytes their data buffers hold, and those hold at least [`VIEW_GC_MIN_BYTES`].
+/// Selected views are compacted when they keep less than 1 / `VIEW_GC_FRACTION` of their
+/// input's slots and reference less than 1 / `VIEW_GC_FRACTION` of the bytes their data
+/// buffers hold, and those hold at least [`VIEW_GC_MIN_BYTES`]. The first test is free and
+/// spares the scan of every view that the second needs (0.6 ms of 1.6 for 1 Mi views): a
+/// selection that keeps most slots of an array keeps its buffers no emptier than they were.
 pub(crate) const VIEW_GC_FRACTION: usize = 4;
 /// See [`VIEW_GC_FRACTION`]: below this, sharing costs too little to be worth a copy.
 pub(crate) const VIEW_GC_MIN_BYTES: usize = 64 * 1024;
 
-/// The buffers of a selected view array: `views`, then the data buffers they point into,
-/// `data` shared as it is or, past the threshold above, only the referenced bytes copied
-/// into new buffers.
-pub(crate) fn view_buffers(views: Buffer, data: &[Buffer]) -> Result<Vec<Buffer>, SelectError> {
+/// The buffers of views selected from an array of `input_len` slots: `views`, then the
+/// data buffers they point into, `data` shared as it is or, past the thresholds above,
+/// only the referenced bytes copied into new buffers.
+pub(crate) fn view_buffers(
+    views: Buffer,
+    data: &[Buffer],
+    input_len: usize,
+) -> Result<Vec<Buffer>, SelectError> {
     let held: usize = data.iter().map(Buffer::len).sum();
-    if held >= VIEW_GC_MIN_BYTES {
+    let kept = views.len() / 16;
+    if held >= VIEW_GC_MIN_BYTES && kept * VIEW_GC_FRACTION < input_len {
         let typed: &[ByteView] = views.typed().map_err(|e| SelectError::Data(e.into()))?;
         if alkaid_data::referenced_view_bytes(typed) * VIEW_GC_FRACTION < held {
             let (views, data) = alkaid_data::compact_views(typed, data)?;

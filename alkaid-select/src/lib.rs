@@ -10,10 +10,11 @@
 //!
 //! Every kernel takes every type of the format, nested to any depth and sliced at any
 //! level. Results share their input's memory where the layout allows: dictionaries are
-//! kept, and views keep pointing into their data buffers, except that a result whose
-//! views reference less than a quarter of the bytes those buffers hold (when they hold at
-//! least 64 KiB) gets the referenced bytes copied into new buffers, so that a small
-//! selection does not keep a large column alive.
+//! kept, and views keep pointing into their data buffers, except that a result that keeps
+//! less than a quarter of its input's slots and whose views reference less than a quarter
+//! of the bytes those buffers hold (when they hold at least 64 KiB) gets the referenced
+//! bytes copied into new buffers, so that a small selection does not keep a large column
+//! alive.
 //!
 //! Depends on alkaid-array and the layers below; not on alkaid-ipc.
 //!

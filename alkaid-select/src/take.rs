@@ -217,7 +217,11 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
     if spec.variadic
         && let Some(views) = buffers.pop()
     {
-        buffers.extend(gather::view_buffers(views, &data.buffers()[1..])?);
+        buffers.extend(gather::view_buffers(
+            views,
+            &data.buffers()[1..],
+            data.len(),
+        )?);
     }
     builder = builder.buffers(buffers);
     if let Some(dictionary) = data.dictionary() {

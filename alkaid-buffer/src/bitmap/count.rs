@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::chunks::BitChunks;
+use super::chunks::{BitChunks, join, word};
 
 /// Counts the set bits among bits `[offset, offset + len)` of `bytes`.
 ///
@@ -92,24 +92,33 @@ pub fn count_set_runs_at_most(
 }
 
 /// Run starts, word by word: a run starts at a set bit whose predecessor is unset (the
-/// padding after the range is unset). The limit is checked every 64 words, outside the
-/// inner loop.
+/// padding after the range is unset). The bulk of the words are read as two plain loads
+/// each; the limit is checked every 64 words, outside the inner loop.
 #[inline(always)]
 fn count_runs(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
     let mut carry = 0u64; // the last bit of the previous word
     let mut runs = 0;
-    let words = chunks.padded_count();
-    for block in (0..words).step_by(64) {
-        for i in block..words.min(block + 64) {
-            let word = chunks.padded_chunk(i);
-            runs += (word & !(word << 1 | carry)).count_ones() as usize;
-            carry = word >> 63;
+    let mut count = |word: u64| {
+        runs += (word & !(word << 1 | carry)).count_ones() as usize;
+        carry = word >> 63;
+        runs
+    };
+    let (low, high) = chunks.fast_words();
+    let shift = chunks.shift();
+    let fast = low.len() / 8;
+    let mut counted = 0;
+    for (low, high) in low.chunks(512).zip(high.chunks(512)) {
+        for (l, h) in low.chunks_exact(8).zip(high.chunks_exact(8)) {
+            counted = count(join(word(l), word(h), shift));
         }
-        if runs > limit {
+        if counted > limit {
             return None;
         }
     }
-    Some(runs)
+    for i in fast..chunks.padded_count() {
+        counted = count(chunks.padded_chunk(i));
+    }
+    (counted <= limit).then_some(counted)
 }
 
 /// [`count_runs`] with `count_ones` as one instruction.
