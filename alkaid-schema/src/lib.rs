@@ -9,6 +9,7 @@
 //! | [`Field`], [`Fields`] | a named, typed, nullable column or child, with [`Metadata`] |
 //! | [`Schema`] | the fields of a record batch; lookup, projection, [merging](merge) |
 //! | [`extension`] | extension annotations under `ALKAID:` and `ARROW:`, user extension types, a registry |
+//! | [`ffi`] | the C data interface's `ArrowSchema`: fields exported to and imported from other libraries |
 //!
 //! Data types have one text notation: [`Display`](std::fmt::Display) writes it and
 //! [`FromStr`](std::str::FromStr) reads it back (see the notation table in
@@ -31,7 +32,8 @@
 //! assert_eq!(readings.data_type(), &"List(item: Float64)".parse::<DataType>()?);
 //! # Ok::<(), alkaid_schema::SchemaError>(())
 //! ```
-#![forbid(unsafe_code)]
+// Unsafe code is refused everywhere but the C data interface, which cannot do without it.
+#![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
 #[cfg(any(test, feature = "proptest"))]
@@ -39,6 +41,7 @@ pub mod arbitrary;
 mod datatype;
 mod error;
 pub mod extension;
+pub mod ffi;
 mod field;
 pub mod merge;
 mod metadata;

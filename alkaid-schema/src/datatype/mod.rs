@@ -8,6 +8,7 @@
 //! rejects (the format stores them as signed integers, and readers call it).
 
 mod display;
+mod format;
 pub(crate) use display::write_field;
 mod params;
 mod parse;
