@@ -7,6 +7,7 @@
 //! | --- | --- |
 //! | [`ArrayData`] | an array of any type: buffers, validity, children, dictionary; O(1) slice |
 //! | [`layout`] | the spec's table of buffers per layout, written once for everyone |
+//! | [`ffi`] | the C data interface's `ArrowArray`: arrays shared with other libraries in one process, without copies |
 //! | [`ValidationLevel`] | structural, full and strict checks, with errors that name the child path |
 //! | [`equal()`](fn@equal) | logical equality of two arrays, slot by slot |
 //! | [`concat()`](fn@concat), [`compact_views`] | arrays joined end to end, for every layout; view arrays' referenced bytes copied out |
@@ -49,6 +50,7 @@ mod concat;
 mod data;
 pub mod equal;
 mod error;
+pub mod ffi;
 mod layout;
 mod runs;
 mod validate;
