@@ -17,6 +17,7 @@
 //! | [`RunArray`] | run-end encoded values with `i16`/`i32`/`i64` run ends; run builders merge equal neighbours |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
+//! | [`ffi_stream`] | the C stream interface: batches handed to and taken from other libraries in one process |
 //! | [`display`] | readable text for every type (`Display` for `dyn Array`), and tables of batches |
 //! | [`make_builder`] | a `dyn` [`ArrayBuilder`] for a data type known only at run time |
 //!
@@ -65,6 +66,7 @@ mod dictionary;
 pub mod display;
 mod dynamic;
 mod error;
+pub mod ffi_stream;
 mod fixed;
 pub mod list;
 mod map;

@@ -134,3 +134,72 @@ fn arrow_rs_values_read_as_written() {
         &structs.slice(1, 2) as &dyn Array
     );
 }
+
+#[test]
+fn streams_cross_to_arrow_rs_and_back() {
+    use alkaid_array::ffi_stream::{ArrowArrayStream, StreamReader};
+    use alkaid_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+    use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+    use std::sync::Arc;
+
+    let schema = Arc::new(
+        alkaid_schema::Schema::new(vec![
+            Field::new("n", DataType::Int32, false),
+            Field::new("s", DataType::Utf8, true),
+        ])
+        .with_metadata(
+            [("origin".to_string(), "alkaid".to_string())]
+                .into_iter()
+                .collect(),
+        ),
+    );
+    let batch = |start: i32| {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![start, start + 1])),
+            Arc::new(StringArray::from(vec![Some("x"), None])),
+        ];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    };
+    let batches = vec![
+        Ok(batch(0)),
+        Ok(batch(2)),
+        Err("the source broke".to_string()),
+    ];
+    // Alkaid's stream, read by arrow-rs: two batches, then the producer's message.
+    let ours = ArrowArrayStream::export(schema.clone(), batches);
+    // SAFETY: the same C struct on both sides; arrow-rs's reader takes it over.
+    let theirs: FFI_ArrowArrayStream = unsafe { std::ptr::read((&raw const ours).cast()) };
+    std::mem::forget(ours);
+    let mut reader = RecordBatchStreamReader::try_new(theirs).unwrap();
+    assert_eq!(
+        arrow_array::RecordBatchReader::schema(&reader).metadata()["origin"],
+        "alkaid"
+    );
+    let first = reader.next().unwrap().unwrap();
+    assert_eq!(first.num_rows(), 2);
+    assert!(reader.next().unwrap().is_ok());
+    let error = reader.next().unwrap().unwrap_err().to_string();
+    assert!(error.contains("the source broke"), "{error}");
+    drop(reader);
+
+    // arrow-rs's stream, read by Alkaid.
+    let their_batches: Vec<_> = (0..3)
+        .map(|i| {
+            let columns: Vec<arrow_array::ArrayRef> =
+                vec![Arc::new(arrow_array::Int64Array::from(vec![i, i * 10]))];
+            arrow_array::RecordBatch::try_from_iter([("v", columns[0].clone())]).unwrap()
+        })
+        .collect();
+    let their_schema = their_batches[0].schema();
+    let source =
+        arrow_array::RecordBatchIterator::new(their_batches.into_iter().map(Ok), their_schema);
+    let mut stream = FFI_ArrowArrayStream::new(Box::new(source));
+    // SAFETY: a valid stream arrow-rs exported; the reader takes it over.
+    let reader = unsafe { StreamReader::try_new((&raw mut stream).cast()) }.unwrap();
+    assert_eq!(
+        reader.schema().field(0).unwrap().data_type(),
+        &DataType::Int64
+    );
+    let totals: Vec<usize> = reader.map(|b| b.unwrap().num_rows()).collect();
+    assert_eq!(totals, [2, 2, 2]);
+}
