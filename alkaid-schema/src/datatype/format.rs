@@ -46,7 +46,8 @@ fn integer_format(key: IntegerType) -> &'static str {
 
 impl DataType {
     /// The format string of this type in the C data interface. A dictionary type gives its
-    /// key type's format (its values are described by the schema's `dictionary`).
+    /// key type's format (its values are described by the schema's `dictionary`). A
+    /// timestamp with an empty time zone is written as one without, and read back so.
     ///
     /// ```
     /// use alkaid_schema::{DataType, TimeUnit};
