@@ -122,6 +122,8 @@ proptest! {
         // values are a dictionary has nowhere to keep the inner one's.
         prop_assume!(!dictionary_of_dictionary(&data_type));
         let ours = Field::new("root", data_type, true);
+        // An empty time zone travels as none (the format spells both "ts<unit>:").
+        prop_assume!(!ours.to_string().contains(", \"\")"));
         // Anything arrow-rs declines must be declined with an error, never a crash.
         if let Ok(theirs) = to_arrow(&ours) {
             prop_assert_eq!(from_arrow(&theirs), ours);
