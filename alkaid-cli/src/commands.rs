@@ -1,0 +1,181 @@
+//! `schema`, `cat`, `validate` and `convert`: each reads its input through [`Input`].
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use alkaid_array::RecordBatch;
+use alkaid_array::display::pretty_format_batches;
+use alkaid_data::ValidationLevel;
+use alkaid_ipc::{Compression, FileWriter, Magic, StreamWriter, WriteOptions};
+use alkaid_schema::Field;
+
+use crate::input::Input;
+use crate::{Failure, progress};
+
+/// Prints the schema: one field per line with its type, nullability and metadata.
+pub fn schema(path: &str) -> Result<(), Failure> {
+    let input = Input::open(path)?;
+    let schema = input.schema();
+    let mut out = String::new();
+    for field in schema.fields().iter() {
+        out.push_str(&describe(field, 0));
+    }
+    for (key, value) in schema.metadata().iter() {
+        out.push_str(&format!("metadata {key:?}: {value:?}\n"));
+    }
+    print!("{out}");
+    Ok(())
+}
+
+fn describe(field: &Field, depth: usize) -> String {
+    let mut line = format!(
+        "{:indent$}{}: {}{}\n",
+        "",
+        field.name(),
+        field.data_type(),
+        if field.is_nullable() { "" } else { " not null" },
+        indent = depth * 2
+    );
+    for (key, value) in field.metadata().iter() {
+        line.push_str(&format!(
+            "{:indent$}  metadata {key:?}: {value:?}\n",
+            "",
+            indent = depth * 2
+        ));
+    }
+    line
+}
+
+/// Prints batches as a table: all of them, or batch `batch` alone, at most `limit` rows.
+pub fn cat(path: &str, limit: Option<usize>, batch: Option<usize>) -> Result<(), Failure> {
+    let mut input = Input::open(path)?;
+    let batches: Vec<RecordBatch> = match (&mut input, batch) {
+        (Input::File(file), Some(i)) => {
+            if i >= file.num_batches() {
+                return Err(Failure::new(format!(
+                    "{path}: batch {i} asked for, the file has {}",
+                    file.num_batches()
+                )));
+            }
+            vec![
+                file.batch(i)
+                    .map_err(|e| Failure::new(format!("batch {i}: {e}")))?,
+            ]
+        }
+        (_, Some(i)) => match input.batches().nth(i) {
+            Some(batch) => vec![batch?.0],
+            None => return Err(Failure::new(format!("{path}: the stream has no batch {i}"))),
+        },
+        (_, None) => {
+            let mut kept = Vec::new();
+            let mut rows = 0;
+            for batch in input.batches() {
+                let (batch, _) = batch?;
+                rows += batch.num_rows();
+                kept.push(batch);
+                if limit.is_some_and(|limit| rows >= limit) {
+                    break;
+                }
+            }
+            kept
+        }
+    };
+    let table = pretty_format_batches(&batches, Some(limit.unwrap_or(usize::MAX)));
+    println!("{table}");
+    Ok(())
+}
+
+/// Fully validates every batch (decoding already does; this also runs the strict checks
+/// of the data layer) and says how many rows and batches passed.
+pub fn validate(path: &str) -> Result<(), Failure> {
+    let mut input = Input::open(path)?;
+    let kind = input.kind();
+    let (mut batches, mut rows) = (0usize, 0usize);
+    let mut report = progress::Report::new("validating");
+    for (i, batch) in input.batches().enumerate() {
+        let (batch, _) = batch?;
+        for (c, column) in batch.columns().iter().enumerate() {
+            let name = batch.schema().fields()[c].name().to_string();
+            column
+                .to_data()
+                .validate(ValidationLevel::Full)
+                .map_err(|e| Failure::new(format!("batch {i}, column \"{name}\": {e}")))?;
+        }
+        batches += 1;
+        rows += batch.num_rows();
+        report.tick(rows);
+    }
+    println!("ok: {kind} of {batches} batches, {rows} rows, every value valid");
+    Ok(())
+}
+
+/// How `convert` writes.
+pub struct ConvertOptions {
+    /// A file (random access) rather than a stream.
+    pub file: bool,
+    /// The buffer compression.
+    pub compression: Compression,
+    /// The file magic.
+    pub magic: Magic,
+}
+
+/// Reads `input` in any form and writes it to `output` (`-` for standard output), batch by
+/// batch with each batch's metadata, the schema's and fields' metadata, dictionaries
+/// (still encoded) and, for files, the footer metadata.
+pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(), Failure> {
+    let mut source = Input::open(input)?;
+    let schema = source.schema();
+    let footer = match &source {
+        Input::File(file) => Some(file.metadata().clone()),
+        Input::Stream(_) => None,
+    };
+    let sink: Box<dyn Write> = if output == "-" {
+        Box::new(BufWriter::new(std::io::stdout().lock()))
+    } else {
+        let file = File::create(output).map_err(|e| Failure::new(format!("{output}: {e}")))?;
+        Box::new(BufWriter::new(file))
+    };
+    let write_options = WriteOptions::default()
+        .with_compression(options.compression)
+        .with_magic(options.magic);
+    let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("{output}: {e}"));
+    let mut report = progress::Report::new("converting");
+    let mut rows = 0;
+    if options.file {
+        let mut writer = FileWriter::try_new(sink, schema, write_options).map_err(failed)?;
+        if let Some(footer) = footer {
+            writer.set_footer_metadata(footer);
+        }
+        for batch in source.batches() {
+            let (batch, metadata) = batch?;
+            writer
+                .write_with_metadata(&batch, &metadata)
+                .map_err(failed)?;
+            rows += batch.num_rows();
+            report.tick(rows);
+        }
+        writer.finish().map_err(failed)?;
+        writer
+            .into_inner()
+            .map_err(failed)?
+            .flush()
+            .map_err(|e| Failure::new(format!("{output}: {e}")))?;
+    } else {
+        let mut writer = StreamWriter::try_new(sink, schema, write_options).map_err(failed)?;
+        for batch in source.batches() {
+            let (batch, metadata) = batch?;
+            writer
+                .write_with_metadata(&batch, &metadata)
+                .map_err(failed)?;
+            rows += batch.num_rows();
+            report.tick(rows);
+        }
+        writer.finish().map_err(failed)?;
+        writer
+            .into_inner()
+            .map_err(failed)?
+            .flush()
+            .map_err(|e| Failure::new(format!("{output}: {e}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,180 @@
+//! `alkaid`: the command-line tool of the Alkaid columnar format.
+//!
+//! `alkaid demo` runs every layer on a million-row table; `schema`, `cat`, `validate` and
+//! `convert` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
+//! files, streams with or without the continuation marker, either byte order). Exit status:
+//! 0 on success, 1 when the input or the work failed (with one line on standard error
+//! saying what and where), 2 for a usage error.
+
+mod commands;
+mod demo;
+mod input;
+mod progress;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use alkaid_ipc::{Compression, Magic};
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// A failure of the input or of the work: one line for standard error.
+#[derive(Debug)]
+pub struct Failure(String);
+
+impl Failure {
+    /// A failure described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+macro_rules! failure_from {
+    ($($error:ty),*) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Self {
+                Self(e.to_string())
+            }
+        }
+    )*};
+}
+failure_from!(
+    alkaid_ipc::IpcError,
+    alkaid_array::ArrayError,
+    alkaid_data::DataError,
+    alkaid_select::SelectError
+);
+
+/// The Alkaid columnar format's tool: a tour of the stack, and IPC files and streams
+/// inspected, printed, validated and converted.
+#[derive(Parser)]
+#[command(name = "alkaid", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a million-row table, write it as a zstd IPC file, memory-map it back, filter
+    /// and take, and print each step with its time.
+    Demo {
+        /// Where to write `demo.alkaid` (default: the system's temporary directory).
+        dir: Option<PathBuf>,
+    },
+    /// Print the schema of a file or stream (`-` reads standard input).
+    Schema {
+        /// The input.
+        file: String,
+    },
+    /// Print batches as a table.
+    Cat {
+        /// The input (`-` reads standard input).
+        file: String,
+        /// Print at most this many rows.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print only this batch (counted from 0).
+        #[arg(long)]
+        batch: Option<usize>,
+    },
+    /// Check every value of every batch; on failure, say which batch, column and why.
+    Validate {
+        /// The input (`-` reads standard input).
+        file: String,
+    },
+    /// Read a file or stream in any supported form and write it again, losing nothing:
+    /// metadata at every level, dictionaries and batch boundaries survive.
+    Convert {
+        /// The input (`-` reads standard input).
+        input: String,
+        /// The output (`-` writes standard output).
+        output: String,
+        /// Write a stream or a file.
+        #[arg(long, value_enum, default_value_t = Form::File)]
+        to: Form,
+        /// Buffer compression.
+        #[arg(long, value_enum, default_value_t = Codec::None)]
+        compression: Codec,
+        /// The file magic (`arrow` so that Arrow tools open the file).
+        #[arg(long, value_enum, default_value_t = FileMagic::Alkaid)]
+        magic: FileMagic,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Form {
+    Stream,
+    File,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Codec {
+    None,
+    Lz4,
+    Zstd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FileMagic {
+    Alkaid,
+    Arrow,
+}
+
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Demo { dir } => {
+            demo::run(&dir.unwrap_or_else(|| std::env::temp_dir().join("alkaid-demo")))
+        }
+        Command::Schema { file } => commands::schema(&file),
+        Command::Cat { file, limit, batch } => commands::cat(&file, limit, batch),
+        Command::Validate { file } => commands::validate(&file),
+        Command::Convert {
+            input,
+            output,
+            to,
+            compression,
+            magic,
+        } => {
+            let options = commands::ConvertOptions {
+                file: matches!(to, Form::File),
+                compression: match compression {
+                    Codec::None => Compression::None,
+                    Codec::Lz4 => Compression::Lz4Frame,
+                    Codec::Zstd => Compression::Zstd { level: 3 },
+                },
+                magic: match magic {
+                    FileMagic::Alkaid => Magic::Alkaid,
+                    FileMagic::Arrow => Magic::Arrow,
+                },
+            };
+            commands::convert(&input, &output, options)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit with status 2 (clap's convention), help and version with 0.
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            // One line, whatever the error's own layout (the flatbuffer verifier's spans
+            // several).
+            let text = failure.to_string();
+            let line: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("alkaid: {}", line.join(" "));
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The built `alkaid` binary on pyarrow's fixtures and on corrupt input: output, exit
+//! status (0 success, 1 failure with one line on standard error, 2 usage) and round trips
+//! through `convert`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../alkaid-ipc/tests/fixtures/pyarrow"
+);
+
+fn alkaid(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_alkaid"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh directory under the target directory's temporary space.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn demo_runs_every_step_and_writes_its_file() {
+    let dir = scratch("demo");
+    let out = alkaid(&["demo", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for expected in [
+        "schema:",
+        "time: Timestamp(ms, \"Europe/Paris\")",
+        "the 8 hottest",
+        "in all",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+    let written = dir.join("demo.alkaid");
+    assert!(written.metadata().unwrap().len() > 1_000_000);
+    let check = alkaid(&["validate", written.to_str().unwrap()]);
+    assert!(
+        text(&check.stdout).contains("1048576 rows"),
+        "{}",
+        text(&check.stdout)
+    );
+}
+
+#[test]
+fn schema_cat_and_validate_read_pyarrow_files_and_streams() {
+    for name in [
+        "all_types.arrow",
+        "all_types.stream",
+        "all_types_legacy.stream",
+        "all_types_zstd.arrow",
+    ] {
+        let out = alkaid(&["schema", &fixture(name)]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).lines().count() > 10, "{name}");
+        let out = alkaid(&["validate", &fixture(name)]);
+        assert!(
+            text(&out.stdout).starts_with("ok: "),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = alkaid(&["cat", &fixture("all_types.arrow"), "--limit", "2"]);
+    assert!(out.status.success());
+    let table = text(&out.stdout);
+    assert!(
+        table.starts_with('+') && table.contains("more row"),
+        "{table}"
+    );
+    let out = alkaid(&["cat", &fixture("no_batches.stream")]);
+    assert!(out.status.success());
+}
+
+#[test]
+fn standard_input_reads_like_a_file() {
+    let bytes = std::fs::read(fixture("metadata.stream")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alkaid"))
+        .args(["schema", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        text(&alkaid(&["schema", &fixture("metadata.stream")]).stdout)
+    );
+}
+
+#[test]
+fn convert_loses_nothing_in_any_direction() {
+    let dir = scratch("convert");
+    let source = fixture("metadata.stream");
+    let file = dir.join("a.arrow");
+    let stream = dir.join("b.stream");
+    let out = alkaid(&[
+        "convert",
+        &source,
+        file.to_str().unwrap(),
+        "--magic",
+        "arrow",
+        "--compression",
+        "zstd",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read(&file).unwrap().starts_with(b"ARROW1"));
+    let out = alkaid(&[
+        "convert",
+        file.to_str().unwrap(),
+        stream.to_str().unwrap(),
+        "--to",
+        "stream",
+        "--compression",
+        "lz4",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for command in ["schema", "cat"] {
+        let before = text(&alkaid(&[command, &source]).stdout);
+        let after = text(&alkaid(&[command, stream.to_str().unwrap()]).stdout);
+        assert_eq!(before, after, "{command}");
+    }
+    // Dictionaries with deltas survive too, still as dictionaries.
+    let deltas = dir.join("deltas.arrow");
+    let out = alkaid(&[
+        "convert",
+        &fixture("dictionary_deltas.stream"),
+        deltas.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let schema = text(&alkaid(&["schema", deltas.to_str().unwrap()]).stdout);
+    assert!(schema.contains("Dictionary("), "{schema}");
+    assert_eq!(
+        text(&alkaid(&["cat", deltas.to_str().unwrap()]).stdout),
+        text(&alkaid(&["cat", &fixture("dictionary_deltas.stream")]).stdout)
+    );
+}
+
+#[test]
+fn corrupt_input_is_status_one_with_one_line() {
+    let dir = scratch("corrupt");
+    let bytes = std::fs::read(fixture("all_types.arrow")).unwrap();
+    let mut cases: Vec<Vec<u8>> = vec![
+        bytes[..bytes.len() / 2].to_vec(),
+        b"ARROW1\0\0not a file at all".to_vec(),
+        vec![0xff; 64],
+    ];
+    let mut flipped = bytes.clone();
+    for i in (100..flipped.len()).step_by(97) {
+        flipped[i] ^= 0x5a;
+    }
+    cases.push(flipped);
+    for (k, case) in cases.iter().enumerate() {
+        let path = dir.join(format!("bad{k}"));
+        std::fs::write(&path, case).unwrap();
+        for command in ["schema", "cat", "validate"] {
+            let out = alkaid(&[command, path.to_str().unwrap()]);
+            let stderr = text(&out.stderr);
+            if out.status.success() {
+                continue; // a flip that left the file readable
+            }
+            assert_eq!(out.status.code(), Some(1), "{command} case {k}: {stderr}");
+            assert!(
+                stderr.starts_with("alkaid: ") && stderr.lines().count() == 1,
+                "{stderr}"
+            );
+        }
+    }
+    let out = alkaid(&["schema", "/no/such/file"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn usage_errors_are_status_two_and_help_is_there() {
+    assert_eq!(alkaid(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(alkaid(&["cat"]).status.code(), Some(2));
+    assert_eq!(
+        alkaid(&["convert", "a", "b", "--to", "tape"]).status.code(),
+        Some(2)
+    );
+    for command in ["demo", "schema", "cat", "validate", "convert"] {
+        let out = alkaid(&[command, "--help"]);
+        assert!(out.status.success() && !out.stdout.is_empty(), "{command}");
+    }
+}
