@@ -1,7 +1,7 @@
 //! `alkaid`: the command-line tool of the Alkaid columnar format.
 //!
-//! `alkaid demo` runs every layer on a million-row table; `schema`, `cat`, `validate` and
-//! `convert` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
+//! `alkaid demo` runs every layer on a million-row table; `schema`, `cat`, `validate`,
+//! `inspect` and `convert` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
 //! files, streams with or without the continuation marker, either byte order). Exit status:
 //! 0 on success, 1 when the input or the work failed (with one line on standard error
 //! saying what and where), 2 for a usage error.
@@ -9,6 +9,7 @@
 mod commands;
 mod demo;
 mod input;
+mod inspect;
 mod progress;
 
 use std::fmt;
@@ -84,6 +85,12 @@ enum Command {
         #[arg(long)]
         batch: Option<usize>,
     },
+    /// List the messages of a file or stream: kinds, positions, metadata and body sizes,
+    /// compression, dictionary ids and deltas, alignment, and a file's footer.
+    Inspect {
+        /// The input (`-` reads standard input).
+        file: String,
+    },
     /// Check every value of every batch; on failure, say which batch, column and why.
     Validate {
         /// The input (`-` reads standard input).
@@ -135,6 +142,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Schema { file } => commands::schema(&file),
         Command::Cat { file, limit, batch } => commands::cat(&file, limit, batch),
         Command::Validate { file } => commands::validate(&file),
+        Command::Inspect { file } => inspect::inspect(&file),
         Command::Convert {
             input,
             output,

@@ -91,6 +91,21 @@ fn schema_cat_and_validate_read_pyarrow_files_and_streams() {
 }
 
 #[test]
+fn inspect_lists_the_messages() {
+    let out = alkaid(&["inspect", &fixture("all_types_zstd.arrow")]);
+    let listing = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(listing.starts_with("file, magic ARROW1"), "{listing}");
+    assert!(
+        listing.contains("record batch, 6 rows") && listing.contains("ZSTD"),
+        "{listing}"
+    );
+    let listing = text(&alkaid(&["inspect", &fixture("dictionary_deltas.stream")]).stdout);
+    assert!(listing.contains("dictionary 0 (delta)"), "{listing}");
+    assert!(listing.contains("end-of-stream marker"), "{listing}");
+}
+
+#[test]
 fn standard_input_reads_like_a_file() {
     let bytes = std::fs::read(fixture("metadata.stream")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_alkaid"))
@@ -173,7 +188,7 @@ fn corrupt_input_is_status_one_with_one_line() {
     for (k, case) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{k}"));
         std::fs::write(&path, case).unwrap();
-        for command in ["schema", "cat", "validate"] {
+        for command in ["schema", "cat", "validate", "inspect"] {
             let out = alkaid(&[command, path.to_str().unwrap()]);
             let stderr = text(&out.stderr);
             if out.status.success() {
@@ -198,7 +213,7 @@ fn usage_errors_are_status_two_and_help_is_there() {
         alkaid(&["convert", "a", "b", "--to", "tape"]).status.code(),
         Some(2)
     );
-    for command in ["demo", "schema", "cat", "validate", "convert"] {
+    for command in ["demo", "schema", "cat", "validate", "inspect", "convert"] {
         let out = alkaid(&[command, "--help"]);
         assert!(out.status.success() && !out.stdout.is_empty(), "{command}");
     }

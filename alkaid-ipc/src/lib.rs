@@ -86,8 +86,8 @@ pub use compression::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
 pub use read::{
-    BufferStreamReader, ByteSource, Decoded, Decoder, FileReader, ReadOptions, Seekable,
-    StreamReader,
+    BufferStreamReader, ByteSource, Decoded, Decoder, FileReader, MessageInfo, ReadOptions,
+    Seekable, StreamReader,
 };
 pub use schema::MAX_FIELD_DEPTH;
 pub use write::{FileWriter, Magic, StreamWriter, WriteOptions};

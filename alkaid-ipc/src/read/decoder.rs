@@ -7,6 +7,7 @@ use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, parse_message};
 use crate::error::{IpcError, Result};
+use crate::fb;
 
 /// Decodes an IPC stream from bytes handed to it as they arrive: feed it with
 /// [`push`](Self::push), take messages out with [`next_message`](Self::next_message). It never blocks and
@@ -45,7 +46,26 @@ pub struct Decoder {
     state: ReadState,
     pending: Vec<u8>,
     start: usize,
+    /// Bytes dropped from the front of `pending` so far.
+    drained: usize,
     ended: bool,
+    last: Option<MessageInfo>,
+}
+
+/// Where a decoded message lay in the stream and how it was framed: what `alkaid inspect`
+/// prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageInfo {
+    /// Byte position of the message (its prefix) from the start of the input.
+    pub offset: usize,
+    /// Bytes of prefix (continuation marker and length; 4 in the legacy framing).
+    pub prefix_bytes: usize,
+    /// Bytes of flatbuffer metadata, padding included.
+    pub metadata_bytes: usize,
+    /// Bytes of body.
+    pub body_bytes: usize,
+    /// The body's buffer compression, if any: `"LZ4_FRAME"` or `"ZSTD"`.
+    pub compression: Option<&'static str>,
 }
 
 impl Decoder {
@@ -66,6 +86,7 @@ impl Decoder {
     pub fn push(&mut self, bytes: &[u8]) {
         if self.start > 0 && self.start >= self.pending.len() / 2 {
             self.pending.drain(..self.start);
+            self.drained += self.start;
             self.start = 0;
         }
         self.pending.extend_from_slice(bytes);
@@ -74,6 +95,12 @@ impl Decoder {
     /// The schema, once its message has been decoded.
     pub fn schema(&self) -> Option<&SchemaRef> {
         self.state.schema.as_ref()
+    }
+
+    /// Where the message [`next_message`](Self::next_message) last returned lay, and how it
+    /// was framed.
+    pub fn last_message(&self) -> Option<&MessageInfo> {
+        self.last.as_ref()
     }
 
     /// Whether the end-of-stream marker was seen.
@@ -104,13 +131,22 @@ impl Decoder {
         let Some(meta) = available.get(header..header + metadata) else {
             return Ok(None);
         };
-        let body_len = body_length(parse_message(meta, &self.state.options)?.bodyLength())?;
+        let message = parse_message(meta, &self.state.options)?;
+        let body_len = body_length(message.bodyLength())?;
+        let compression = compression_of(&message);
         let total = (header + metadata)
             .checked_add(body_len)
             .ok_or_else(|| IpcError::malformed("a message body of more than usize::MAX bytes"))?;
         let Some(body) = available.get(header + metadata..total) else {
             return Ok(None);
         };
+        self.last = Some(MessageInfo {
+            offset: self.drained + self.start,
+            prefix_bytes: header,
+            metadata_bytes: metadata,
+            body_bytes: body_len,
+            compression,
+        });
         let body = Buffer::from_slice_ref(body);
         let meta = meta.to_vec();
         self.start += total;
@@ -136,4 +172,20 @@ impl Decoder {
         }
         Ok(())
     }
+}
+
+/// The compression a record batch or dictionary message declares for its body.
+fn compression_of(message: &fb::Message<'_>) -> Option<&'static str> {
+    let compression = match message.header_type() {
+        fb::MessageHeader::RecordBatch => message.header_as_record_batch()?.compression(),
+        fb::MessageHeader::DictionaryBatch => {
+            message.header_as_dictionary_batch()?.data()?.compression()
+        }
+        _ => None,
+    }?;
+    Some(match compression.codec() {
+        fb::CompressionType::LZ4_FRAME => "LZ4_FRAME",
+        fb::CompressionType::ZSTD => "ZSTD",
+        _ => "unknown",
+    })
 }

@@ -10,7 +10,7 @@ mod state;
 mod stream;
 
 pub use buffer_stream::BufferStreamReader;
-pub use decoder::Decoder;
+pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
 pub use options::ReadOptions;
 pub use state::Decoded;
