@@ -155,6 +155,26 @@ fn convert_loses_nothing_in_any_direction() {
         let after = text(&alkaid(&[command, stream.to_str().unwrap()]).stdout);
         assert_eq!(before, after, "{command}");
     }
+    // Batch boundaries and each batch's own metadata, as inspect lists them.
+    let batches = |path: &str| -> Vec<String> {
+        text(&alkaid(&["inspect", path]).stdout)
+            .lines()
+            .filter_map(|l| {
+                l.split_once(": record batch, ")
+                    .map(|(_, rest)| rest.split(';').next().unwrap().to_string())
+            })
+            .collect()
+    };
+    let before = batches(&source);
+    assert_eq!(
+        before,
+        [
+            "3 rows, metadata {\"batch\": \"first\"}",
+            "3 rows, metadata {\"batch\": \"second\"}"
+        ]
+    );
+    assert_eq!(batches(file.to_str().unwrap()), before);
+    assert_eq!(batches(stream.to_str().unwrap()), before);
     // Dictionaries with deltas survive too, still as dictionaries.
     let deltas = dir.join("deltas.arrow");
     let out = alkaid(&[
