@@ -7,7 +7,7 @@ use alkaid_array::RecordBatch;
 use alkaid_array::display::pretty_format_batches;
 use alkaid_data::ValidationLevel;
 use alkaid_ipc::{Compression, FileWriter, Magic, StreamWriter, WriteOptions};
-use alkaid_schema::Field;
+use alkaid_schema::{Field, Metadata};
 
 use crate::input::Input;
 use crate::{Failure, progress};
@@ -141,41 +141,30 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
     let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("{output}: {e}"));
     let mut report = progress::Report::new("converting");
     let mut rows = 0;
-    if options.file {
+    // Both writers take the batches the same way; only their start and end differ.
+    let mut copy = |write: &mut dyn FnMut(&RecordBatch, &Metadata) -> alkaid_ipc::Result<()>| {
+        for batch in source.batches() {
+            let (batch, metadata) = batch?;
+            write(&batch, &metadata).map_err(failed)?;
+            rows += batch.num_rows();
+            report.tick(rows);
+        }
+        Ok::<(), Failure>(())
+    };
+    let flushed = if options.file {
         let mut writer = FileWriter::try_new(sink, schema, write_options).map_err(failed)?;
         if let Some(footer) = footer {
             writer.set_footer_metadata(footer);
         }
-        for batch in source.batches() {
-            let (batch, metadata) = batch?;
-            writer
-                .write_with_metadata(&batch, &metadata)
-                .map_err(failed)?;
-            rows += batch.num_rows();
-            report.tick(rows);
-        }
+        copy(&mut |batch, metadata| writer.write_with_metadata(batch, metadata))?;
         writer.finish().map_err(failed)?;
-        writer
-            .into_inner()
-            .map_err(failed)?
-            .flush()
-            .map_err(|e| Failure::new(format!("{output}: {e}")))?;
+        writer.into_inner().map_err(failed)?.flush()
     } else {
         let mut writer = StreamWriter::try_new(sink, schema, write_options).map_err(failed)?;
-        for batch in source.batches() {
-            let (batch, metadata) = batch?;
-            writer
-                .write_with_metadata(&batch, &metadata)
-                .map_err(failed)?;
-            rows += batch.num_rows();
-            report.tick(rows);
-        }
+        copy(&mut |batch, metadata| writer.write_with_metadata(batch, metadata))?;
         writer.finish().map_err(failed)?;
-        writer
-            .into_inner()
-            .map_err(failed)?
-            .flush()
-            .map_err(|e| Failure::new(format!("{output}: {e}")))?;
-    }
+        writer.into_inner().map_err(failed)?.flush()
+    };
+    flushed.map_err(|e| Failure::new(format!("{output}: {e}")))?;
     Ok(())
 }

@@ -155,23 +155,10 @@ impl FilterPredicate {
                 _ => runs.bits(buffer, data.offset()).inner().clone(),
             });
         }
-        if spec.variadic
-            && let Some(views) = buffers.pop()
-        {
-            buffers.extend(gather::view_buffers(
-                views,
-                &data.buffers()[1..],
-                data.len(),
-            )?);
-        }
-        builder = builder.buffers(buffers);
-        if let Some(dictionary) = data.dictionary() {
-            builder = builder.dictionary(dictionary.clone());
-        }
         // SAFETY: `data` is fully valid (every `ArrayData` made without `unsafe` is), and the
         // selected runs copy whole fixed-width values, bits and views (views keep their data
-        // buffers), so the result is too. The structural checks still run.
-        Ok(unsafe { builder.build_structural() }?)
+        // buffers), so the result is too.
+        unsafe { gather::finish_flat(builder, data, spec.variadic, buffers) }
     }
 
     /// Structs: every child filtered with this mask, and the validity.

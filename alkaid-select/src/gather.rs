@@ -12,6 +12,8 @@ use std::cell::Cell;
 use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize, bitmap};
 
+use alkaid_data::{ArrayData, ArrayDataBuilder};
+
 use crate::error::SelectError;
 
 /// Where each slot of a result comes from: a position of the input, or `None` for a null
@@ -422,4 +424,30 @@ pub(crate) fn view_buffers(
         }
     }
     Ok(std::iter::once(views).chain(data.iter().cloned()).collect())
+}
+
+/// Finishes a selection from `data`, whose layout has no children: `buffers` are the
+/// selected buffers (views last, when the layout has them); the views' data buffers
+/// (shared, or compacted past the thresholds above) and the dictionary are added, and the
+/// result built with structural checks only.
+///
+/// # Safety
+/// `builder` (length, validity) and `buffers` must hold whole values of valid slots of
+/// `data` (or zeros under null slots) in a layout that keeps them valid: then the result is
+/// as valid as `data`, which every `ArrayData` made without `unsafe` is.
+pub(crate) unsafe fn finish_flat(
+    builder: ArrayDataBuilder,
+    data: &ArrayData,
+    variadic: bool,
+    mut buffers: Vec<Buffer>,
+) -> Result<ArrayData, SelectError> {
+    if variadic && let Some(views) = buffers.pop() {
+        buffers.extend(view_buffers(views, &data.buffers()[1..], data.len())?);
+    }
+    let mut builder = builder.buffers(buffers);
+    if let Some(dictionary) = data.dictionary() {
+        builder = builder.dictionary(dictionary.clone());
+    }
+    // SAFETY: per the caller, the values are valid; the structural checks still run.
+    Ok(unsafe { builder.build_structural() }?)
 }
