@@ -341,11 +341,6 @@ fn fixed_of<const W: usize, P: Positions + ?Sized>(
     Buffer::from(gathered.into_flattened()).realigned(16)
 }
 
-/// Bits at `positions` (relative to bit `offset`); `None` gives an unset bit.
-pub(crate) fn bits<P: Positions + ?Sized>(bytes: &[u8], offset: usize, positions: &P) -> Buffer {
-    positions.gather_bits(bytes, offset)
-}
-
 /// Offsets and bytes of the variable-width values at `positions` (slot `offset` first);
 /// `None` gives an empty value. `None` when the result's bytes overflow `O`.
 pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(

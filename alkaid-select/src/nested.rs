@@ -108,16 +108,24 @@ pub(crate) fn fixed_size_list<P: Positions + ?Sized>(
     unsafe { assemble(builder) }
 }
 
+/// The children of a layout whose child slots line up with its own (structs, sparse
+/// unions), each taken at the same positions.
+fn aligned_children<P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Result<Vec<ArrayData>, SelectError> {
+    data.children()
+        .iter()
+        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
+        .collect()
+}
+
 /// Structs: every child taken at the same positions.
 pub(crate) fn structure<P: Positions + ?Sized>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
-    let children = data
-        .children()
-        .iter()
-        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
-        .collect::<Result<Vec<_>, _>>()?;
+    let children = aligned_children(data, indices)?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .nulls(taken_nulls(data, indices))
@@ -164,11 +172,7 @@ pub(crate) fn sparse_union<P: Positions + ?Sized>(
 ) -> Result<ArrayData, SelectError> {
     let (_, null_id) = union_of(data)?;
     let type_ids = taken_type_ids(data, indices, null_id)?;
-    let children = data
-        .children()
-        .iter()
-        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
-        .collect::<Result<Vec<_>, _>>()?;
+    let children = aligned_children(data, indices)?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .buffers(vec![Buffer::from_vec(type_ids)])

@@ -210,7 +210,7 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
                     gather::fixed(buffer, data.offset(), width, indices)
                 }
                 BufferSpec::Views => gather::fixed(buffer, data.offset(), 16, indices),
-                _ => gather::bits(buffer, data.offset(), indices),
+                _ => indices.gather_bits(buffer, data.offset()),
             });
         }
     }
@@ -234,7 +234,7 @@ pub(crate) fn taken_nulls<P: Positions + ?Sized>(
         None => indices.nulls(),
         Some(nulls) => {
             let validity = nulls.validity();
-            let bits = gather::bits(validity.inner(), validity.offset(), indices);
+            let bits = indices.gather_bits(validity.inner(), validity.offset());
             Some(NullBuffer::new(BooleanBuffer::new(bits, 0, indices.len())))
         }
     }
