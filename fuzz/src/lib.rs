@@ -13,6 +13,9 @@
 
 use std::io::Cursor;
 
+mod c_data;
+pub use c_data::c_data;
+
 use alkaid_array::display::format_value;
 use alkaid_array::{RecordBatch, make_array};
 use alkaid_buffer::Buffer;

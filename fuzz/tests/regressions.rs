@@ -6,11 +6,12 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 4] = [
+const TARGETS: [(&str, Target); 5] = [
     ("ipc_stream", alkaid_fuzz::ipc_stream),
     ("ipc_file", alkaid_fuzz::ipc_file),
     ("ipc_zero_copy", alkaid_fuzz::ipc_zero_copy),
     ("array_data", alkaid_fuzz::array_data),
+    ("c_data", alkaid_fuzz::c_data),
 ];
 
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -37,5 +38,5 @@ fn regressions_and_fixtures_replay_without_panics() {
             replayed += 1;
         }
     }
-    assert!(replayed >= 4 * fixtures.len());
+    assert!(replayed >= TARGETS.len() * fixtures.len());
 }
