@@ -16,15 +16,22 @@
 //!
 //! # Limits on untrusted input
 //! Readers treat every byte as hostile. Beyond validation, they bound what input can make
-//! them do:
-//! - fields nest at most [`MAX_FIELD_DEPTH`] (64) levels; the flatbuffer verifier allows at
-//!   most 2^20 tables per message and a depth just above what 64 levels of fields need;
-//! - message metadata is at most 64 MiB ([`ReadOptions::with_max_metadata_bytes`]);
-//! - a body is never allocated beyond the bytes actually read, and buffers must lie inside
-//!   their body;
-//! - a compressed buffer's declared size is allocated up front only when it is at most 256
-//!   times its compressed size plus 1 MiB; past that, output grows with what the codec really
-//!   produces, and any difference from the declared size is an error.
+//! them do; `tests/limits.rs` tests each bound.
+//!
+//! | what | bound | error kind |
+//! | --- | --- | --- |
+//! | nesting of fields | [`MAX_FIELD_DEPTH`] (64) levels | `LimitExceeded` |
+//! | a message's metadata, a file's footer | 64 MiB ([`ReadOptions::with_max_metadata_bytes`]) | `LimitExceeded` |
+//! | tables in one flatbuffer (fields, types, dictionary encodings) | 2^20, so about 500,000 fields per schema | `Malformed` |
+//! | flatbuffer depth | 3 tables per level of fields, plus 16 | `Malformed` |
+//! | field nodes, buffers and variadic counts of a batch | exactly as many as the schema uses | `Malformed` |
+//! | memory for a message read from a `Read` | grows as bytes arrive: at most twice the bytes received plus 1 MiB | `Truncated` |
+//! | buffers of a file or of memory | inside the body and the file; read from there, never allocated ahead | `Malformed` |
+//! | a compressed buffer's declared size | allocated up front only when at most 256 times its compressed size plus 1 MiB; past that, memory grows with what the codec really produces, and a difference from the declared size is an error | `Malformed` |
+//!
+//! A length costs nothing by itself: every byte that a batch's lengths call for must be in
+//! its body, so memory follows the input. Layouts without buffers (`Null`, structs with no
+//! fields) may declare any length; callers that loop over rows bound that themselves.
 //!
 //! # Example
 //! ```

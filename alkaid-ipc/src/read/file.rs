@@ -151,6 +151,12 @@ impl<S: ByteSource> FileReader<S> {
             .ok()
             .filter(|&n| n > 0 && n + (tail_len as u64) + 8 <= file_len)
             .ok_or_else(|| IpcError::malformed(format!("footer length {footer_len}")))?;
+        if footer_len > options.max_metadata_bytes as u64 {
+            return Err(IpcError::limit(format!(
+                "the footer is {footer_len} bytes, more than the metadata limit of {}",
+                options.max_metadata_bytes
+            )));
+        }
         let footer_bytes =
             source.read_at(file_len - tail_len as u64 - footer_len, footer_len as usize)?;
         let mut state = ReadState::new(options);
@@ -249,6 +255,13 @@ impl<S: ByteSource> FileReader<S> {
             .filter(|&e| e <= self.file_len)
             .ok_or_else(bad)?;
         let _ = end;
+        // The prefix is at most 8 bytes; padding to the block's alignment at most 63.
+        if meta_len > self.state.options.max_metadata_bytes.saturating_add(72) {
+            return Err(IpcError::limit(format!(
+                "a block declares {meta_len} bytes of metadata, more than the limit of {}",
+                self.state.options.max_metadata_bytes
+            )));
+        }
         let framed = self.source.read_at(offset, meta_len)?;
         let (header, metadata) = match parse_prefix(&framed, &self.state.options)? {
             Some(Prefix::Message { header, metadata }) if header + metadata <= meta_len => {

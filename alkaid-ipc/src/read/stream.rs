@@ -11,6 +11,9 @@ use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, next_batch, parse_message};
 use crate::error::{IpcError, Result};
 
+/// The first allocation for a message's metadata or body; later ones double what arrived.
+const FIRST_STEP: usize = 1 << 20;
+
 /// Reads an IPC stream from a `Read`, one batch at a time.
 ///
 /// It drives the same decoding core as [`Decoder`](crate::Decoder), but reads each message
@@ -78,6 +81,24 @@ impl<R: Read> StreamReader<R> {
         Ok(true)
     }
 
+    /// Reads up to `len` bytes, fewer only if the input ends. The allocation grows with the
+    /// bytes that really arrive (never past twice them plus [`FIRST_STEP`]), so a lying
+    /// length costs nothing, and an honest one ends with an exact allocation.
+    fn read_arriving(&mut self, len: usize) -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        while bytes.len() < len {
+            let want = (len - bytes.len()).min(bytes.len().max(FIRST_STEP));
+            bytes.reserve_exact(want);
+            let got = (&mut self.input)
+                .take(want as u64)
+                .read_to_end(&mut bytes)?;
+            if got < want {
+                break;
+            }
+        }
+        Ok(bytes)
+    }
+
     fn message(&mut self) -> Result<Option<Decoded>> {
         if self.ended {
             return Ok(None);
@@ -100,23 +121,12 @@ impl<R: Read> StreamReader<R> {
                 return Ok(None);
             }
         };
-        let mut meta = vec![0u8; metadata];
-        if !self.fill(&mut meta)? {
+        let meta = self.read_arriving(metadata)?;
+        if meta.len() != metadata {
             return Err(IpcError::truncated("the stream ends inside a message"));
         }
         let body_len = body_length(parse_message(&meta, &self.state.options)?.bodyLength())?;
-        // Grow with the bytes that really arrive, 64 MiB at a time, so that a lying length
-        // costs nothing and an honest one ends with an exact allocation.
-        const STEP: usize = 64 << 20;
-        let mut body = Vec::new();
-        while body.len() < body_len {
-            let want = (body_len - body.len()).min(STEP);
-            body.reserve_exact(want);
-            let got = (&mut self.input).take(want as u64).read_to_end(&mut body)?;
-            if got < want {
-                break;
-            }
-        }
+        let body = self.read_arriving(body_len)?;
         if body.len() != body_len {
             return Err(IpcError::truncated(format!(
                 "the stream ends {} bytes into a {body_len}-byte message body",
