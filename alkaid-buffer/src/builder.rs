@@ -120,36 +120,44 @@ impl BooleanBufferBuilder {
     /// # Panics
     /// If the range does not fit in `bytes`.
     pub fn append_packed_range(&mut self, bytes: &[u8], offset: usize, len: usize) {
-        bitmap::assert_bits_in(bytes, offset, len);
-        self.reserve(len);
-        // Top up the partial byte bit by bit, so the rest lands at a byte boundary.
-        let head = ((8 - self.len % 8) % 8).min(len);
-        for i in 0..head {
-            self.append(bitmap::get_bit(bytes, offset + i));
-        }
-        let start = offset + head;
-        if start.is_multiple_of(8) {
+        if self.len.is_multiple_of(8) && offset.is_multiple_of(8) {
             // Byte-aligned on both sides: a copy. Bits past the range in the last byte are
             // cleared, as everywhere in a builder.
-            let rest = len - head;
-            let whole = &bytes[start / 8..(start + rest).div_ceil(8)];
+            bitmap::assert_bits_in(bytes, offset, len);
+            let whole = &bytes[offset / 8..(offset + len).div_ceil(8)];
             self.buffer.extend_from_slice(whole);
-            if !rest.is_multiple_of(8) {
+            if !len.is_multiple_of(8) {
                 let last = self.buffer.len() - 1;
-                self.buffer.as_mut_slice()[last] &= (1u8 << (rest % 8)) - 1;
+                self.buffer.as_mut_slice()[last] &= (1u8 << (len % 8)) - 1;
             }
-            self.len += rest;
+            self.len += len;
             return;
         }
-        let chunks = BitChunks::new(bytes, start, len - head);
-        self.buffer
-            .extend_with(chunks.chunk_count(), |i| chunks.chunk(i));
-        if chunks.remainder_len() > 0 {
-            let tail = chunks.remainder().to_le_bytes();
-            self.buffer
-                .extend_from_slice(&tail[..bitmap::bytes_for(chunks.remainder_len())]);
+        // Otherwise a word at a time, shifted past the bits already in the last byte
+        // (which is taken off and written again as part of the first word): no bit-by-bit
+        // head, which for the short ranges of a filter's runs cost more than the words.
+        let chunks = BitChunks::new(bytes, offset, len);
+        let shift = (self.len % 8) as u32;
+        let mut carry = 0u64;
+        if shift > 0 {
+            let last = self.buffer.len() - 1;
+            carry = u64::from(self.buffer.as_slice()[last]);
+            self.buffer.truncate(last);
         }
-        self.len += len - head;
+        // `(w >> 1) >> (63 - shift)`: the bits of `w` shifted out, without a shift by 64.
+        self.buffer.extend_with(chunks.chunk_count(), |i| {
+            let word = chunks.chunk(i);
+            let out = carry | word << shift;
+            carry = (word >> 1) >> (63 - shift);
+            out
+        });
+        let word = chunks.remainder();
+        self.buffer.push(carry | word << shift);
+        self.buffer.push((word >> 1) >> (63 - shift));
+        // Sixteen bytes were written at the end; keep those that hold bits (the rest are
+        // clear, so the last byte's unused bits are too).
+        self.len += len;
+        self.buffer.truncate(bitmap::bytes_for(self.len));
     }
 
     /// Sets bit `i` to `bit`.

@@ -240,7 +240,8 @@ fn offsets<O: OffsetSize>(
         // Offsets rise, so if the last shifted one fits the offset type, all of them do:
         // one check, then a loop without branches.
         O::from_usize(end - start + base).ok_or_else(|| overflow("offsets"))?;
-        out.extend(
+        out.extend_counted(
+            array.len(),
             window[1..]
                 .iter()
                 .map(|o| O::usize_as(o.as_usize() - start + base)),

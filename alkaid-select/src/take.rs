@@ -274,7 +274,7 @@ fn null_slot(data_type: &DataType) -> Result<ArrayData, SelectError> {
 
 #[cfg(test)]
 mod tests {
-    use alkaid_array::{Int32Array, NullArray, StringArray};
+    use alkaid_array::{BooleanArray, Int32Array, NullArray, StringArray, UInt32Array};
     use alkaid_buffer::Buffer;
     use alkaid_schema::Fields;
 
@@ -299,6 +299,23 @@ mod tests {
         assert_eq!(taken.null_count(), 2);
         let taken = taken.to_data();
         assert!(taken.is_valid(0) && taken.is_null(1) && taken.is_null(2));
+    }
+
+    #[test]
+    fn booleans_are_read_up_to_the_last_bit_of_their_bitmap() {
+        // 16 bits in 2 bytes, sliced to bits 3..16: the array ends where its bitmap does,
+        // the edge the unchecked bit reads rely on. More than 64 indices, so that whole
+        // eights and a remainder are both gathered.
+        let bits: Vec<bool> = (0..16).map(|i| i % 3 == 0 || i == 15).collect();
+        let array = BooleanArray::from(bits.clone()).slice(3, 13);
+        let indices: Vec<u32> = (0..13u32).rev().chain([12; 70]).collect();
+        let taken = take(array.as_ref(), &UInt32Array::from(indices.clone())).unwrap();
+        let taken = taken.as_any().downcast_ref::<BooleanArray>().unwrap();
+        for (k, &i) in indices.iter().enumerate() {
+            assert_eq!(taken.value(k), bits[3 + i as usize], "slot {k}");
+        }
+        let err = take(array.as_ref(), &UInt32Array::from(vec![0, 13])).unwrap_err();
+        assert!(err.to_string().contains("index 13 at position 1"), "{err}");
     }
 
     #[test]

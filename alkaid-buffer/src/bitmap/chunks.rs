@@ -98,7 +98,16 @@ impl<'a> BitChunks<'a> {
         if self.remainder_len == 0 {
             return 0;
         }
-        self.tail_word(self.chunk_count * 8, self.remainder_len)
+        // Two 8-byte loads where the input continues far enough (a range in the middle of
+        // a bitmap, as a filter's runs are); byte by byte at its end.
+        let start = self.chunk_count * 8;
+        match self.bytes.get(start..start + 16) {
+            Some(pair) => {
+                let (low, high) = pair.split_at(8);
+                join(word(low), word(high), self.shift) & ((1u64 << self.remainder_len) - 1)
+            }
+            None => self.tail_word(start, self.remainder_len),
+        }
     }
 
     /// `bits` (1..=64) bits starting at bit `shift` of byte `start`, read byte by byte: for
