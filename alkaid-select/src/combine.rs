@@ -1,8 +1,9 @@
 //! Kernels that combine or mask rows by position: interleave, zip and nullif.
 //!
 //! Each is written once over the other kernels: `interleave` joins runs of slots with the
-//! dictionary-merging [`concat_data`](crate::concat_data) when the runs are long, and
-//! otherwise joins its inputs once and gathers from the whole with `take`; `zip` is an
+//! dictionary-merging [`concat_data`](crate::concat_data) when the runs are long, gathers
+//! flat fixed-width layouts straight from the inputs (`flat.rs`), and otherwise joins its
+//! inputs once and gathers from the whole with `take`; `zip` is an
 //! interleave of its two sides; `nullif` clears validity bits directly where the layout has
 //! a validity bitmap, and otherwise (unions, run-end encoded) takes null slots the way
 //! `take` makes them, so the mask is honoured for every type.
@@ -17,6 +18,7 @@ use crate::concat::concat_data;
 use crate::error::SelectError;
 use crate::filter::true_bits;
 use crate::filter::{LONG_RUN, joins_whole_children};
+use crate::flat;
 use crate::gather::Positions;
 use crate::take::take_data;
 
@@ -66,6 +68,14 @@ fn interleave_data(
     // it is read.
     let sample = &pairs[..pairs.len().min(1024)];
     let long_runs = runs_of(sample) * LONG_RUN <= sample.len();
+    if !long_runs && flat::applies(arrays) {
+        return match flat::interleave(arrays, pairs)? {
+            Some(result) => Ok(result),
+            None => Err(check_pairs(arrays, pairs)
+                .err()
+                .unwrap_or_else(|| SelectError::Mismatch("a pair lies outside the arrays".into()))),
+        };
+    }
     let slices = long_runs || inputs > pairs.len() * 4;
     if (slices && !joins_whole_children(first.data_type())) || inputs == 0 {
         return by_runs(arrays, pairs);

@@ -38,6 +38,7 @@ mod combine;
 mod concat;
 mod error;
 mod filter;
+mod flat;
 mod gather;
 mod nested;
 mod take;

@@ -1,0 +1,137 @@
+//! Interleaving flat fixed-width layouts (primitives, booleans, decimals, fixed-size
+//! binaries of common widths) straight from their inputs: each value and bit is read from
+//! the input a pair names, without joining the inputs first. Joining them cost a copy of
+//! every input (1 ms of 7 for four 2 MiB `i64` inputs), and arrow-select does not pay it.
+
+use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, bitmap};
+use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
+
+use crate::error::SelectError;
+
+/// Widths gathered as whole values; a fixed-size binary of another width takes the
+/// general path.
+const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Whether `arrays` are all of one flat fixed-width type that [`interleave`] handles.
+pub(crate) fn applies(arrays: &[ArrayData]) -> bool {
+    let Some(first) = arrays.first() else {
+        return false;
+    };
+    let spec = layout(first.data_type());
+    spec.children == ChildSpec::None
+        && !spec.variadic
+        && !first.data_type().is_dictionary()
+        && spec.buffers.iter().all(|b| match b {
+            BufferSpec::Fixed { width, .. } => WIDTHS.contains(width),
+            BufferSpec::Bitmap => true,
+            _ => false,
+        })
+        && arrays.iter().all(|a| a.data_type() == first.data_type())
+}
+
+/// Slot `i` of the result is row `pairs[i].1` of `arrays[pairs[i].0]`; `arrays` pass
+/// [`applies`]. `Ok(None)` when a pair lies outside the inputs (the caller names it).
+pub(crate) fn interleave(
+    arrays: &[ArrayData],
+    pairs: &[(usize, usize)],
+) -> Result<Option<ArrayData>, SelectError> {
+    let first = &arrays[0];
+    let spec = layout(first.data_type());
+    let mut outside = false;
+    let mut buffers = Vec::with_capacity(spec.buffers.len());
+    for (k, buffer) in spec.buffers.iter().enumerate() {
+        buffers.push(match *buffer {
+            BufferSpec::Fixed { width, .. } => match width {
+                1 => values::<1>(arrays, k, pairs, &mut outside),
+                2 => values::<2>(arrays, k, pairs, &mut outside),
+                4 => values::<4>(arrays, k, pairs, &mut outside),
+                8 => values::<8>(arrays, k, pairs, &mut outside),
+                16 => values::<16>(arrays, k, pairs, &mut outside),
+                _ => values::<32>(arrays, k, pairs, &mut outside),
+            },
+            _ => {
+                let inputs = arrays
+                    .iter()
+                    .map(|a| (Some((&a.buffers()[k][..], a.offset())), a.len()));
+                bits(inputs.collect(), pairs, &mut outside).inner().clone()
+            }
+        });
+    }
+    let nulls = (spec.has_validity && arrays.iter().any(|a| a.null_count() > 0)).then(|| {
+        let inputs = arrays.iter().map(|a| {
+            let validity = a.nulls().map(NullBuffer::validity);
+            (validity.map(|v| (&v.inner()[..], v.offset())), a.len())
+        });
+        NullBuffer::new(bits(inputs.collect(), pairs, &mut outside))
+    });
+    if outside {
+        return Ok(None);
+    }
+    let builder = ArrayData::builder(first.data_type().clone())
+        .len(pairs.len())
+        .nulls(nulls)
+        .buffers(buffers);
+    // SAFETY: every input is a valid array of this flat type (made without `unsafe`), and
+    // each slot copies one whole value (or bit) and its validity bit from one of them, so
+    // every slot is a value some valid array of the type held.
+    Ok(Some(unsafe { builder.build_structural_shallow() }?))
+}
+
+/// The `W`-byte values of buffer `k` that the pairs name; `outside` notes a pair outside
+/// the inputs (it reads zeros).
+fn values<const W: usize>(
+    arrays: &[ArrayData],
+    k: usize,
+    pairs: &[(usize, usize)],
+    outside: &mut bool,
+) -> Buffer {
+    let inputs: Vec<&[[u8; W]]> = arrays
+        .iter()
+        .map(|a| {
+            let (chunks, _) = a.buffers()[k][a.offset() * W..].as_chunks::<W>();
+            &chunks[..a.len()]
+        })
+        .collect();
+    let gathered: Vec<[u8; W]> = pairs
+        .iter()
+        .map(
+            |&(a, row)| match inputs.get(a).and_then(|input| input.get(row)) {
+                Some(value) => *value,
+                None => {
+                    *outside = true;
+                    [0; W]
+                }
+            },
+        )
+        .collect();
+    // As in `gather::fixed`: the vector becomes the buffer, realigned in the rare case the
+    // allocator gave less than 16 bytes.
+    Buffer::from(gathered.into_flattened()).realigned(16)
+}
+
+/// One input's bitmap as `(bytes, bit offset)`, or `None` when every bit is set (the
+/// validity of an array without nulls), and the input's length.
+type Bitmap<'a> = (Option<(&'a [u8], usize)>, usize);
+
+/// The bits the pairs name, from each input's bitmap.
+fn bits(inputs: Vec<Bitmap<'_>>, pairs: &[(usize, usize)], outside: &mut bool) -> BooleanBuffer {
+    let mut words = Vec::with_capacity(pairs.len().div_ceil(64));
+    for chunk in pairs.chunks(64) {
+        let mut word = 0u64;
+        for (j, &(a, row)) in chunk.iter().enumerate() {
+            let bit = match inputs.get(a) {
+                Some(&(Some((bytes, offset)), len)) if row < len => {
+                    bitmap::get_bit(bytes, offset + row)
+                }
+                Some(&(None, len)) if row < len => true,
+                _ => {
+                    *outside = true;
+                    false
+                }
+            };
+            word |= u64::from(bit) << j;
+        }
+        words.push(word);
+    }
+    BooleanBuffer::new(Buffer::from_vec(words), 0, pairs.len())
+}
