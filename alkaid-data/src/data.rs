@@ -55,6 +55,7 @@ pub struct ArrayData {
 
 impl ArrayData {
     /// Starts building an array of `data_type`.
+    #[inline]
     pub fn builder(data_type: DataType) -> ArrayDataBuilder {
         ArrayDataBuilder {
             data: ArrayData {
@@ -194,18 +195,21 @@ pub struct ArrayDataBuilder {
 
 impl ArrayDataBuilder {
     /// Number of slots.
+    #[inline]
     pub fn len(mut self, len: usize) -> Self {
         self.data.len = len;
         self
     }
 
     /// Offset of slot 0 in the buffers and positional children.
+    #[inline]
     pub fn offset(mut self, offset: usize) -> Self {
         self.data.offset = offset;
         self
     }
 
     /// The validity of slots `0..len` (not offset).
+    #[inline]
     pub fn nulls(mut self, nulls: Option<NullBuffer>) -> Self {
         self.data.nulls = nulls;
         self
@@ -213,36 +217,42 @@ impl ArrayDataBuilder {
 
     /// A null count that a producer declared (an IPC field node, a C array); `build`
     /// checks it against the validity bitmap.
+    #[inline]
     pub fn declared_null_count(mut self, null_count: usize) -> Self {
         self.declared_null_count = Some(null_count);
         self
     }
 
     /// The buffers after the validity bitmap, in layout order.
+    #[inline]
     pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
         self.data.buffers = buffers;
         self
     }
 
     /// Appends one buffer.
+    #[inline]
     pub fn add_buffer(mut self, buffer: Buffer) -> Self {
         self.data.buffers.push(buffer);
         self
     }
 
     /// The children, in layout order.
+    #[inline]
     pub fn children(mut self, children: Vec<ArrayData>) -> Self {
         self.data.children = children;
         self
     }
 
     /// Appends one child.
+    #[inline]
     pub fn add_child(mut self, child: ArrayData) -> Self {
         self.data.children.push(child);
         self
     }
 
     /// The dictionary of a dictionary array.
+    #[inline]
     pub fn dictionary(mut self, dictionary: ArrayData) -> Self {
         self.data.dictionary = Some(Box::new(dictionary));
         self
