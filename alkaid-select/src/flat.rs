@@ -18,7 +18,10 @@ pub(crate) fn applies(arrays: &[ArrayData]) -> bool {
         return false;
     };
     let spec = layout(first.data_type());
+    // At least one buffer: the walk over a buffer is what checks the pairs (`Null` has
+    // none, and takes the general path, which checks them on their own).
     spec.children == ChildSpec::None
+        && !spec.buffers.is_empty()
         && !spec.variadic
         && !first.data_type().is_dictionary()
         && spec.buffers.iter().all(|b| match b {

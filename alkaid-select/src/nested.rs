@@ -8,7 +8,7 @@
 //! where it does not (unions: the first child's; run-end encoded: the values').
 
 use alkaid_buffer::{Buffer, OffsetSize};
-use alkaid_data::{ArrayData, ArrayDataBuilder, run_span};
+use alkaid_data::{ArrayData, ArrayDataBuilder, BufferSpec, ChildSpec, layout, run_span};
 use alkaid_schema::DataType;
 
 use crate::error::SelectError;
@@ -42,6 +42,30 @@ pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
         .typed()
         .map_err(|e| SelectError::Data(e.into()))?;
     let offsets = &all[data.offset()..];
+    let child = &data.children()[0];
+    let (new_offsets, child) = match flat_width(child) {
+        Some(1) => flat_values::<O, P, 1>(data, offsets, indices)?,
+        Some(2) => flat_values::<O, P, 2>(data, offsets, indices)?,
+        Some(4) => flat_values::<O, P, 4>(data, offsets, indices)?,
+        Some(8) => flat_values::<O, P, 8>(data, offsets, indices)?,
+        _ => child_positions(data, offsets, indices)?,
+    };
+    let builder = ArrayData::builder(data.data_type().clone())
+        .len(indices.len())
+        .nulls(taken_nulls(data, indices))
+        .buffers(vec![Buffer::from_vec(new_offsets)])
+        .children(vec![child]);
+    // SAFETY: the offsets count the child slots taken for each list, from 0 up to the
+    // child's length, never falling.
+    unsafe { assemble(builder) }
+}
+
+/// The new offsets of the taken lists, and their child taken at every position they cover.
+fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
+    data: &ArrayData,
+    offsets: &[O],
+    indices: &P,
+) -> Result<(Vec<O>, ArrayData), SelectError> {
     let mut new_offsets: Vec<O> = Vec::with_capacity(indices.len() + 1);
     // Short lists (most) write four positions whatever their length, with no branch on
     // it (a loop of 0 to 3 steps mispredicted its exit at every list); the next list
@@ -83,14 +107,69 @@ pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
         return Err(overflow(data, "lists"));
     }
     let child = take_data(&data.children()[0], &Present(&child_positions))?;
-    let builder = ArrayData::builder(data.data_type().clone())
-        .len(indices.len())
-        .nulls(taken_nulls(data, indices))
-        .buffers(vec![Buffer::from_vec(new_offsets)])
-        .children(vec![child]);
-    // SAFETY: the offsets count the child positions taken for each list, from 0 up to the
-    // child's length, never falling.
-    unsafe { assemble(builder) }
+    Ok((new_offsets, child))
+}
+
+/// The width of a list's child when its values can be copied as whole chunks: a flat
+/// fixed-width layout without nulls (and not a dictionary, whose keys index another array).
+fn flat_width(child: &ArrayData) -> Option<usize> {
+    let spec = layout(child.data_type());
+    match spec.buffers[..] {
+        [BufferSpec::Fixed { width, .. }]
+            if spec.children == ChildSpec::None
+                && child.null_count() == 0
+                && !child.data_type().is_dictionary() =>
+        {
+            Some(width)
+        }
+        _ => None,
+    }
+}
+
+/// [`child_positions`] for a child [`flat_width`] accepts: its values copied straight,
+/// list by list, with no list of positions in between. Short lists copy four values
+/// whatever their length (the next list overwrites the excess), so no branch depends on
+/// the length.
+fn flat_values<O: OffsetSize, P: Positions + ?Sized, const W: usize>(
+    data: &ArrayData,
+    offsets: &[O],
+    indices: &P,
+) -> Result<(Vec<O>, ArrayData), SelectError> {
+    const SHORT: usize = 4;
+    let child = &data.children()[0];
+    let (all, _) = child.buffers()[0][child.offset() * W..].as_chunks::<W>();
+    let values = &all[..child.len()];
+    let mut new_offsets: Vec<O> = Vec::with_capacity(indices.len() + 1);
+    let mut out: Vec<[u8; W]> = Vec::new();
+    let mut written = 0;
+    new_offsets.push(O::ZERO);
+    indices.for_each(|position| {
+        if let Some(i) = position {
+            let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+            let len = end.saturating_sub(start);
+            if written + len.max(SHORT) > out.len() {
+                let grown = (out.len() * 2).max(written + len.max(SHORT));
+                out.resize(grown, [0; W]);
+            }
+            if len <= SHORT && start + SHORT <= values.len() {
+                out[written..written + SHORT].copy_from_slice(&values[start..start + SHORT]);
+            } else {
+                out[written..written + len].copy_from_slice(&values[start..end]);
+            }
+            written += len;
+        }
+        new_offsets.push(O::usize_as(written));
+    });
+    if O::from_usize(written).is_none() {
+        return Err(overflow(data, "lists"));
+    }
+    out.truncate(written);
+    let builder = ArrayData::builder(child.data_type().clone())
+        .len(written)
+        .buffers(vec![Buffer::from(out.into_flattened()).realigned(16)]);
+    // SAFETY: every slot is a whole value copied from the valid child, which has no nulls.
+    let child = unsafe { assemble(builder) }?;
+    Ok((new_offsets, child))
 }
 
 /// List views: each taken slot's offset and size, with the child kept whole.
