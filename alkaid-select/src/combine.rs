@@ -63,9 +63,9 @@ fn interleave_data(
     // more than a quarter of an interleave): long runs of consecutive rows from one array
     // are sliced and joined; so are a few rows picked from large inputs, where joining
     // every input first would copy far more than the result holds (unless joining slices
-    // would repeat whole children once per slice). Otherwise the inputs are joined once
-    // (merging dictionaries) and the rows gathered from the whole, each pair checked as
-    // it is read.
+    // would repeat whole children once per slice). Flat fixed-width layouts are gathered
+    // straight from the inputs. Otherwise the inputs are joined once (merging
+    // dictionaries) and the rows gathered from the whole, each pair checked as it is read.
     let sample = &pairs[..pairs.len().min(1024)];
     let long_runs = runs_of(sample) * LONG_RUN <= sample.len();
     if !long_runs && flat::applies(arrays) {

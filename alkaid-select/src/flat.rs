@@ -138,3 +138,45 @@ fn bits(inputs: Vec<Bitmap<'_>>, pairs: &[(usize, usize)], outside: &mut bool) -
     }
     BooleanBuffer::new(Buffer::from_vec(words), 0, pairs.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{Array, BooleanArray, Int64Array, NullArray};
+
+    use crate::interleave;
+
+    #[test]
+    fn values_bits_and_validity_come_from_the_named_inputs() {
+        let a = Int64Array::from(vec![Some(1), None, Some(3)]);
+        let b = Int64Array::from(vec![Some(10), Some(20)]);
+        let mixed = interleave(&[&a, &b], &[(1, 1), (0, 1), (0, 2), (1, 0)]).unwrap();
+        let mixed = mixed.as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!(mixed.len(), 4);
+        assert_eq!(
+            (mixed.value(0), mixed.value(2), mixed.value(3)),
+            (20, 3, 10)
+        );
+        assert!(mixed.is_null(1) && mixed.null_count() == 1);
+
+        let p = BooleanArray::from(vec![true, false]);
+        let q = BooleanArray::from(vec![false, true, true]);
+        let bits = interleave(&[&p, &q], &[(1, 2), (0, 1), (0, 0)]).unwrap();
+        let bits = bits.as_any().downcast_ref::<BooleanArray>().unwrap();
+        assert_eq!(
+            (bits.value(0), bits.value(1), bits.value(2)),
+            (true, false, true)
+        );
+    }
+
+    #[test]
+    fn a_pair_outside_the_inputs_is_named() {
+        let a = Int64Array::from(vec![1, 2]);
+        let err = interleave(&[&a], &[(0, 1), (0, 2)]).unwrap_err();
+        assert!(err.to_string().contains("pair 1 names row 2"), "{err}");
+        let err = interleave(&[&a], &[(1, 0)]).unwrap_err();
+        assert!(err.to_string().contains("pair 0 names array 1"), "{err}");
+        // No buffers to walk: the general path checks the pairs.
+        let nulls = NullArray::new(2);
+        assert!(interleave(&[&nulls], &[(0, 5)]).is_err());
+    }
+}
