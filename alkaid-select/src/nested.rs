@@ -25,6 +25,10 @@ unsafe fn assemble(builder: ArrayDataBuilder) -> Result<ArrayData, SelectError> 
     Ok(unsafe { builder.build_structural_shallow() }?)
 }
 
+/// Lists this long or shorter are copied as this many items, whatever their length (see
+/// [`child_positions`] and [`flat_values`]).
+const SHORT: usize = 4;
+
 fn overflow(data: &ArrayData, what: &str) -> SelectError {
     SelectError::Overflow(format!(
         "the taken {what} of {} overflow its offsets",
@@ -70,7 +74,6 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     // Short lists (most) write four positions whatever their length, with no branch on
     // it (a loop of 0 to 3 steps mispredicted its exit at every list); the next list
     // overwrites the excess. So the vector is kept zero-filled ahead of `written`.
-    const SHORT: usize = 4;
     let mut child_positions: Vec<usize> = Vec::new();
     let mut written = 0;
     new_offsets.push(O::ZERO);
@@ -78,10 +81,7 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
         if let Some(i) = position {
             let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
             let len = end.saturating_sub(start);
-            if written + len.max(SHORT) > child_positions.len() {
-                let grown = (child_positions.len() * 2).max(written + len.max(SHORT));
-                child_positions.resize(grown, 0);
-            }
+            make_room(&mut child_positions, written + len.max(SHORT), 0);
             if len <= SHORT {
                 child_positions[written..written + SHORT].copy_from_slice(&[
                     start,
@@ -110,6 +110,15 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     Ok((new_offsets, child))
 }
 
+/// Grows `out` (doubling, filled with `zero`) until it holds at least `needed` items: the
+/// short-list copies above write a fixed number of items whatever a list's length, so
+/// they need initialised room past what they keep.
+fn make_room<T: Copy>(out: &mut Vec<T>, needed: usize, zero: T) {
+    if needed > out.len() {
+        out.resize((out.len() * 2).max(needed), zero);
+    }
+}
+
 /// The width of a list's child when its values can be copied as whole chunks: a flat
 /// fixed-width layout without nulls (and not a dictionary, whose keys index another array).
 fn flat_width(child: &ArrayData) -> Option<usize> {
@@ -135,7 +144,6 @@ fn flat_values<O: OffsetSize, P: Positions + ?Sized, const W: usize>(
     offsets: &[O],
     indices: &P,
 ) -> Result<(Vec<O>, ArrayData), SelectError> {
-    const SHORT: usize = 4;
     let child = &data.children()[0];
     let (all, _) = child.buffers()[0][child.offset() * W..].as_chunks::<W>();
     let values = &all[..child.len()];
@@ -147,10 +155,7 @@ fn flat_values<O: OffsetSize, P: Positions + ?Sized, const W: usize>(
         if let Some(i) = position {
             let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
             let len = end.saturating_sub(start);
-            if written + len.max(SHORT) > out.len() {
-                let grown = (out.len() * 2).max(written + len.max(SHORT));
-                out.resize(grown, [0; W]);
-            }
+            make_room(&mut out, written + len.max(SHORT), [0; W]);
             if len <= SHORT && start + SHORT <= values.len() {
                 out[written..written + SHORT].copy_from_slice(&values[start..start + SHORT]);
             } else {
