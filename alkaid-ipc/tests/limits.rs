@@ -11,7 +11,7 @@ use std::sync::Arc;
 use alkaid_array::{ArrayRef, Int32Array, NullArray, RecordBatch, StructArray};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    BufferStreamReader, Compression, Decoder, FileReader, FileWriter, IpcErrorKind,
+    BufferStreamReader, Compression, Decoder, FileReader, FileWriter, IpcError, IpcErrorKind,
     MAX_FIELD_DEPTH, Magic, ReadOptions, StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Fields, Schema, SchemaRef};
@@ -235,11 +235,7 @@ fn a_batch_lists_exactly_the_nodes_and_buffers_its_schema_uses() {
         let mut spliced = stream(other, &[], WriteOptions::default());
         spliced.truncate(schema_message_len(&spliced));
         spliced.extend_from_slice(batch_message);
-        let err = StreamReader::try_new(&spliced[..])
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap_err();
+        let err = first_batch_error(&spliced);
         assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
         let text = err.to_string();
         assert!(
@@ -247,6 +243,24 @@ fn a_batch_lists_exactly_the_nodes_and_buffers_its_schema_uses() {
             "{text}"
         );
     }
+}
+
+/// The error reading a stream's first batch gives (its schema must read).
+fn first_batch_error(bytes: &[u8]) -> IpcError {
+    StreamReader::try_new(bytes)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err()
+}
+
+/// Overwrites the first little-endian `from` found in `bytes` with `to`.
+fn replace_i64(bytes: &mut [u8], from: i64, to: i64) {
+    let at = bytes
+        .windows(8)
+        .position(|w| w == from.to_le_bytes())
+        .unwrap_or_else(|| panic!("{from} is in the bytes"));
+    bytes[at..at + 8].copy_from_slice(&to.to_le_bytes());
 }
 
 /// Length of the prefix and metadata of the first message in `bytes` (all of a schema
@@ -265,20 +279,8 @@ fn a_body_costs_memory_only_as_its_bytes_arrive() {
     let start = schema_message_len(&bytes);
     let end = start + schema_message_len(&bytes[start..]);
     let body_len = bytes.len() - end - 8; // the end-of-stream marker follows the body
-    let honest = (body_len as i64).to_le_bytes();
-    let at = start
-        + bytes[start..end]
-            .windows(8)
-            .position(|w| w == honest)
-            .expect("the body length is in the metadata");
-    bytes[at..at + 8].copy_from_slice(&(1i64 << 30).to_le_bytes());
-    let (err, held) = peak(|| {
-        StreamReader::try_new(&bytes[..])
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap_err()
-    });
+    replace_i64(&mut bytes[start..end], body_len as i64, 1 << 30);
+    let (err, held) = peak(|| first_batch_error(&bytes));
     assert_eq!(err.kind(), IpcErrorKind::Truncated, "{err}");
     assert!(held < 4 * MIB, "{held} bytes held for a 1 MiB input");
 
@@ -314,19 +316,9 @@ fn a_compressed_buffer_costs_what_its_codec_produces_not_what_it_declares() {
             &[batch],
             WriteOptions::default().with_compression(compression),
         );
-        let honest = (4i64 << 20).to_le_bytes();
-        let at = bytes
-            .windows(8)
-            .position(|w| w == honest)
-            .expect("the uncompressed length prefix");
-        bytes[at..at + 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
-        let (err, held) = peak(|| {
-            StreamReader::try_new(&bytes[..])
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap_err()
-        });
+        // The uncompressed length prefix of the values buffer.
+        replace_i64(&mut bytes, 4 << 20, 1 << 40);
+        let (err, held) = peak(|| first_batch_error(&bytes));
         assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
         assert!(err.to_string().contains("buffer"), "{err}");
         // What the codec really produced (4 MiB, grown by doubling), never the 1 TiB claim.

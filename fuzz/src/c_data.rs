@@ -280,7 +280,7 @@ impl Producer {
         } else {
             ptr::null_mut()
         };
-        let mut schema = Box::new(ArrowSchema {
+        let schema = ArrowSchema {
             format,
             name,
             metadata,
@@ -288,16 +288,10 @@ impl Producer {
             n_children: i64::try_from(n_children).unwrap_or(0),
             children,
             dictionary,
-            release: Some(if depth == 0 {
-                release_root_schema
-            } else {
-                release_child_schema
-            }),
+            release: None,
             private_data: ptr::null_mut(),
-        });
-        let pointer: *mut ArrowSchema = &mut *schema;
-        self.schemas.push(schema);
-        pointer
+        };
+        self.keep_schema(schema, depth)
     }
 
     /// Lists of lists `levels` deep, ending in nulls: past the importer's depth limit.
@@ -308,7 +302,7 @@ impl Producer {
             let child = self.chain(levels - 1, depth + 1);
             (self.c_string(b"+l"), self.keep_schema_list(vec![child]))
         };
-        let mut schema = Box::new(ArrowSchema {
+        let schema = ArrowSchema {
             format,
             name: ptr::null(),
             metadata: ptr::null(),
@@ -316,15 +310,36 @@ impl Producer {
             n_children: i64::from(levels > 0),
             children,
             dictionary: ptr::null_mut(),
-            release: Some(if depth == 0 {
-                release_root_schema
-            } else {
-                release_child_schema
-            }),
+            release: None,
             private_data: ptr::null_mut(),
+        };
+        self.keep_schema(schema, depth)
+    }
+
+    /// Keeps `schema` until the producer is dropped, with the release callback of a root
+    /// (depth 0) or of a child, and hands out its address.
+    fn keep_schema(&mut self, mut schema: ArrowSchema, depth: usize) -> *mut ArrowSchema {
+        schema.release = Some(if depth == 0 {
+            release_root_schema
+        } else {
+            release_child_schema
         });
+        let mut schema = Box::new(schema);
         let pointer: *mut ArrowSchema = &mut *schema;
         self.schemas.push(schema);
+        pointer
+    }
+
+    /// As [`keep_schema`](Self::keep_schema), for an array.
+    fn keep_array(&mut self, mut array: ArrowArray, depth: usize) -> *mut ArrowArray {
+        array.release = Some(if depth == 0 {
+            release_root_array
+        } else {
+            release_child_array
+        });
+        let mut array = Box::new(array);
+        let pointer: *mut ArrowArray = &mut *array;
+        self.arrays.push(array);
         pointer
     }
 
@@ -489,7 +504,7 @@ impl Producer {
             buffer_list.as_mut_ptr()
         };
         self.buffer_lists.push(buffer_list);
-        let mut array = Box::new(ArrowArray {
+        let array = ArrowArray {
             length,
             null_count,
             offset,
@@ -498,16 +513,10 @@ impl Producer {
             buffers: buffer_pointer,
             children,
             dictionary,
-            release: Some(if depth == 0 {
-                release_root_array
-            } else {
-                release_child_array
-            }),
+            release: None,
             private_data: ptr::null_mut(),
-        });
-        let pointer: *mut ArrowArray = &mut *array;
-        self.arrays.push(array);
-        pointer
+        };
+        self.keep_array(array, depth)
     }
 }
 
