@@ -28,6 +28,10 @@ pub(crate) trait Positions {
     /// Calls `f` with each slot's position, in order.
     fn for_each(&self, f: impl FnMut(Option<usize>));
 
+    /// Whether positions only grow, so that the CPU's own prefetcher sees where gathers go
+    /// next.
+    const ASCENDING: bool = false;
+
     /// The `W`-byte values at these positions of `chunks`; `None` gives zeros.
     fn gather_fixed<const W: usize>(&self, chunks: &[[u8; W]]) -> Vec<[u8; W]> {
         let mut gathered = Vec::new();
@@ -80,6 +84,7 @@ pub(crate) struct SetBits<'a> {
 }
 
 impl Positions for SetBits<'_> {
+    const ASCENDING: bool = true;
     fn len(&self) -> usize {
         self.count
     }
@@ -371,6 +376,21 @@ fn fixed_of<const W: usize, P: Positions + ?Sized>(
     Buffer::from(gathered.into_flattened()).realigned(16)
 }
 
+/// How many slots ahead of a random gather [`prefetch`] asks for.
+const AHEAD: usize = 32;
+
+/// Asks the CPU to bring `slice[at]` into cache; nothing if `at` is out of range.
+#[inline(always)]
+fn prefetch<T>(slice: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = slice.get(at) {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is a hint that reads nothing and cannot fault; the pointer is
+        // to an element of a live slice anyway, and SSE is part of every x86_64 target.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast()) };
+    }
+}
+
 /// Offsets and bytes of the variable-width values at `positions` (slot `offset` first);
 /// `None` gives an empty value. `None` when the result's bytes overflow `O`.
 pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
@@ -382,40 +402,55 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
     let all: &[O] = offsets.typed().ok()?;
     let all = &all[offset..];
     let range = |i: usize| all[i].as_usize()..all[i + 1].as_usize();
-    // Two passes. The first reads every taken value's offsets (cache misses that overlap,
-    // since nothing waits for them) and writes the new offsets, with the running total in
-    // `usize`: it only grows, so checking the last one against `O` checks them all. The
-    // second copies, finding the offsets in cache: copying needs the length early, since
-    // `memcpy` branches on it and a late mispredicted branch throws away the loads in
-    // flight.
+    // Three passes, each with one kind of random load, and each asking for its loads
+    // `AHEAD` slots early: a load that waits on another load (a value on its offset) or a
+    // late `memcpy` length keeps few cache misses in flight. 1 Mi random strings from 1 Mi:
+    // 26 ms in one pass that read the offsets twice, 12 ms this way; arrow-select: 19 ms.
+    // First the positions, null as `usize::MAX` (a real position is below the length);
+    // then the offsets, with the running total in `usize` (it only grows, so checking the
+    // last one against `O` checks them all), turning each position into where its value
+    // starts.
+    let mut starts: Vec<usize> = Vec::with_capacity(positions.len());
+    extend_in_place(&mut starts, positions, |p| p.unwrap_or(usize::MAX));
     let mut new_offsets: Vec<O> = Vec::with_capacity(positions.len() + 1);
-    let mut total = 0usize;
     new_offsets.push(O::ZERO);
-    extend_in_place(&mut new_offsets, positions, |p| {
-        if let Some(i) = p {
-            total += range(i).len();
+    let mut total = 0usize;
+    new_offsets.extend((0..starts.len()).map(|k| {
+        if let (false, Some(&ahead)) = (P::ASCENDING, starts.get(k + AHEAD)) {
+            prefetch(all, ahead);
         }
+        let start = match starts[k] {
+            usize::MAX => 0,
+            i => {
+                let r = range(i);
+                total += r.len();
+                r.start
+            }
+        };
+        starts[k] = start;
         O::usize_as(total)
-    });
+    }));
     O::from_usize(total)?;
     // Short values (most strings) are copied as 16 bytes whatever their length: one load
     // and one store, no branch on the length; the next value overwrites the excess.
     const SHORT: usize = 16;
     let mut data = vec![0u8; total + SHORT];
-    let mut written = 0;
-    positions.for_each(|p| {
-        if let Some(i) = p {
-            let r = range(i);
-            let len = r.len();
-            if len <= SHORT && r.start + SHORT <= values.len() {
-                data[written..written + SHORT].copy_from_slice(&values[r.start..r.start + SHORT]);
-            } else {
-                data[written..written + len].copy_from_slice(&values[r]);
-            }
-            written += len;
+    for (k, (&start, ends)) in starts.iter().zip(new_offsets.windows(2)).enumerate() {
+        if let (false, Some(&ahead)) = (P::ASCENDING, starts.get(k + AHEAD)) {
+            prefetch(values, ahead);
         }
-    });
-    assert_eq!(written, total, "the copied bytes differ from their offsets");
+        let (at, end) = (ends[0].as_usize(), ends[1].as_usize());
+        let short = values.get(start..).and_then(<[u8]>::first_chunk::<SHORT>);
+        if let (true, Some(&chunk)) = (end - at <= SHORT, short) {
+            // A value, not a slice copy: LLVM merged two `copy_from_slice` of different
+            // lengths into one call of `memcpy`, which took half of the time.
+            *data[at..]
+                .first_chunk_mut::<SHORT>()
+                .expect("room for a short copy") = chunk;
+        } else {
+            data[at..end].copy_from_slice(&values[start..start + end - at]);
+        }
+    }
     data.truncate(total);
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
 }

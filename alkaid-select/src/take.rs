@@ -350,6 +350,28 @@ mod tests {
     }
 
     #[test]
+    fn strings_are_copied_whole_at_every_length_and_place() {
+        // Values of 0 to 40 bytes, the last ones ending where the value buffer does (the
+        // 16-byte short copy must not read past it), sliced, with null indices and more
+        // slots than the prefetch distance, taken at random and at the end.
+        let words: Vec<String> = (0..41).map(|n| "x".repeat(n) + &n.to_string()).collect();
+        let array = StringArray::from(words.iter().map(String::as_str).collect::<Vec<_>>());
+        let array = array.slice(1, 40);
+        let picks: Vec<Option<u32>> = (0..200u32)
+            .map(|k| (k % 7 != 3).then_some((k * 17 + 39) % 40))
+            .chain([Some(39), Some(38), Some(0)])
+            .collect();
+        let taken = take(array.as_ref(), &UInt32Array::from(picks.clone())).unwrap();
+        let taken = taken.as_any().downcast_ref::<StringArray>().unwrap();
+        for (k, pick) in picks.iter().enumerate() {
+            match pick {
+                Some(i) => assert_eq!(taken.value(k), words[*i as usize + 1], "slot {k}"),
+                None => assert!(taken.is_null(k), "slot {k}"),
+            }
+        }
+    }
+
+    #[test]
     fn unchecked_take_gives_what_take_gives() {
         let words = StringArray::from(vec![Some("a"), None, Some("c")]);
         let indices = Int32Array::from(vec![Some(2), None, Some(1), Some(0)]);
