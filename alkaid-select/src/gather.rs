@@ -226,10 +226,12 @@ impl<T: Index> Positions for Typed<'_, T> {
         gathered
     }
 
-    /// Without null indices, eight indices to an output byte, unrolled. Pushing bytes beat
-    /// building 64-bit words (1 Mi random indices into a 1 Mi-bit bitmap: 1.03 ms against
-    /// 1.25 ms), and reading the bitmap without a second bounds check, the position being
-    /// checked already, took 1.33 ms to 1.17 ms.
+    /// Without null indices, eight indices to an output byte, unrolled. Bytes beat 64-bit
+    /// words (1 Mi random indices into a 1 Mi-bit bitmap: 1.03 ms against 1.25 ms); reading
+    /// the bitmap without a second bounds check, the position being checked already, took
+    /// 1.33 ms to 1.17 ms; and writing each byte into zeroed memory rather than pushing it
+    /// (a capacity check and a length store per byte, and registers spilled for them) took
+    /// 1.03 ms to 0.92 ms, arrow-select's time.
     fn gather_bits(&self, bytes: &[u8], offset: usize) -> Buffer {
         if self.nulls.is_some() {
             return walk_bits(self, bytes, offset);
@@ -253,31 +255,25 @@ impl<T: Index> Positions for Typed<'_, T> {
             let byte = unsafe { *bytes.get_unchecked(i / 8) };
             byte >> (i % 8) & 1
         };
-        // Whole 64-bit words, so that the buffer is as long as other bitmaps of `len` bits.
-        let mut out = Vec::with_capacity(values.len().div_ceil(64) * 8);
-        let eights = values.chunks_exact(8);
-        let rest = eights.remainder();
-        for eight in eights {
-            let e: &[T; 8] = eight.try_into().expect("chunks of 8");
-            out.push(
-                bit(e[0], &mut flag)
-                    | bit(e[1], &mut flag) << 1
-                    | bit(e[2], &mut flag) << 2
-                    | bit(e[3], &mut flag) << 3
-                    | bit(e[4], &mut flag) << 4
-                    | bit(e[5], &mut flag) << 5
-                    | bit(e[6], &mut flag) << 6
-                    | bit(e[7], &mut flag) << 7,
-            );
+        // Whole 64-bit words, so that the buffer is as long as other bitmaps of as many bits.
+        let mut out = vec![0u8; values.len().div_ceil(64) * 8];
+        let (eights, rest) = values.as_chunks::<8>();
+        for (byte, e) in out.iter_mut().zip(eights) {
+            *byte = bit(e[0], &mut flag)
+                | bit(e[1], &mut flag) << 1
+                | bit(e[2], &mut flag) << 2
+                | bit(e[3], &mut flag) << 3
+                | bit(e[4], &mut flag) << 4
+                | bit(e[5], &mut flag) << 5
+                | bit(e[6], &mut flag) << 6
+                | bit(e[7], &mut flag) << 7;
         }
         if !rest.is_empty() {
-            let last = rest
+            out[eights.len()] = rest
                 .iter()
                 .enumerate()
                 .fold(0u8, |byte, (j, &v)| byte | bit(v, &mut flag) << j);
-            out.push(last);
         }
-        out.resize(values.len().div_ceil(64) * 8, 0);
         self.note(flag);
         Buffer::from_vec(out)
     }
