@@ -114,10 +114,14 @@ fn values<const W: usize>(
 
 /// One input's bitmap as `(bytes, bit offset)`, or `None` when every bit is set (the
 /// validity of an array without nulls), and the input's length.
-type Bitmap<'a> = (Option<(&'a [u8], usize)>, usize);
+pub(crate) type Bitmap<'a> = (Option<(&'a [u8], usize)>, usize);
 
 /// The bits the pairs name, from each input's bitmap.
-fn bits(inputs: Vec<Bitmap<'_>>, pairs: &[(usize, usize)], outside: &mut bool) -> BooleanBuffer {
+pub(crate) fn bits(
+    inputs: Vec<Bitmap<'_>>,
+    pairs: &[(usize, usize)],
+    outside: &mut bool,
+) -> BooleanBuffer {
     let mut words = Vec::with_capacity(pairs.len().div_ceil(64));
     for chunk in pairs.chunks(64) {
         let mut word = 0u64;
