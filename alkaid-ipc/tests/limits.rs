@@ -11,10 +11,16 @@ use std::sync::Arc;
 use alkaid_array::{ArrayRef, Int32Array, NullArray, RecordBatch, StructArray};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    BufferStreamReader, Compression, Decoder, FileReader, FileWriter, IpcError, IpcErrorKind,
-    MAX_FIELD_DEPTH, Magic, ReadOptions, StreamReader, StreamWriter, WriteOptions,
+    BufferStreamReader, Compression, Decoder, FileReader, FileWriter, IpcErrorKind,
+    MAX_FIELD_DEPTH, Magic, ReadOptions, StreamReader, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Fields, Schema, SchemaRef};
+
+mod support;
+
+use support::{
+    first_batch_error, int_batch, lying_body_stream, replace_i64, schema_message_len, stream,
+};
 
 struct Counting;
 
@@ -81,14 +87,6 @@ fn peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 const MIB: usize = 1 << 20;
 
-fn stream(schema: SchemaRef, batches: &[RecordBatch], options: WriteOptions) -> Vec<u8> {
-    let mut writer = StreamWriter::try_new(Vec::new(), schema, options).unwrap();
-    for batch in batches {
-        writer.write(batch).unwrap();
-    }
-    writer.into_inner().unwrap()
-}
-
 fn file(schema: SchemaRef, batches: &[RecordBatch]) -> Vec<u8> {
     let options = WriteOptions::default().with_magic(Magic::Arrow);
     let mut writer = FileWriter::try_new(Vec::new(), schema, options).unwrap();
@@ -96,12 +94,6 @@ fn file(schema: SchemaRef, batches: &[RecordBatch]) -> Vec<u8> {
         writer.write(batch).unwrap();
     }
     writer.into_inner().unwrap()
-}
-
-fn int_batch(rows: i32) -> RecordBatch {
-    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int32, true)]));
-    let column: ArrayRef = Arc::new(Int32Array::from((0..rows).collect::<Vec<_>>()));
-    RecordBatch::try_new(schema, vec![column]).unwrap()
 }
 
 /// A schema-only stream of one field `levels` levels deep (the field and its items).
@@ -245,41 +237,11 @@ fn a_batch_lists_exactly_the_nodes_and_buffers_its_schema_uses() {
     }
 }
 
-/// The error reading a stream's first batch gives (its schema must read).
-fn first_batch_error(bytes: &[u8]) -> IpcError {
-    StreamReader::try_new(bytes)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap_err()
-}
-
-/// Overwrites the first little-endian `from` found in `bytes` with `to`.
-fn replace_i64(bytes: &mut [u8], from: i64, to: i64) {
-    let at = bytes
-        .windows(8)
-        .position(|w| w == from.to_le_bytes())
-        .unwrap_or_else(|| panic!("{from} is in the bytes"));
-    bytes[at..at + 8].copy_from_slice(&to.to_le_bytes());
-}
-
-/// Length of the prefix and metadata of the first message in `bytes` (all of a schema
-/// message, which has no body).
-fn schema_message_len(bytes: &[u8]) -> usize {
-    assert_eq!(bytes[..4], [0xFF; 4]);
-    8 + i32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize
-}
-
 #[test]
 fn a_body_costs_memory_only_as_its_bytes_arrive() {
     // A 1 MiB batch whose message claims a 1 GiB body, then the stream ends. The row count
     // makes the body (padded) longer than its one buffer, so its length is found alone.
-    let batch = int_batch((1 << 18) + 3);
-    let mut bytes = stream(batch.schema().clone(), &[batch], WriteOptions::default());
-    let start = schema_message_len(&bytes);
-    let end = start + schema_message_len(&bytes[start..]);
-    let body_len = bytes.len() - end - 8; // the end-of-stream marker follows the body
-    replace_i64(&mut bytes[start..end], body_len as i64, 1 << 30);
+    let bytes = lying_body_stream((1 << 18) + 3, 1 << 30);
     let (err, held) = peak(|| first_batch_error(&bytes));
     assert_eq!(err.kind(), IpcErrorKind::Truncated, "{err}");
     assert!(held < 4 * MIB, "{held} bytes held for a 1 MiB input");

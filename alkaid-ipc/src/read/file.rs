@@ -6,6 +6,7 @@ use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
 use alkaid_schema::{Metadata, SchemaRef};
 
+use super::body::read_up_to;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, parse_footer};
@@ -50,14 +51,13 @@ impl<R: Read + Seek> ByteSource for Seekable<R> {
 
     fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
         self.0.seek(SeekFrom::Start(offset))?;
-        let mut bytes = Vec::with_capacity(len);
-        (&mut self.0).take(len as u64).read_to_end(&mut bytes)?;
+        let bytes = read_up_to(&mut self.0, len)?;
         if bytes.len() != len {
             return Err(IpcError::truncated(
                 "the file is shorter than its footer says",
             ));
         }
-        Ok(Buffer::from(bytes))
+        Ok(bytes)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Reading: IPC streams and files back to record batches.
 
 mod batch;
+mod body;
 mod buffer_stream;
 mod decoder;
 mod file;

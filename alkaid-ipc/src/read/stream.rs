@@ -3,16 +3,13 @@
 use std::io::Read;
 
 use alkaid_array::RecordBatch;
-use alkaid_buffer::Buffer;
 use alkaid_schema::{Metadata, SchemaRef};
 
+use super::body::read_up_to;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, next_batch, parse_message};
 use crate::error::{IpcError, Result};
-
-/// The first allocation for a message's metadata or body; later ones double what arrived.
-const FIRST_STEP: usize = 1 << 20;
 
 /// Reads an IPC stream from a `Read`, one batch at a time.
 ///
@@ -81,24 +78,6 @@ impl<R: Read> StreamReader<R> {
         Ok(true)
     }
 
-    /// Reads up to `len` bytes, fewer only if the input ends. The allocation grows with the
-    /// bytes that really arrive (never past twice them plus [`FIRST_STEP`]), so a lying
-    /// length costs nothing, and an honest one ends with an exact allocation.
-    fn read_arriving(&mut self, len: usize) -> Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        while bytes.len() < len {
-            let want = (len - bytes.len()).min(bytes.len().max(FIRST_STEP));
-            bytes.reserve_exact(want);
-            let got = (&mut self.input)
-                .take(want as u64)
-                .read_to_end(&mut bytes)?;
-            if got < want {
-                break;
-            }
-        }
-        Ok(bytes)
-    }
-
     fn message(&mut self) -> Result<Option<Decoded>> {
         if self.ended {
             return Ok(None);
@@ -121,19 +100,19 @@ impl<R: Read> StreamReader<R> {
                 return Ok(None);
             }
         };
-        let meta = self.read_arriving(metadata)?;
+        let meta = read_up_to(&mut self.input, metadata)?;
         if meta.len() != metadata {
             return Err(IpcError::truncated("the stream ends inside a message"));
         }
         let body_len = body_length(parse_message(&meta, &self.state.options)?.bodyLength())?;
-        let body = self.read_arriving(body_len)?;
+        let body = read_up_to(&mut self.input, body_len)?;
         if body.len() != body_len {
             return Err(IpcError::truncated(format!(
                 "the stream ends {} bytes into a {body_len}-byte message body",
                 body.len()
             )));
         }
-        self.state.decode(&meta, Buffer::from(body)).map(Some)
+        self.state.decode(&meta, body).map(Some)
     }
 
     /// The next batch and its custom metadata, or `None` at the end of the stream.
