@@ -53,6 +53,26 @@ pub struct ArrayData {
     pub(crate) dictionary: Option<Box<ArrayData>>,
 }
 
+/// The pieces of an [`ArrayData`], moved out by [`ArrayData::into_parts`]; each field is
+/// the accessor of the same name.
+#[derive(Debug)]
+pub struct ArrayDataParts {
+    /// The logical type.
+    pub data_type: DataType,
+    /// Number of slots.
+    pub len: usize,
+    /// Offset into the buffers, in slots.
+    pub offset: usize,
+    /// Validity, already positioned at the array's slots.
+    pub nulls: Option<NullBuffer>,
+    /// The layout's buffers.
+    pub buffers: Vec<Buffer>,
+    /// Child arrays.
+    pub children: Vec<ArrayData>,
+    /// The dictionary of a dictionary array.
+    pub dictionary: Option<ArrayData>,
+}
+
 impl ArrayData {
     /// Starts building an array of `data_type`.
     #[inline]
@@ -144,6 +164,20 @@ impl ArrayData {
     /// The dictionary of a dictionary array.
     pub fn dictionary(&self) -> Option<&ArrayData> {
         self.dictionary.as_deref()
+    }
+
+    /// The array taken apart, for typed arrays that keep its pieces: moving them out costs
+    /// nothing, where cloning a child or a dictionary clones its whole tree.
+    pub fn into_parts(self) -> ArrayDataParts {
+        ArrayDataParts {
+            data_type: self.data_type,
+            len: self.len,
+            offset: self.offset,
+            nulls: self.nulls,
+            buffers: self.buffers,
+            children: self.children,
+            dictionary: self.dictionary.map(|d| *d),
+        }
     }
 
     /// Slots `[offset, offset + len)` of this array, sharing its memory.
@@ -347,5 +381,59 @@ impl ArrayDataBuilder {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alkaid_schema::{Field, IntegerType};
+
+    use super::*;
+
+    #[test]
+    fn parts_are_the_pieces_the_accessors_show() {
+        let words = ArrayData::builder(DataType::Utf8)
+            .len(2)
+            .buffers(vec![
+                Buffer::from_vec(vec![0i32, 1, 3]),
+                Buffer::from_slice_ref(b"abc"),
+            ])
+            .build()
+            .unwrap();
+        let keys = ArrayData::builder(DataType::Dictionary {
+            key: IntegerType::Int8,
+            value: Box::new(DataType::Utf8),
+            ordered: false,
+        })
+        .len(4)
+        .buffers(vec![Buffer::from_vec(vec![1i8, 0, 1, 0])])
+        .nulls(Some(NullBuffer::from(vec![true, false, true, true])))
+        .dictionary(words.clone())
+        .build()
+        .unwrap()
+        .slice(1, 3);
+        let parts = keys.clone().into_parts();
+        assert_eq!(&parts.data_type, keys.data_type());
+        assert_eq!((parts.len, parts.offset), (3, 1));
+        assert_eq!(parts.nulls.as_ref().map(NullBuffer::null_count), Some(1));
+        assert!(parts.buffers[0].shares_allocation_with(&keys.buffers()[0]));
+        assert!(crate::equal(&parts.dictionary.unwrap(), &words));
+
+        let list = ArrayData::builder(DataType::List(Arc::new(Field::new(
+            "item",
+            DataType::Utf8,
+            false,
+        ))))
+        .len(1)
+        .buffers(vec![Buffer::from_vec(vec![0i32, 2])])
+        .children(vec![words.clone()])
+        .build()
+        .unwrap();
+        let parts = list.into_parts();
+        assert_eq!(parts.children.len(), 1);
+        assert!(parts.children[0].buffers()[1].shares_allocation_with(&words.buffers()[1]));
+        assert!(parts.dictionary.is_none());
     }
 }

@@ -57,7 +57,7 @@ mod validate;
 mod views;
 
 pub use concat::{concat, concat_with};
-pub use data::{ArrayData, ArrayDataBuilder};
+pub use data::{ArrayData, ArrayDataBuilder, ArrayDataParts};
 pub use equal::equal;
 pub use error::{DataError, DataErrorKind};
 pub use layout::{BufferSpec, BufferSpecs, ChildSpec, Layout, layout};

@@ -187,22 +187,23 @@ impl<K: DictionaryKey> TryFrom<ArrayData> for DictionaryArray<K> {
                 });
             }
         }
+        let parts = data.into_parts();
         let keys = ArrayData::builder(K::default_data_type())
-            .len(data.len())
-            .offset(data.offset())
-            .nulls(data.nulls().cloned())
-            .buffers(data.buffers().to_vec());
+            .len(parts.len)
+            .offset(parts.offset)
+            .nulls(parts.nulls)
+            .buffers(parts.buffers);
         // SAFETY: valid dictionary data holds its keys exactly as a primitive array of the
         // key type does: one aligned buffer of offset + len keys, and the same validity.
         let keys = PrimitiveArray::<K>::try_from(unsafe { keys.build_unchecked() })?;
-        let dictionary = data.dictionary().cloned().ok_or_else(|| {
+        let dictionary = parts.dictionary.ok_or_else(|| {
             ArrayError::Data(alkaid_data::DataError::new(
                 alkaid_data::DataErrorKind::Dictionary,
                 "dictionary array without a dictionary",
             ))
         })?;
         Ok(Self {
-            data_type: data.data_type().clone(),
+            data_type: parts.data_type,
             keys,
             values: make_array(dictionary),
         })

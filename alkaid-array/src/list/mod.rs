@@ -166,21 +166,22 @@ impl<O: OffsetSize> TryFrom<ArrayData> for GenericListArray<O> {
                 found: data.data_type().clone(),
             });
         }
-        let offsets = if data.buffers()[0].is_empty() {
+        let mut parts = data.into_parts();
+        let offsets = parts.buffers.swap_remove(0);
+        let offsets = if offsets.is_empty() {
             OffsetBuffer::new_zeroed(0)
         } else {
-            let raw =
-                ScalarBuffer::try_new(data.buffers()[0].clone(), data.offset(), data.len() + 1)
-                    .map_err(alkaid_data::DataError::from)?;
+            let raw = ScalarBuffer::try_new(offsets, parts.offset, parts.len + 1)
+                .map_err(alkaid_data::DataError::from)?;
             // SAFETY: ArrayData is valid, so these offsets are non-negative, non-decreasing and
             // within the child.
             unsafe { OffsetBuffer::new_unchecked(raw) }
         };
         Ok(Self {
-            data_type: data.data_type().clone(),
+            data_type: parts.data_type,
             offsets,
-            values: make_array(data.children()[0].clone()),
-            nulls: data.nulls().cloned(),
+            values: make_array(parts.children.swap_remove(0)),
+            nulls: parts.nulls,
         })
     }
 }

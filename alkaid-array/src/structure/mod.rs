@@ -168,16 +168,21 @@ impl TryFrom<ArrayData> for StructArray {
                 found: data.data_type().clone(),
             });
         }
-        let columns = data
-            .children()
-            .iter()
-            .map(|child| make_array(child.slice(data.offset(), data.len())))
+        let parts = data.into_parts();
+        let (offset, len) = (parts.offset, parts.len);
+        let columns = parts
+            .children
+            .into_iter()
+            .map(|child| match offset == 0 && child.len() == len {
+                true => make_array(child),
+                false => make_array(child.slice(offset, len)),
+            })
             .collect();
         Ok(Self {
-            data_type: data.data_type().clone(),
-            len: data.len(),
+            data_type: parts.data_type,
+            len,
             columns,
-            nulls: data.nulls().cloned(),
+            nulls: parts.nulls,
         })
     }
 }
