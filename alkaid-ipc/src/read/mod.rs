@@ -10,6 +10,7 @@ mod options;
 mod state;
 mod stream;
 
+pub use body::set_huge_pages;
 pub use buffer_stream::BufferStreamReader;
 pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
