@@ -25,7 +25,8 @@ use crate::error::Result;
 static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
 
 /// Whether message bodies of 4 MiB and more read from a `Read` (by [`StreamReader`] and by
-/// [`FileReader`] over a [`Seekable`]) ask the kernel for 2 MiB pages; on by default, for
+/// [`FileReader`] over a [`Seekable`]) or pushed into a [`Decoder`] ask the kernel for
+/// 2 MiB pages; on by default, for
 /// the whole process. A hint that only Linux takes; without it a 257 MB stream reads about
 /// four times slower on a machine where first touches of memory are costly, with it a read
 /// can stall while the kernel compacts memory to find huge pages (see the module notes).
@@ -33,6 +34,7 @@ static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
 /// [`StreamReader`]: crate::StreamReader
 /// [`FileReader`]: crate::FileReader
 /// [`Seekable`]: crate::Seekable
+/// [`Decoder`]: crate::Decoder
 pub fn set_huge_pages(enabled: bool) {
     HUGE_PAGES.store(enabled, Ordering::Relaxed);
 }
@@ -53,20 +55,28 @@ pub(crate) fn read_up_to(input: &mut impl Read, len: usize) -> Result<Buffer> {
     // The system may refuse the address space (a length far past memory and swap, with
     // overcommit limited): then the bytes go into a vector as they arrive, which for a
     // lying length ends in an error about where the input stopped.
-    let map = (len >= MAPPED)
-        .then(|| memmap2::MmapMut::map_anon(len).ok())
-        .flatten();
-    let Some(mut map) = map else {
+    let Some(mut map) = mapping(len) else {
         return Ok(Buffer::from(growing(input, len)?));
     };
+    let got = fill(input, &mut map)?;
+    // Short, the caller reports it; the pages past what arrived were never touched.
+    Ok(Buffer::from_owner(map.make_read_only()?).slice(0, got))
+}
+
+/// Memory for a body of `len` bytes that arrive later: an anonymous mapping, advised to
+/// use huge pages, when `len` is at least [`MAPPED`] and the system grants the address
+/// space; `None` otherwise (the caller then grows a vector).
+pub(crate) fn mapping(len: usize) -> Option<memmap2::MmapMut> {
+    if len < MAPPED {
+        return None;
+    }
+    let map = memmap2::MmapMut::map_anon(len).ok()?;
     #[cfg(target_os = "linux")]
     if HUGE_PAGES.load(Ordering::Relaxed) {
         // A hint: where huge pages are off or unavailable, the kernel uses small ones.
         let _ = map.advise(memmap2::Advice::HugePage);
     }
-    let got = fill(input, &mut map)?;
-    // Short, the caller reports it; the pages past what arrived were never touched.
-    Ok(Buffer::from_owner(map.make_read_only()?).slice(0, got))
+    Some(map)
 }
 
 /// Reads into `out` until it is full or the input ends; the number of bytes read.

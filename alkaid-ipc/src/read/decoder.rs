@@ -3,6 +3,7 @@
 use alkaid_buffer::Buffer;
 use alkaid_schema::SchemaRef;
 
+use super::body::mapping;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, parse_message};
@@ -12,6 +13,11 @@ use crate::fb;
 /// Decodes an IPC stream from bytes handed to it as they arrive: feed it with
 /// [`push`](Self::push), take messages out with [`next_message`](Self::next_message). It never blocks and
 /// never reads on its own, so async runtimes and network code can drive it.
+///
+/// Pushed bytes are held until their message is complete. A body of 4 MiB or more whose
+/// metadata has arrived is copied, from then on, straight into memory of its own (an
+/// anonymous mapping, with huge pages where [`set_huge_pages`](crate::set_huge_pages)
+/// allows), so that each byte is copied once and fresh pages are touched once.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -46,10 +52,24 @@ pub struct Decoder {
     state: ReadState,
     pending: Vec<u8>,
     start: usize,
-    /// Bytes dropped from the front of `pending` so far.
+    /// Bytes of the stream before `pending[0]`: dropped from its front, or pushed straight
+    /// into an arriving body.
     drained: usize,
     ended: bool,
     last: Option<MessageInfo>,
+    /// A large body whose metadata was read, filled as its bytes are pushed.
+    arriving: Option<Arriving>,
+}
+
+/// A message body of at least [`MAPPED`](super::body::MAPPED) bytes being filled in memory
+/// of its own (see `body.rs`): pushed bytes are copied once, into it, instead of into the
+/// pending bytes and then out of them.
+#[derive(Debug)]
+struct Arriving {
+    metadata: Vec<u8>,
+    info: MessageInfo,
+    body: memmap2::MmapMut,
+    filled: usize,
 }
 
 /// Where a decoded message lay in the stream and how it was framed: what `alkaid inspect`
@@ -83,7 +103,14 @@ impl Decoder {
     }
 
     /// Hands the decoder more bytes of the stream.
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        if let Some(arriving) = &mut self.arriving {
+            let n = (arriving.body.len() - arriving.filled).min(bytes.len());
+            arriving.body[arriving.filled..arriving.filled + n].copy_from_slice(&bytes[..n]);
+            arriving.filled += n;
+            self.drained += n;
+            bytes = &bytes[n..];
+        }
         if self.start > 0 && self.start >= self.pending.len() / 2 {
             self.pending.drain(..self.start);
             self.drained += self.start;
@@ -117,6 +144,15 @@ impl Decoder {
         if self.ended {
             return Ok(None);
         }
+        if let Some(arriving) = &self.arriving {
+            if arriving.filled < arriving.body.len() {
+                return Ok(None);
+            }
+            let arriving = self.arriving.take().expect("checked just above");
+            self.last = Some(arriving.info);
+            let body = Buffer::from_owner(arriving.body.make_read_only()?);
+            return self.state.decode(&arriving.metadata, body).map(Some);
+        }
         let available = &self.pending[self.start..];
         let Some(prefix) = parse_prefix(available, &self.state.options)? else {
             return Ok(None);
@@ -137,16 +173,29 @@ impl Decoder {
         let total = (header + metadata)
             .checked_add(body_len)
             .ok_or_else(|| IpcError::malformed("a message body of more than usize::MAX bytes"))?;
-        let Some(body) = available.get(header + metadata..total) else {
-            return Ok(None);
-        };
-        self.last = Some(MessageInfo {
+        let info = MessageInfo {
             offset: self.drained + self.start,
             prefix_bytes: header,
             metadata_bytes: metadata,
             body_bytes: body_len,
             compression,
-        });
+        };
+        let Some(body) = available.get(header + metadata..total) else {
+            // A large body still arriving goes into memory of its own from here on.
+            if let Some(mut target) = mapping(body_len) {
+                let here = &available[header + metadata..];
+                target[..here.len()].copy_from_slice(here);
+                self.arriving = Some(Arriving {
+                    metadata: meta.to_vec(),
+                    info,
+                    body: target,
+                    filled: here.len(),
+                });
+                self.start = self.pending.len();
+            }
+            return Ok(None);
+        };
+        self.last = Some(info);
         let body = Buffer::from_slice_ref(body);
         let meta = meta.to_vec();
         self.start += total;
@@ -160,6 +209,13 @@ impl Decoder {
     /// [`IpcErrorKind::Truncated`](crate::IpcErrorKind::Truncated) if a message was cut
     /// off, or no schema arrived.
     pub fn finish(&self) -> Result<()> {
+        if let Some(arriving) = &self.arriving {
+            return Err(IpcError::truncated(format!(
+                "the stream ends {} bytes into a {}-byte message body",
+                arriving.filled,
+                arriving.body.len()
+            )));
+        }
         let rest = &self.pending[self.start..];
         if !self.ended && !rest.is_empty() && rest != [0xFF; 4] {
             return Err(IpcError::truncated(format!(
@@ -188,4 +244,87 @@ fn compression_of(message: &fb::Message<'_>) -> Option<&'static str> {
         fb::CompressionType::ZSTD => "ZSTD",
         _ => "unknown",
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alkaid_array::{ArrayRef, Int32Array, RecordBatch};
+    use alkaid_schema::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::{IpcErrorKind, StreamWriter, WriteOptions};
+
+    /// A stream of a small batch, a batch whose body is past the mapping threshold, and a
+    /// small one again.
+    fn stream() -> (Vec<RecordBatch>, Vec<u8>) {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int32, true)]));
+        let batch = |rows: i32| {
+            let column: ArrayRef = Arc::new(Int32Array::from((0..rows).collect::<Vec<_>>()));
+            RecordBatch::try_new(schema.clone(), vec![column]).unwrap()
+        };
+        let batches = vec![batch(3), batch(1_500_000), batch(5)];
+        let mut writer =
+            StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+        for b in &batches {
+            writer.write(b).unwrap();
+        }
+        (batches, writer.into_inner().unwrap())
+    }
+
+    fn same(a: &RecordBatch, b: &RecordBatch) -> bool {
+        a.num_columns() == b.num_columns()
+            && (0..a.num_columns())
+                .all(|i| alkaid_data::equal(&a.column(i).to_data(), &b.column(i).to_data()))
+    }
+
+    /// Every message of `bytes` pushed `chunk` bytes at a time: each batch and where its
+    /// message lay.
+    fn decode(bytes: &[u8], chunk: usize) -> Vec<(RecordBatch, MessageInfo)> {
+        let mut decoder = Decoder::new();
+        let mut out = Vec::new();
+        for piece in bytes.chunks(chunk) {
+            decoder.push(piece);
+            while let Some(message) = decoder.next_message().unwrap() {
+                if let Decoded::Batch(batch, _) = message {
+                    out.push((batch, decoder.last_message().unwrap().clone()));
+                }
+            }
+        }
+        decoder.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn large_bodies_arriving_in_pieces_decode_as_when_whole() {
+        let (batches, bytes) = stream();
+        let whole = decode(&bytes, bytes.len());
+        assert_eq!(whole.len(), 3);
+        assert!(whole[1].1.body_bytes >= super::super::body::MAPPED);
+        // Pieces that end inside the metadata, inside the body and exactly at its end.
+        for chunk in [1_000_003, 65_536, 6_000_000, 4096 * 1024 + 7] {
+            let pieces = decode(&bytes, chunk);
+            assert_eq!(pieces.len(), 3, "{chunk}-byte pieces");
+            for ((batch, info), (expected, whole_info)) in pieces.iter().zip(&whole) {
+                assert_eq!(info, whole_info, "{chunk}-byte pieces");
+                assert!(same(batch, expected), "{chunk}-byte pieces");
+            }
+        }
+        for ((batch, _), expected) in whole.iter().zip(&batches) {
+            assert!(same(batch, expected));
+        }
+    }
+
+    #[test]
+    fn a_stream_that_ends_inside_an_arriving_body_is_truncated() {
+        let (_, bytes) = stream();
+        let mut decoder = Decoder::new();
+        let cut = bytes.len() / 2;
+        decoder.push(&bytes[..cut]);
+        while decoder.next_message().unwrap().is_some() {}
+        let err = decoder.finish().unwrap_err();
+        assert_eq!(err.kind(), IpcErrorKind::Truncated, "{err}");
+        assert!(err.message().contains("-byte message body"), "{err}");
+    }
 }
