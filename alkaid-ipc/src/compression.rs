@@ -11,6 +11,7 @@ use alkaid_buffer::Buffer;
 
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::read::{fill, mapping};
 
 /// How the buffers of a message body are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -138,6 +139,9 @@ impl Decompressor {
         })?;
         // LZ4 tops out near 255:1; zstd can go further, and then takes the streaming path.
         let plausible = declared <= payload.len() as u64 * 256 + (1 << 20);
+        if plausible && let Some(map) = mapping(declared as usize) {
+            return self.decompress_mapped(codec, &payload, map);
+        }
         let mut out;
         let result = match codec {
             fb::CompressionType::ZSTD if plausible => {
@@ -192,6 +196,52 @@ impl Decompressor {
         }
         Ok(Buffer::from(out))
     }
+
+    /// Decompresses `payload` into `out`, a mapping of exactly the declared size (see
+    /// `read/body.rs`: fresh memory of this size costs more to fault in than to fill, and
+    /// huge pages make that cheap); any other output size is an error.
+    fn decompress_mapped(
+        &mut self,
+        codec: fb::CompressionType,
+        payload: &[u8],
+        mut out: memmap2::MmapMut,
+    ) -> Result<Buffer> {
+        let declared = out.len();
+        let produced = match codec {
+            fb::CompressionType::ZSTD => {
+                let decompressor = match &mut self.zstd {
+                    Some(d) => d,
+                    empty => empty.insert(zstd::bulk::Decompressor::new()?),
+                };
+                decompressor.decompress_to_buffer(payload, &mut out[..])
+            }
+            fb::CompressionType::LZ4_FRAME => {
+                let mut decoder = lz4_flex::frame::FrameDecoder::new(payload);
+                fill(&mut decoder, &mut out).and_then(|n| {
+                    // One byte more is one byte too many.
+                    let more = decoder.read(&mut [0u8; 1])?;
+                    Ok(n + more)
+                })
+            }
+            other => {
+                return Err(IpcError::unsupported(format!(
+                    "unknown compression codec {}",
+                    other.0
+                )));
+            }
+        };
+        match produced {
+            Ok(n) if n == declared => Ok(Buffer::from_owner(out.make_read_only()?)),
+            Ok(n) => Err(IpcError::malformed(format!(
+                "a compressed buffer declares {declared} bytes but decompresses to {}{}",
+                if n > declared { "more than " } else { "" },
+                n.min(declared)
+            ))),
+            Err(e) => Err(IpcError::malformed(format!(
+                "a compressed buffer does not decompress into its declared {declared} bytes: {e}"
+            ))),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -236,6 +286,33 @@ mod tests {
     fn empty_buffers_have_no_prefix() {
         let (compressed, decoded) = round_trip(Compression::Lz4Frame, &[]);
         assert!(compressed.is_empty() && decoded.is_empty());
+    }
+
+    #[test]
+    fn large_outputs_decompress_into_their_own_memory_exactly() {
+        // Past the mapping threshold: decompressed into a mapping of the declared size.
+        let len = crate::read::MAPPED + 4099;
+        let input: Vec<u8> = (0..len)
+            .map(|i| (i % 251) as u8 ^ (i / 4096) as u8)
+            .collect();
+        for codec in [Compression::Lz4Frame, Compression::ZSTD] {
+            let (compressed, decoded) = round_trip(codec, &input);
+            assert!(compressed.len() < len / 4, "{codec:?} compressed");
+            assert_eq!(decoded.as_slice(), &input[..], "{codec:?}");
+            assert_eq!(decoded.as_ptr() as usize % 64, 0, "{codec:?}");
+            // One byte more or less than what the payload holds is an error either way.
+            for claimed in [len - 1, len + 1] {
+                let mut lying = compressed.clone();
+                lying[..8].copy_from_slice(&(claimed as i64).to_le_bytes());
+                let err = decompress(codec.codec().unwrap(), &Buffer::from(lying)).unwrap_err();
+                assert_eq!(
+                    err.kind(),
+                    crate::IpcErrorKind::Malformed,
+                    "{codec:?} {claimed}"
+                );
+                assert!(err.message().contains(&claimed.to_string()), "{err}");
+            }
+        }
     }
 
     #[test]

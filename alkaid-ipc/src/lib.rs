@@ -28,7 +28,7 @@
 //! | memory for a message read from a `Read` | committed as bytes arrive: below 4 MiB, a vector of at most twice the bytes received plus 1 MiB; from 4 MiB, an anonymous mapping of the declared length (address space only; on Linux advised to use 2 MiB pages unless [`set_huge_pages`] says otherwise), resident only as far as the bytes received plus one page | `Truncated` |
 //! | bytes pushed into a [`Decoder`] | held until their message is complete; a body of 4 MiB or more whose metadata has arrived moves into a mapping as above, resident only as far as pushed | `Truncated`, from [`Decoder::finish`] |
 //! | buffers of a file or of memory | inside the body and the file; read from there, never allocated ahead | `Malformed` |
-//! | a compressed buffer's declared size | allocated up front only when at most 256 times its compressed size plus 1 MiB; past that, memory grows with what the codec really produces, and a difference from the declared size is an error | `Malformed` |
+//! | a compressed buffer's declared size | allocated up front only when at most 256 times its compressed size plus 1 MiB (from 4 MiB, as a mapping committed as the codec writes); past that, memory grows with what the codec really produces, and a difference from the declared size is an error | `Malformed` |
 //!
 //! A length costs nothing by itself: every byte that a batch's lengths call for must be in
 //! its body, so memory follows the input. Layouts without buffers (`Null`, structs with no

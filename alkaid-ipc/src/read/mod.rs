@@ -10,7 +10,10 @@ mod options;
 mod state;
 mod stream;
 
+#[cfg(test)]
+pub(crate) use body::MAPPED;
 pub use body::set_huge_pages;
+pub(crate) use body::{fill, mapping};
 pub use buffer_stream::BufferStreamReader;
 pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
