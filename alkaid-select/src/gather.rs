@@ -215,26 +215,33 @@ impl<T: Index> Positions for Typed<'_, T> {
             return gathered;
         }
         let mut flag = false;
+        let mut value = |v: T| match chunks.get(Self::position(v)) {
+            Some(value) => *value,
+            None => {
+                past_the_end(&mut flag);
+                [0; W]
+            }
+        };
         let values = self.values;
-        let gathered = values
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| {
-                if W >= 16
-                    && let Some(&ahead) = values.get(k + AHEAD)
-                {
-                    prefetch(chunks, Self::position(ahead));
+        // Two loops, not one with a test on `W` inside: the enumeration alone slowed the
+        // narrow gathers (`i32`: 0.98 to 1.25 ms).
+        let gathered = if W >= 16 {
+            let ahead = |k: usize| {
+                if let Some(&next) = values.get(k + AHEAD) {
+                    prefetch(chunks, Self::position(next));
                 }
-                v
-            })
-            .map(|v| match chunks.get(Self::position(v)) {
-                Some(value) => *value,
-                None => {
-                    past_the_end(&mut flag);
-                    [0; W]
-                }
-            })
-            .collect();
+            };
+            values
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| {
+                    ahead(k);
+                    value(v)
+                })
+                .collect()
+        } else {
+            values.iter().map(|&v| value(v)).collect()
+        };
         self.note(flag);
         gathered
     }
