@@ -215,7 +215,7 @@ impl<T: Index> Positions for Typed<'_, T> {
             return gathered;
         }
         let mut flag = false;
-        let mut value = |v: T| match chunks.get(Self::position(v)) {
+        let mut one = |v: T| match chunks.get(Self::position(v)) {
             Some(value) => *value,
             None => {
                 past_the_end(&mut flag);
@@ -236,11 +236,11 @@ impl<T: Index> Positions for Typed<'_, T> {
                 .enumerate()
                 .map(|(k, &v)| {
                     ahead(k);
-                    value(v)
+                    one(v)
                 })
                 .collect()
         } else {
-            values.iter().map(|&v| value(v)).collect()
+            values.iter().map(|&v| one(v)).collect()
         };
         self.note(flag);
         gathered
@@ -405,6 +405,8 @@ fn prefetch<T>(slice: &[T], at: usize) {
         // to an element of a live slice anyway, and SSE is part of every x86_64 target.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast()) };
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, at); // elsewhere the hardware prefetcher is all there is
 }
 
 /// Offsets and bytes of the variable-width values at `positions` (slot `offset` first);
