@@ -137,6 +137,12 @@ impl Decompressor {
         let declared = u64::try_from(prefix).map_err(|_| {
             IpcError::malformed(format!("a compressed buffer declares a length of {prefix}"))
         })?;
+        if codec != fb::CompressionType::ZSTD && codec != fb::CompressionType::LZ4_FRAME {
+            return Err(IpcError::unsupported(format!(
+                "unknown compression codec {}",
+                codec.0
+            )));
+        }
         // LZ4 tops out near 255:1; zstd can go further, and then takes the streaming path.
         let plausible = declared <= payload.len() as u64 * 256 + (1 << 20);
         if plausible && let Some(map) = mapping(declared as usize) {
@@ -146,15 +152,11 @@ impl Decompressor {
         let result = match codec {
             fb::CompressionType::ZSTD if plausible => {
                 out = Vec::with_capacity(declared as usize);
-                let decompressor = match &mut self.zstd {
-                    Some(d) => d,
-                    empty => empty.insert(zstd::bulk::Decompressor::new()?),
-                };
-                decompressor
+                self.zstd_context()?
                     .decompress_to_buffer(payload.as_slice(), &mut out)
                     .map(drop)
             }
-            fb::CompressionType::ZSTD | fb::CompressionType::LZ4_FRAME => {
+            _ => {
                 let initial = if plausible {
                     declared
                 } else {
@@ -173,31 +175,26 @@ impl Decompressor {
                         .map(drop)
                 }
             }
-            other => {
-                return Err(IpcError::unsupported(format!(
-                    "unknown compression codec {}",
-                    other.0
-                )));
-            }
         };
         result.map_err(|e| {
             IpcError::malformed(format!("a compressed buffer does not decompress: {e}"))
         })?;
         if out.len() as u64 != declared {
-            return Err(IpcError::malformed(format!(
-                "a compressed buffer declares {declared} bytes but decompresses to {}{}",
-                if out.len() as u64 > declared {
-                    "more than "
-                } else {
-                    ""
-                },
-                out.len().min(declared as usize)
-            )));
+            return Err(size_mismatch(declared as usize, out.len()));
         }
         Ok(Buffer::from(out))
     }
 
-    /// Decompresses `payload` into `out`, a mapping of exactly the declared size (see
+    /// The zstd context, made on first use.
+    fn zstd_context(&mut self) -> Result<&mut zstd::bulk::Decompressor<'static>> {
+        Ok(match &mut self.zstd {
+            Some(context) => context,
+            empty => empty.insert(zstd::bulk::Decompressor::new()?),
+        })
+    }
+
+    /// Decompresses `payload`, of a codec that [`decompress`](Self::decompress) checked, into
+    /// `out`, a mapping of exactly the declared size (see
     /// `read/body.rs`: fresh memory of this size costs more to fault in than to fill, and
     /// huge pages make that cheap); any other output size is an error.
     fn decompress_mapped(
@@ -207,41 +204,39 @@ impl Decompressor {
         mut out: memmap2::MmapMut,
     ) -> Result<Buffer> {
         let declared = out.len();
-        let produced = match codec {
-            fb::CompressionType::ZSTD => {
-                let decompressor = match &mut self.zstd {
-                    Some(d) => d,
-                    empty => empty.insert(zstd::bulk::Decompressor::new()?),
-                };
-                decompressor.decompress_to_buffer(payload, &mut out[..])
-            }
-            fb::CompressionType::LZ4_FRAME => {
-                let mut decoder = lz4_flex::frame::FrameDecoder::new(payload);
-                fill(&mut decoder, &mut out).and_then(|n| {
-                    // One byte more is one byte too many.
-                    let more = decoder.read(&mut [0u8; 1])?;
-                    Ok(n + more)
-                })
-            }
-            other => {
-                return Err(IpcError::unsupported(format!(
-                    "unknown compression codec {}",
-                    other.0
-                )));
-            }
+        let produced = if codec == fb::CompressionType::ZSTD {
+            self.zstd_context()?
+                .decompress_to_buffer(payload, &mut out[..])
+        } else {
+            let mut decoder = lz4_flex::frame::FrameDecoder::new(payload);
+            fill(&mut decoder, &mut out).and_then(|n| {
+                // One byte more is one byte too many.
+                let more = decoder.read(&mut [0u8; 1])?;
+                Ok(n + more)
+            })
         };
         match produced {
             Ok(n) if n == declared => Ok(Buffer::from_owner(out.make_read_only()?)),
-            Ok(n) => Err(IpcError::malformed(format!(
-                "a compressed buffer declares {declared} bytes but decompresses to {}{}",
-                if n > declared { "more than " } else { "" },
-                n.min(declared)
-            ))),
+            Ok(n) => Err(size_mismatch(declared, n)),
             Err(e) => Err(IpcError::malformed(format!(
                 "a compressed buffer does not decompress into its declared {declared} bytes: {e}"
             ))),
         }
     }
+}
+
+/// The error for a buffer that decompressed to `produced` bytes (at most `declared`, plus
+/// one when it went on) instead of the `declared` ones.
+fn size_mismatch(declared: usize, produced: usize) -> IpcError {
+    IpcError::malformed(format!(
+        "a compressed buffer declares {declared} bytes but decompresses to {}{}",
+        if produced > declared {
+            "more than "
+        } else {
+            ""
+        },
+        produced.min(declared)
+    ))
 }
 
 #[cfg(test)]

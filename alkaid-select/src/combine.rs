@@ -399,19 +399,14 @@ mod tests {
         let a = people(vec![Some("ann")], vec![Some(1)], vec![true]);
         let err = interleave(&[a.as_ref()], &[(0, 0), (0, 1)]).unwrap_err();
         assert!(err.to_string().contains("pair 1 names row 1"), "{err}");
-        let empty = make_array(
-            ArrayData::builder(DataType::Struct(Fields::empty()))
-                .len(2)
-                .build()
-                .unwrap(),
-        );
+        let empty = StructArray::try_new_with_len(Fields::empty(), vec![], None, 2).unwrap();
         assert_eq!(
-            interleave(&[empty.as_ref()], &[(0, 1), (0, 0)])
+            interleave(&[&empty as &dyn Array], &[(0, 1), (0, 0)])
                 .unwrap()
                 .len(),
             2
         );
-        let err = interleave(&[empty.as_ref()], &[(0, 1), (1, 0)]).unwrap_err();
+        let err = interleave(&[&empty as &dyn Array], &[(0, 1), (1, 0)]).unwrap_err();
         assert!(err.to_string().contains("pair 1 names array 1"), "{err}");
     }
 }
