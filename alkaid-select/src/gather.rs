@@ -333,22 +333,37 @@ fn walk_bits<P: Positions + ?Sized>(positions: &P, bytes: &[u8], offset: usize) 
 /// memory at every slot, and with one more store per slot a random gather keeps half as
 /// many cache misses in flight (`take` of 1 Mi `i32`s: 2.5 ms pushing, 1.6 ms writing in
 /// place).
-fn extend_in_place<T, P: Positions + ?Sized>(
+pub(crate) fn extend_in_place<T, P: Positions + ?Sized>(
     out: &mut Vec<T>,
     positions: &P,
     mut f: impl FnMut(Option<usize>) -> T,
 ) {
+    extend_in_place_with(out, positions, (), |(), p| f(p));
+}
+
+/// [`extend_in_place`] with state carried from slot to slot and handed back at the end.
+///
+/// State that `f` captured by reference instead stayed in memory, loaded and stored at
+/// every slot: a call that may unwind (a failed bounds check) could observe it. Held
+/// here, it stays in registers (filter of 1 Mi short lists at 0.5: 1.58 to 1.46 ms).
+pub(crate) fn extend_in_place_with<T, S, P: Positions + ?Sized>(
+    out: &mut Vec<T>,
+    positions: &P,
+    mut state: S,
+    mut f: impl FnMut(&mut S, Option<usize>) -> T,
+) -> S {
     out.reserve(positions.len());
     let slots = out.spare_capacity_mut();
     let mut written = 0;
     positions.for_each(|p| {
-        slots[written].write(f(p));
+        slots[written].write(f(&mut state, p));
         written += 1;
     });
     let len = out.len() + written;
     // SAFETY: the loop wrote slots `0..written` of the spare capacity, each exactly once and
     // in order (every write bounds-checked), so the first `len` elements are initialised.
     unsafe { out.set_len(len) };
+    state
 }
 
 /// `width`-byte values at `positions` (relative to slot `offset`).

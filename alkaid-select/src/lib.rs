@@ -41,6 +41,7 @@ mod filter;
 mod flat;
 mod gather;
 mod nested;
+mod ranges;
 mod take;
 
 pub use combine::{interleave, nullif, zip};

@@ -13,6 +13,7 @@ use alkaid_schema::DataType;
 
 use crate::error::SelectError;
 use crate::gather::{self, Positions, Present};
+use crate::ranges;
 use crate::take::{take_data, taken_nulls};
 
 /// Builds a result whose children were built by these kernels.
@@ -74,10 +75,11 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     // Short lists (most) write four positions whatever their length, with no branch on
     // it (a loop of 0 to 3 steps mispredicted its exit at every list); the next list
     // overwrites the excess. So the vector is kept zero-filled ahead of `written`.
-    let mut child_positions: Vec<usize> = Vec::new();
+    let mut child_positions: Vec<usize> =
+        vec![0; ranges::guess(&offsets[..=data.len()], indices.len(), SHORT)];
     let mut written = 0;
     new_offsets.push(O::ZERO);
-    indices.for_each(|position| {
+    gather::extend_in_place(&mut new_offsets, indices, |position| {
         if let Some(i) = position {
             let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
             let len = end.saturating_sub(start);
@@ -100,7 +102,7 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
             written += len;
         }
         // Checked once below: the count only grows.
-        new_offsets.push(O::usize_as(written));
+        O::usize_as(written)
     });
     child_positions.truncate(written);
     if O::from_usize(child_positions.len()).is_none() {
@@ -136,9 +138,7 @@ fn flat_width(child: &ArrayData) -> Option<usize> {
 }
 
 /// [`child_positions`] for a child [`flat_width`] accepts: its values copied straight,
-/// list by list, with no list of positions in between. Short lists copy four values
-/// whatever their length (the next list overwrites the excess), so no branch depends on
-/// the length.
+/// list by list ([`ranges::copy`]), with no list of positions in between.
 fn flat_values<O: OffsetSize, P: Positions + ?Sized, const W: usize>(
     data: &ArrayData,
     offsets: &[O],
@@ -147,34 +147,17 @@ fn flat_values<O: OffsetSize, P: Positions + ?Sized, const W: usize>(
     let child = &data.children()[0];
     let (all, _) = child.buffers()[0][child.offset() * W..].as_chunks::<W>();
     let values = &all[..child.len()];
-    let mut new_offsets: Vec<O> = Vec::with_capacity(indices.len() + 1);
-    let mut out: Vec<[u8; W]> = Vec::new();
-    let mut written = 0;
-    new_offsets.push(O::ZERO);
-    indices.for_each(|position| {
-        if let Some(i) = position {
-            let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
-            let len = end.saturating_sub(start);
-            make_room(&mut out, written + len.max(SHORT), [0; W]);
-            if len <= SHORT && start + SHORT <= values.len() {
-                out[written..written + SHORT].copy_from_slice(&values[start..start + SHORT]);
-            } else {
-                out[written..written + len].copy_from_slice(&values[start..end]);
-            }
-            written += len;
-        }
-        new_offsets.push(O::usize_as(written));
-    });
-    if O::from_usize(written).is_none() {
-        return Err(overflow(data, "lists"));
-    }
-    out.truncate(written);
+    let copied =
+        ranges::copy::<O, [u8; W], P, SHORT>(&offsets[..=data.len()], values, indices, [0; W])
+            .ok_or_else(|| overflow(data, "lists"))?;
     let builder = ArrayData::builder(child.data_type().clone())
-        .len(written)
-        .buffers(vec![Buffer::from(out.into_flattened()).realigned(16)]);
+        .len(copied.items.len())
+        .buffers(vec![
+            Buffer::from(copied.items.into_flattened()).realigned(16),
+        ]);
     // SAFETY: every slot is a whole value copied from the valid child, which has no nulls.
     let child = unsafe { assemble(builder) }?;
-    Ok((new_offsets, child))
+    Ok((copied.offsets, child))
 }
 
 /// List views: each taken slot's offset and size, with the child kept whole.
@@ -516,6 +499,51 @@ mod tests {
                 .len(),
             3
         );
+    }
+
+    /// Lists of `i32` with these lengths, values counting up from 0, sliced from slot 1.
+    fn counted_lists(lengths: &[usize]) -> ArrayData {
+        let mut offsets = vec![0i32];
+        for &len in lengths {
+            offsets.push(offsets.last().unwrap() + len as i32);
+        }
+        let items = *offsets.last().unwrap();
+        ArrayData::builder("List(item: Int32)".parse().unwrap())
+            .len(lengths.len())
+            .buffers(vec![Buffer::from_vec(offsets)])
+            .children(vec![ints(&(0..items).map(Some).collect::<Vec<_>>())])
+            .build()
+            .unwrap()
+            .slice(1, lengths.len() - 1)
+    }
+
+    #[test]
+    fn list_takes_copy_every_list_whether_or_not_the_room_guessed_holds_them() {
+        // Average length 5 (after the slice): repeating the 40-item list overflows the
+        // guess, so the values are copied in a second pass; taking short lists fits it.
+        let data = counted_lists(&[3, 1, 0, 2, 40, 0, 1, 1]);
+        for indices in [
+            vec![Some(3), Some(3), None, Some(3), Some(0), Some(3)],
+            vec![Some(0), Some(6), None, Some(1), Some(2), Some(5)],
+        ] {
+            let taken = take_data_of(&data, &indices);
+            let mut offsets = vec![0i32];
+            let mut values = Vec::new();
+            for index in &indices {
+                if let Some(i) = *index {
+                    let list = data.slice(i as usize, 1);
+                    let (from, to) = {
+                        let o = &list.buffers()[0].typed::<i32>().unwrap()[list.offset()..];
+                        (o[0], o[1])
+                    };
+                    values.extend((from..to).map(Some));
+                }
+                offsets.push(values.len() as i32);
+            }
+            assert_eq!(taken.buffers()[0].typed::<i32>().unwrap(), &offsets[..]);
+            assert!(equal(&taken.children()[0], &ints(&values)), "{indices:?}");
+            assert!(taken.is_null(2) && taken.is_valid(1));
+        }
     }
 
     #[test]

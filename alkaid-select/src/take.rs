@@ -11,13 +11,13 @@
 //! slices with alkaid-data's `concat`, correct for every type and slower.
 
 use alkaid_array::{Array, ArrayRef, RecordBatch, make_array, make_builder};
-use alkaid_buffer::{BooleanBuffer, NullBuffer};
+use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::SelectError;
 use crate::gather::{self, Positions};
-use crate::nested;
+use crate::{nested, ranges};
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -219,12 +219,9 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
     }
     let mut buffers = Vec::with_capacity(data.buffers().len());
     if byte_array {
-        let (offsets, values) = (&data.buffers()[0], &data.buffers()[1]);
         let gathered = match spec.buffers[0] {
-            BufferSpec::Offsets { width: 4 } => {
-                gather::bytes::<i32, P>(offsets, values, data.offset(), indices)
-            }
-            _ => gather::bytes::<i64, P>(offsets, values, data.offset(), indices),
+            BufferSpec::Offsets { width: 4 } => byte_values::<i32, P>(data, indices),
+            _ => byte_values::<i64, P>(data, indices),
         };
         let (offsets, values) = gathered.ok_or_else(|| {
             SelectError::Overflow(format!(
@@ -303,6 +300,24 @@ fn null_slot(data_type: &DataType) -> Result<ArrayData, SelectError> {
     Ok(builder.try_finish()?.to_data())
 }
 
+/// Offsets and bytes of the strings or binaries at `indices`; `None` when the result's bytes
+/// overflow `O`. A filter's ascending positions copy in one pass ([`ranges::copy`]: 1 Mi
+/// short strings at 0.5, 2.47 to 2.03 ms); random ones in three, each prefetching
+/// ([`gather::bytes`]).
+fn byte_values<O: OffsetSize, P: Positions + ?Sized>(
+    data: &ArrayData,
+    indices: &P,
+) -> Option<(Buffer, Buffer)> {
+    let (offsets, values) = (&data.buffers()[0], &data.buffers()[1]);
+    if !P::ASCENDING {
+        return gather::bytes::<O, P>(offsets, values, data.offset(), indices);
+    }
+    let all: &[O] = offsets.typed().ok()?;
+    let ours = all.get(data.offset()..=data.offset() + data.len())?;
+    let copied = ranges::copy::<O, u8, P, 16>(ours, values, indices, 0)?;
+    Some((Buffer::from_vec(copied.offsets), Buffer::from(copied.items)))
+}
+
 #[cfg(test)]
 mod tests {
     use alkaid_array::{BooleanArray, Int32Array, NullArray, StringArray, UInt32Array};
@@ -367,6 +382,39 @@ mod tests {
             match pick {
                 Some(i) => assert_eq!(taken.value(k), words[*i as usize + 1], "slot {k}"),
                 None => assert!(taken.is_null(k), "slot {k}"),
+            }
+        }
+    }
+
+    #[test]
+    fn filters_copy_strings_whole_whether_or_not_the_room_guessed_holds_them() {
+        // Filters (ascending positions) copy in one pass into room guessed from the
+        // average length. Selecting the long strings of a sliced array overflows the guess
+        // (a second pass copies them); selecting the short ones, up to the last value of
+        // the buffer, fits it.
+        let words: Vec<String> = (0..130)
+            .map(|n| {
+                if n % 2 == 0 {
+                    "y".repeat(90) + &n.to_string()
+                } else {
+                    n.to_string()
+                }
+            })
+            .collect();
+        let array = StringArray::from(words.iter().map(String::as_str).collect::<Vec<_>>());
+        let array = array.slice(1, 129);
+        for long in [true, false] {
+            // Slot k of the slice is word k + 1, long when k is odd.
+            let mask: Vec<bool> = (0..129).map(|k| (k % 2 == 1) == long).collect();
+            let filtered = crate::filter(array.as_ref(), &BooleanArray::from(mask)).unwrap();
+            let filtered = filtered.as_any().downcast_ref::<StringArray>().unwrap();
+            let expected: Vec<&str> = (0..129)
+                .filter(|k| (k % 2 == 1) == long)
+                .map(|k| words[k + 1].as_str())
+                .collect();
+            assert_eq!(filtered.len(), expected.len());
+            for (k, word) in expected.iter().enumerate() {
+                assert_eq!(filtered.value(k), *word, "slot {k}, long {long}");
             }
         }
     }

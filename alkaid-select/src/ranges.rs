@@ -1,0 +1,123 @@
+//! Copying variable-length slots (strings, binaries, the flat children of lists) whole,
+//! slot by slot, in one pass over the positions: new offsets and the copied items.
+//!
+//! Short slots (most) copy a fixed number of items whatever their length, with no branch
+//! on it; the next slot overwrites the excess. The items go into room guessed up front
+//! from the input's average length ([`guess`]), which never grows inside the loop: a call
+//! that may reallocate made the compiler keep the loop's state in memory, and growing by
+//! doubling cost a tenth of the time. When the guess falls short (a take that repeats long
+//! slots), the loop goes on only counting, and a second pass copies into room of the
+//! counted size.
+//!
+//! Filters of 1 Mi lists of 0 to 3 `i32` at selectivity 0.5: 2.3 ms before this shape,
+//! 1.46 ms with it (arrow-select: 9.8 ms).
+
+use alkaid_buffer::OffsetSize;
+
+use crate::gather::{self, Positions};
+
+/// Offsets of the copied slots (from 0) and their items.
+pub(crate) struct Copied<O, T> {
+    pub offsets: Vec<O>,
+    pub items: Vec<T>,
+}
+
+/// Room for the items of `count` slots taken from `offsets` (one more than the slots),
+/// guessed from their average length with an eighth to spare, plus `short` so that the
+/// last fixed-size copy fits.
+pub(crate) fn guess<O: OffsetSize>(offsets: &[O], count: usize, short: usize) -> usize {
+    let slots = offsets.len().saturating_sub(1);
+    if slots == 0 || count == 0 {
+        return short;
+    }
+    let items = offsets[slots]
+        .as_usize()
+        .saturating_sub(offsets[0].as_usize());
+    let average = items as f64 / slots as f64;
+    (count as f64 * average * 1.125) as usize + short
+}
+
+/// The slots at `positions` of the variable-length array with `offsets` (one more than
+/// its slots, each an index into `items`); `None` gives an empty slot. `None` when the
+/// copied items overflow `O`.
+///
+/// Slots of at most `SHORT` items are copied as `SHORT` items when the input has them.
+/// `zero` fills the room before it is written (an all-zero item, so that the room comes
+/// from `calloc`).
+pub(crate) fn copy<O, T, P, const SHORT: usize>(
+    offsets: &[O],
+    items: &[T],
+    positions: &P,
+    zero: T,
+) -> Option<Copied<O, T>>
+where
+    O: OffsetSize,
+    T: Copy,
+    P: Positions + ?Sized,
+{
+    let mut new_offsets: Vec<O> = Vec::with_capacity(positions.len() + 1);
+    new_offsets.push(O::ZERO);
+    let mut out = vec![zero; guess(offsets, positions.len(), SHORT)];
+    let room = out.as_mut_slice();
+    // The running total and whether the room still holds every slot so far: state handed
+    // from slot to slot, so that it stays in registers.
+    let (total, fits) = gather::extend_in_place_with(
+        &mut new_offsets,
+        positions,
+        (0usize, true),
+        |(total, fits), position| {
+            if let Some(i) = position {
+                let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+                let len = end.saturating_sub(start);
+                let at = *total;
+                let short = items.get(start..).and_then(<[T]>::first_chunk::<SHORT>);
+                let slot = room.get_mut(at..).and_then(<[T]>::first_chunk_mut::<SHORT>);
+                if let (true, Some(&chunk), Some(slot)) = (len <= SHORT, short, slot) {
+                    // A value, not a slice copy: LLVM merged two copies of different
+                    // lengths into one call of `memcpy`, which took half of a string
+                    // gather's time.
+                    *slot = chunk;
+                } else if *fits && at + len <= room.len() {
+                    room[at..at + len].copy_from_slice(&items[start..end]);
+                } else {
+                    *fits = false;
+                }
+                *total += len;
+            }
+            O::usize_as(*total)
+        },
+    );
+    O::from_usize(total)?;
+    if !fits {
+        out = vec![zero; total];
+        copy_again(&mut out, &new_offsets, items, offsets, positions);
+    }
+    out.truncate(total);
+    Some(Copied {
+        offsets: new_offsets,
+        items: out,
+    })
+}
+
+/// The second pass of [`copy`]: the slots at `positions` into `out`, where `new_offsets`
+/// (counted from the same slots) says they go.
+fn copy_again<O: OffsetSize, T: Copy, P: Positions + ?Sized>(
+    out: &mut [T],
+    new_offsets: &[O],
+    items: &[T],
+    offsets: &[O],
+    positions: &P,
+) {
+    let mut slot = 0;
+    positions.for_each(|position| {
+        if let Some(i) = position {
+            let (to, to_end) = (
+                new_offsets[slot].as_usize(),
+                new_offsets[slot + 1].as_usize(),
+            );
+            let from = offsets[i].as_usize();
+            out[to..to_end].copy_from_slice(&items[from..from + (to_end - to)]);
+        }
+        slot += 1;
+    });
+}
