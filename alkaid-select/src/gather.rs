@@ -345,7 +345,8 @@ pub(crate) fn extend_in_place<T, P: Positions + ?Sized>(
 ///
 /// State that `f` captured by reference instead stayed in memory, loaded and stored at
 /// every slot: a call that may unwind (a failed bounds check) could observe it. Held
-/// here, it stays in registers (filter of 1 Mi short lists at 0.5: 1.58 to 1.46 ms).
+/// here, it stays in registers (filter of 1 Mi short lists at 0.5: 1.58 to 1.46 ms in
+/// one A/B run).
 pub(crate) fn extend_in_place_with<T, S, P: Positions + ?Sized>(
     out: &mut Vec<T>,
     positions: &P,
