@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use alkaid_benches::data::Rng;
+use alkaid_benches::versus;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -239,13 +240,15 @@ fn ipc(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("ipc_write");
     group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    // Each library writes into its own reused buffer.
+    let mut their_out = Vec::new();
     for codec in ["none", "lz4", "zstd"] {
-        group.bench_function(BenchmarkId::new("alkaid", format!("stream/{codec}")), |b| {
-            b.iter(|| alkaid_write(&ours, codec, &mut out))
-        });
-        group.bench_function(BenchmarkId::new("arrow", format!("stream/{codec}")), |b| {
-            b.iter(|| arrow_write(&theirs, codec, &mut out))
-        });
+        versus(
+            &mut group,
+            &format!("stream/{codec}"),
+            || alkaid_write(&ours, codec, &mut out),
+            || arrow_write(&theirs, codec, &mut their_out),
+        );
     }
     // The floor: copying the uncompressed stream's bytes into a reused buffer.
     alkaid_write(&ours, "none", &mut out);
@@ -267,19 +270,19 @@ fn ipc(c: &mut Criterion) {
         alkaid_write(&ours, codec, &mut ours_bytes);
         let mut arrow_bytes = Vec::new();
         arrow_write(&theirs, codec, &mut arrow_bytes);
-        group.bench_function(BenchmarkId::new("alkaid", format!("stream/{codec}")), |b| {
-            b.iter(|| {
+        versus(
+            &mut group,
+            &format!("stream/{codec}"),
+            || {
                 let reader = alkaid_ipc::StreamReader::try_new(&ours_bytes[..]).unwrap();
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
-            })
-        });
-        group.bench_function(BenchmarkId::new("arrow", format!("stream/{codec}")), |b| {
-            b.iter(|| {
+            },
+            || {
                 let reader =
                     arrow_ipc::reader::StreamReader::try_new(&arrow_bytes[..], None).unwrap();
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
-            })
-        });
+            },
+        );
     }
     group.finish();
 
@@ -292,39 +295,39 @@ fn ipc(c: &mut Criterion) {
         let ours_buffer = alkaid_buffer::Buffer::from_slice_ref(&ours_bytes);
         let arrow_buffer = arrow_buffer::Buffer::from_vec(arrow_file(&theirs.slice(0, rows)));
         let label = format!("file/{}Ki", rows >> 10);
-        group.bench_function(BenchmarkId::new("alkaid", &label), |b| {
-            b.iter(|| {
+        versus(
+            &mut group,
+            &label,
+            || {
                 // SAFETY: the bytes were written by Alkaid's own writer above.
                 let options = unsafe { alkaid_ipc::ReadOptions::default().skip_full_validation() };
                 let reader = alkaid_ipc::FileReader::open(ours_buffer.clone(), options).unwrap();
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
-            })
-        });
-        group.bench_function(BenchmarkId::new("arrow", &label), |b| {
-            b.iter(|| arrow_zero_copy_rows(&arrow_buffer))
-        });
+            },
+            || arrow_zero_copy_rows(&arrow_buffer),
+        );
     }
     group.finish();
 
     let mut group = c.benchmark_group("ipc_validate_full");
     group.sample_size(10).throughput(Throughput::Bytes(bytes));
-    group.bench_function(BenchmarkId::new("alkaid", "batch/4Mi"), |b| {
-        b.iter(|| {
+    versus(
+        &mut group,
+        "batch/4Mi",
+        || {
             for column in ours.columns() {
                 column
                     .to_data()
                     .validate(alkaid_data::ValidationLevel::Full)
                     .unwrap();
             }
-        })
-    });
-    group.bench_function(BenchmarkId::new("arrow", "batch/4Mi"), |b| {
-        b.iter(|| {
+        },
+        || {
             for column in theirs.columns() {
                 column.to_data().validate_full().unwrap();
             }
-        })
-    });
+        },
+    );
     group.finish();
 }
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use alkaid_benches::data::Rng;
+use alkaid_benches::versus;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const ROWS: usize = 1 << 20;
@@ -153,12 +154,12 @@ fn select(c: &mut Criterion) {
         let their_mask = arrow_array::BooleanArray::from(bits);
         for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
             let id = format!("{name}@{shape}");
-            group.bench_function(BenchmarkId::new("alkaid", &id), |bench| {
-                bench.iter(|| alkaid_select::filter(a.as_ref(), &our_mask).unwrap())
-            });
-            group.bench_function(BenchmarkId::new("arrow", &id), |bench| {
-                bench.iter(|| arrow_select::filter::filter(b.as_ref(), &their_mask).unwrap())
-            });
+            versus(
+                &mut group,
+                &id,
+                || alkaid_select::filter(a.as_ref(), &our_mask).unwrap(),
+                || arrow_select::filter::filter(b.as_ref(), &their_mask).unwrap(),
+            );
         }
     }
     group.finish();
@@ -171,12 +172,12 @@ fn select(c: &mut Criterion) {
     let their_indices = arrow_array::UInt32Array::from(picks);
     let mut group = c.benchmark_group("take");
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
-        group.bench_function(BenchmarkId::new("alkaid", format!("{name}/1Mi")), |bench| {
-            bench.iter(|| alkaid_select::take(a.as_ref(), &our_indices).unwrap())
-        });
-        group.bench_function(BenchmarkId::new("arrow", format!("{name}/1Mi")), |bench| {
-            bench.iter(|| arrow_select::take::take(b.as_ref(), &their_indices, None).unwrap())
-        });
+        versus(
+            &mut group,
+            &format!("{name}/1Mi"),
+            || alkaid_select::take(a.as_ref(), &our_indices).unwrap(),
+            || arrow_select::take::take(b.as_ref(), &their_indices, None).unwrap(),
+        );
     }
     group.finish();
 
@@ -189,12 +190,12 @@ fn select(c: &mut Criterion) {
             our_parts.iter().map(|p| p.as_ref()).collect();
         let their_refs: Vec<&dyn arrow_array::Array> =
             their_parts.iter().map(|p| p.as_ref()).collect();
-        group.bench_function(BenchmarkId::new("alkaid", format!("{name}/8")), |bench| {
-            bench.iter(|| alkaid_select::concat(&our_refs).unwrap())
-        });
-        group.bench_function(BenchmarkId::new("arrow", format!("{name}/8")), |bench| {
-            bench.iter(|| arrow_select::concat::concat(&their_refs).unwrap())
-        });
+        versus(
+            &mut group,
+            &format!("{name}/8"),
+            || alkaid_select::concat(&our_refs).unwrap(),
+            || arrow_select::concat::concat(&their_refs).unwrap(),
+        );
     }
     group.finish();
 
@@ -215,12 +216,12 @@ fn select(c: &mut Criterion) {
             our_parts.iter().map(|p| p.as_ref()).collect();
         let their_refs: Vec<&dyn arrow_array::Array> =
             their_parts.iter().map(|p| p.as_ref()).collect();
-        group.bench_function(BenchmarkId::new("alkaid", format!("{name}/4")), |bench| {
-            bench.iter(|| alkaid_select::interleave(&our_refs, &pairs).unwrap())
-        });
-        group.bench_function(BenchmarkId::new("arrow", format!("{name}/4")), |bench| {
-            bench.iter(|| arrow_select::interleave::interleave(&their_refs, &pairs).unwrap())
-        });
+        versus(
+            &mut group,
+            &format!("{name}/4"),
+            || alkaid_select::interleave(&our_refs, &pairs).unwrap(),
+            || arrow_select::interleave::interleave(&their_refs, &pairs).unwrap(),
+        );
     }
     group.finish();
 
