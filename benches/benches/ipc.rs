@@ -245,6 +245,7 @@ fn ipc(c: &mut Criterion) {
     for codec in ["none", "lz4", "zstd"] {
         versus(
             &mut group,
+            "ipc_write",
             &format!("stream/{codec}"),
             || alkaid_write(&ours, codec, &mut out),
             || arrow_write(&theirs, codec, &mut their_out),
@@ -272,6 +273,7 @@ fn ipc(c: &mut Criterion) {
         arrow_write(&theirs, codec, &mut arrow_bytes);
         versus(
             &mut group,
+            "ipc_read",
             &format!("stream/{codec}"),
             || {
                 let reader = alkaid_ipc::StreamReader::try_new(&ours_bytes[..]).unwrap();
@@ -297,6 +299,7 @@ fn ipc(c: &mut Criterion) {
         let label = format!("file/{}Ki", rows >> 10);
         versus(
             &mut group,
+            "ipc_zero_copy",
             &label,
             || {
                 // SAFETY: the bytes were written by Alkaid's own writer above.
@@ -313,6 +316,7 @@ fn ipc(c: &mut Criterion) {
     group.sample_size(10).throughput(Throughput::Bytes(bytes));
     versus(
         &mut group,
+        "ipc_validate_full",
         "batch/4Mi",
         || {
             for column in ours.columns() {

@@ -156,6 +156,7 @@ fn select(c: &mut Criterion) {
             let id = format!("{name}@{shape}");
             versus(
                 &mut group,
+                "filter",
                 &id,
                 || alkaid_select::filter(a.as_ref(), &our_mask).unwrap(),
                 || arrow_select::filter::filter(b.as_ref(), &their_mask).unwrap(),
@@ -174,6 +175,7 @@ fn select(c: &mut Criterion) {
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
         versus(
             &mut group,
+            "take",
             &format!("{name}/1Mi"),
             || alkaid_select::take(a.as_ref(), &our_indices).unwrap(),
             || arrow_select::take::take(b.as_ref(), &their_indices, None).unwrap(),
@@ -192,6 +194,7 @@ fn select(c: &mut Criterion) {
             their_parts.iter().map(|p| p.as_ref()).collect();
         versus(
             &mut group,
+            "concat",
             &format!("{name}/8"),
             || alkaid_select::concat(&our_refs).unwrap(),
             || arrow_select::concat::concat(&their_refs).unwrap(),
@@ -218,6 +221,7 @@ fn select(c: &mut Criterion) {
             their_parts.iter().map(|p| p.as_ref()).collect();
         versus(
             &mut group,
+            "interleave",
             &format!("{name}/4"),
             || alkaid_select::interleave(&our_refs, &pairs).unwrap(),
             || arrow_select::interleave::interleave(&their_refs, &pairs).unwrap(),

@@ -20,44 +20,104 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
-/// Registers the figures `alkaid/{id}` and `arrow/{id}` in `group`, each timed in
-/// alternation with the other: every timed run of one library is followed by an untimed
-/// run of the other.
+/// Registers the figures `alkaid/{id}` and `arrow/{id}` in `group` (named `group_name`),
+/// each measured in alternation with the other: every run of one library is followed by a
+/// run of the other, and both are timed. Criterion's figures are the timed runs of the
+/// library they name; the sums of both libraries' runs, paired run by run across both
+/// figures, go to `criterion/paired/{group_name}/{id}.json` beside criterion's output,
+/// where `report.py` takes the ratio from.
 ///
-/// On this shared machine, a library's time for the same work moves by 20% and more over
-/// tens of seconds (both libraries' times for a random gather of `i32`s switch between
-/// about 0.93 and 1.23 ms), so two figures measured one after the other can differ by
-/// that much for no reason in either library. Alternating puts both under the same
-/// conditions at each moment: in a standalone A/B loop that alternates, `take` of `i32`
-/// read 1.00× in eight runs out of eight, while back-to-back criterion runs read 0.74× to
-/// 1.31×. Each figure costs twice the time to measure.
+/// On this shared machine, a library's time for the same work moves by 20% and more from
+/// one stretch of seconds to the next (both libraries' times for a random gather of `i32`s
+/// switch between about 0.93 and 1.23 ms), and criterion measures one figure after the
+/// other, so two figures can differ by that much for no reason in either library. Runs
+/// timed next to each other see the same machine: a standalone loop that alternates read
+/// `take` of `i32` at 1.00× in eight runs out of eight, while criterion's figures for it
+/// read 0.74× to 1.31× on the same day.
 pub fn versus<O, T>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    group_name: &str,
     id: &str,
     mut ours: impl FnMut() -> O,
     mut theirs: impl FnMut() -> T,
 ) {
+    let mut paired = Paired::default();
     group.bench_function(criterion::BenchmarkId::new("alkaid", id), |b| {
-        b.iter_custom(|iters| alternate(iters, &mut ours, &mut theirs))
+        b.iter_custom(|iters| {
+            let (timed, other) = alternate(iters, &mut ours, &mut theirs);
+            paired.add(timed, other, iters);
+            timed
+        })
     });
     group.bench_function(criterion::BenchmarkId::new("arrow", id), |b| {
-        b.iter_custom(|iters| alternate(iters, &mut theirs, &mut ours))
+        b.iter_custom(|iters| {
+            let (timed, other) = alternate(iters, &mut theirs, &mut ours);
+            paired.add(other, timed, iters);
+            timed
+        })
     });
+    paired.save(group_name, id);
 }
 
-/// The time `iters` runs of `timed` take, each followed by an untimed run of `other`. The
-/// timed run's result is dropped inside the timing, as `Bencher::iter` does.
+/// Both libraries' times over the runs `versus` paired.
+#[derive(Default)]
+struct Paired {
+    alkaid: Duration,
+    arrow: Duration,
+    pairs: u64,
+}
+
+impl Paired {
+    fn add(&mut self, alkaid: Duration, arrow: Duration, pairs: u64) {
+        self.alkaid += alkaid;
+        self.arrow += arrow;
+        self.pairs += pairs;
+    }
+
+    /// Writes the sums as JSON under the criterion directory (`$CARGO_TARGET_DIR/criterion`,
+    /// or the `target` directory the bench binary was built in). Nothing is written when
+    /// no run was paired (a filter skipped both figures); failing to write only warns.
+    fn save(&self, group_name: &str, id: &str) {
+        if self.pairs == 0 {
+            return;
+        }
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                let exe = std::env::current_exe().ok()?;
+                // target/<profile>/deps/<binary>
+                exe.ancestors().nth(3).map(std::path::Path::to_path_buf)
+            });
+        let Some(target) = target else { return };
+        let dir = target.join("criterion/paired").join(group_name);
+        let file = dir.join(format!("{}.json", id.replace('/', "_")));
+        let json = format!(
+            "{{\"group\": \"{group_name}\", \"id\": \"{id}\", \"alkaid_ns\": {}, \"arrow_ns\": {}, \"pairs\": {}}}\n",
+            self.alkaid.as_nanos(),
+            self.arrow.as_nanos(),
+            self.pairs
+        );
+        if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, json)) {
+            eprintln!("could not write {}: {e}", file.display());
+        }
+    }
+}
+
+/// The times of `iters` runs of `timed` and of the run of `other` that follows each. A
+/// result is dropped inside its run's timing, as `Bencher::iter` does.
 fn alternate<A, B>(
     iters: u64,
     timed: &mut impl FnMut() -> A,
     other: &mut impl FnMut() -> B,
-) -> Duration {
-    let mut total = Duration::ZERO;
+) -> (Duration, Duration) {
+    let (mut timed_total, mut other_total) = (Duration::ZERO, Duration::ZERO);
     for _ in 0..iters {
         let start = std::time::Instant::now();
         drop(std::hint::black_box(timed()));
-        total += start.elapsed();
+        let middle = std::time::Instant::now();
         drop(std::hint::black_box(other()));
+        timed_total += middle - start;
+        other_total += middle.elapsed();
     }
-    total
+    (timed_total, other_total)
 }
