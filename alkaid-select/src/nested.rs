@@ -75,8 +75,15 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     // Short lists (most) write four positions whatever their length, with no branch on
     // it (a loop of 0 to 3 steps mispredicted its exit at every list); the next list
     // overwrites the excess. So the vector is kept zero-filled ahead of `written`.
-    let mut child_positions: Vec<usize> =
-        vec![0; ranges::guess(&offsets[..=data.len()], indices.len(), SHORT)];
+    // Room guessed from the average length, but never more than the child holds: this
+    // vector grows as it must, and a guess (many takes of an empty list beside a huge
+    // one) could ask for far more than the result needs.
+    let ours = &offsets[..=data.len()];
+    let room = ranges::guess(ours, indices.len(), SHORT);
+    let held = ours[data.len()]
+        .as_usize()
+        .saturating_sub(ours[0].as_usize());
+    let mut child_positions: Vec<usize> = vec![0; room.min(held + SHORT)];
     let mut written = 0;
     new_offsets.push(O::ZERO);
     gather::extend_in_place(&mut new_offsets, indices, |position| {
@@ -519,8 +526,8 @@ mod tests {
 
     #[test]
     fn list_takes_copy_every_list_whether_or_not_the_room_guessed_holds_them() {
-        // Average length 5 (after the slice): repeating the 40-item list overflows the
-        // guess, so the values are copied in a second pass; taking short lists fits it.
+        // Average length 45 / 7 (after the slice): repeating the 40-item list overflows
+        // the guess, so the values are copied in a second pass; taking short lists fits it.
         let data = counted_lists(&[3, 1, 0, 2, 40, 0, 1, 1]);
         for indices in [
             vec![Some(3), Some(3), None, Some(3), Some(0), Some(3)],
