@@ -4,7 +4,7 @@
 Every benchmark id is `group/impl/parameter` with impl `alkaid` or `arrow`; the table pairs
 the two and gives the ratio arrow-rs / Alkaid (above 1: Alkaid is faster).
 
-Rows measured with `alkaid_benches::versus` (select and ipc) take that ratio from the paired
+Rows measured with `alkaid_benches::VersusGroup::versus` (select and ipc) take that ratio from the paired
 runs it records under `criterion/paired/`: both libraries' total times over runs that
 alternated one with the other, so that both saw the same machine at each moment. Other rows
 divide the two fastest samples.

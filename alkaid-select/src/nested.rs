@@ -79,11 +79,8 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     // vector grows as it must, and a guess (many takes of an empty list beside a huge
     // one) could ask for far more than the result needs.
     let ours = &offsets[..=data.len()];
-    let room = ranges::guess(ours, indices.len(), SHORT);
-    let held = ours[data.len()]
-        .as_usize()
-        .saturating_sub(ours[0].as_usize());
-    let mut child_positions: Vec<usize> = vec![0; room.min(held + SHORT)];
+    let room = ranges::guess(ours, indices.len(), SHORT).min(ranges::span(ours) + SHORT);
+    let mut child_positions: Vec<usize> = vec![0; room];
     let mut written = 0;
     new_offsets.push(O::ZERO);
     gather::extend_in_place(&mut new_offsets, indices, |position| {

@@ -26,6 +26,14 @@ pub(crate) struct Copied<O, T> {
     pub items: Vec<T>,
 }
 
+/// How many items the slots of `offsets` (one more than the slots) span.
+pub(crate) fn span<O: OffsetSize>(offsets: &[O]) -> usize {
+    match (offsets.first(), offsets.last()) {
+        (Some(first), Some(last)) => last.as_usize().saturating_sub(first.as_usize()),
+        _ => 0,
+    }
+}
+
 /// Room for the items of `count` slots taken from `offsets` (one more than the slots),
 /// guessed from their average length with an eighth to spare, plus `short` so that the
 /// last fixed-size copy fits. Saturates at `usize::MAX` (a float cast does).
@@ -34,10 +42,7 @@ pub(crate) fn guess<O: OffsetSize>(offsets: &[O], count: usize, short: usize) ->
     if slots == 0 || count == 0 {
         return short;
     }
-    let items = offsets[slots]
-        .as_usize()
-        .saturating_sub(offsets[0].as_usize());
-    let average = items as f64 / slots as f64;
+    let average = span(offsets) as f64 / slots as f64;
     (count as f64 * average * 1.125) as usize + short
 }
 
@@ -64,14 +69,10 @@ where
     // Only a guess: when the taken slots are much shorter than the average (many takes of
     // an empty list beside a huge one), it can be far more than the result needs, even
     // more than memory. Room that cannot be had is no room: every slot then goes to the
-    // counted second pass, whose room is what the result really holds.
+    // counted second pass, whose room is what the result really holds (a refused
+    // reservation leaves the vector empty).
     let mut out: Vec<T> = Vec::new();
-    if out
-        .try_reserve_exact(guess(offsets, positions.len(), SHORT))
-        .is_err()
-    {
-        out = Vec::new();
-    }
+    let _ = out.try_reserve_exact(guess(offsets, positions.len(), SHORT));
     let room = out.spare_capacity_mut();
     // The running total and whether the room still holds every slot so far: state handed
     // from slot to slot, so that it stays in registers.

@@ -302,7 +302,7 @@ fn null_slot(data_type: &DataType) -> Result<ArrayData, SelectError> {
 
 /// Offsets and bytes of the strings or binaries at `indices`; `None` when the result's bytes
 /// overflow `O`. A filter's ascending positions copy in one pass ([`ranges::copy`]: 1 Mi
-/// short strings at 0.5, 2.47 to 1.6 ms); random ones in three, each prefetching
+/// short strings at 0.5, 2.47 to 1.45 ms); random ones in three, each prefetching
 /// ([`gather::bytes`]).
 fn byte_values<O: OffsetSize, P: Positions + ?Sized>(
     data: &ArrayData,

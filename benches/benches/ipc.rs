@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use alkaid_benches::VersusGroup;
 use alkaid_benches::data::Rng;
-use alkaid_benches::versus;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -238,14 +238,15 @@ fn ipc(c: &mut Criterion) {
     alkaid_write(&ours, "none", &mut out);
     let bytes = out.len() as u64;
 
-    let mut group = c.benchmark_group("ipc_write");
-    group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    let mut group = VersusGroup::new(c, "ipc_write");
+    group
+        .group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(bytes));
     // Each library writes into its own reused buffer.
     let mut their_out = Vec::new();
     for codec in ["none", "lz4", "zstd"] {
-        versus(
-            &mut group,
-            "ipc_write",
+        group.versus(
             &format!("stream/{codec}"),
             || alkaid_write(&ours, codec, &mut out),
             || arrow_write(&theirs, codec, &mut their_out),
@@ -254,26 +255,31 @@ fn ipc(c: &mut Criterion) {
     // The floor: copying the uncompressed stream's bytes into a reused buffer.
     alkaid_write(&ours, "none", &mut out);
     let mut copy = vec![0u8; out.len()];
-    group.bench_function(BenchmarkId::new("memcpy", "stream/none"), |b| {
-        b.iter(|| copy.copy_from_slice(black_box(&out)))
-    });
+    group
+        .group
+        .bench_function(BenchmarkId::new("memcpy", "stream/none"), |b| {
+            b.iter(|| copy.copy_from_slice(black_box(&out)))
+        });
     // The same copy into fresh memory: what any reader that hands out owned batches pays
     // (the kernel maps and zeroes every page on first touch).
-    group.bench_function(BenchmarkId::new("memcpy", "stream/none/fresh"), |b| {
-        b.iter(|| black_box(out.to_vec()))
-    });
+    group
+        .group
+        .bench_function(BenchmarkId::new("memcpy", "stream/none/fresh"), |b| {
+            b.iter(|| black_box(out.to_vec()))
+        });
     group.finish();
 
-    let mut group = c.benchmark_group("ipc_read");
-    group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    let mut group = VersusGroup::new(c, "ipc_read");
+    group
+        .group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(bytes));
     for codec in ["none", "lz4", "zstd"] {
         let mut ours_bytes = Vec::new();
         alkaid_write(&ours, codec, &mut ours_bytes);
         let mut arrow_bytes = Vec::new();
         arrow_write(&theirs, codec, &mut arrow_bytes);
-        versus(
-            &mut group,
-            "ipc_read",
+        group.versus(
             &format!("stream/{codec}"),
             || {
                 let reader = alkaid_ipc::StreamReader::try_new(&ours_bytes[..]).unwrap();
@@ -291,15 +297,13 @@ fn ipc(c: &mut Criterion) {
     // Zero-copy reads of an in-memory file (a memory map, say), validation skipped on both
     // sides (both libraries' documented unsafe options): the cost should not grow with the
     // data.
-    let mut group = c.benchmark_group("ipc_zero_copy");
+    let mut group = VersusGroup::new(c, "ipc_zero_copy");
     for rows in [ROWS, ROWS / 64] {
         let ours_bytes = alkaid_file(&ours.slice(0, rows));
         let ours_buffer = alkaid_buffer::Buffer::from_slice_ref(&ours_bytes);
         let arrow_buffer = arrow_buffer::Buffer::from_vec(arrow_file(&theirs.slice(0, rows)));
         let label = format!("file/{}Ki", rows >> 10);
-        versus(
-            &mut group,
-            "ipc_zero_copy",
+        group.versus(
             &label,
             || {
                 // SAFETY: the bytes were written by Alkaid's own writer above.
@@ -312,11 +316,12 @@ fn ipc(c: &mut Criterion) {
     }
     group.finish();
 
-    let mut group = c.benchmark_group("ipc_validate_full");
-    group.sample_size(10).throughput(Throughput::Bytes(bytes));
-    versus(
-        &mut group,
-        "ipc_validate_full",
+    let mut group = VersusGroup::new(c, "ipc_validate_full");
+    group
+        .group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(bytes));
+    group.versus(
         "batch/4Mi",
         || {
             for column in ours.columns() {

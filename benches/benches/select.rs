@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use alkaid_benches::VersusGroup;
 use alkaid_benches::data::Rng;
-use alkaid_benches::versus;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const ROWS: usize = 1 << 20;
@@ -147,16 +147,14 @@ fn mask(name: &str) -> Vec<bool> {
 
 fn select(c: &mut Criterion) {
     let Inputs { ours, theirs } = inputs();
-    let mut group = c.benchmark_group("filter");
+    let mut group = VersusGroup::new(c, "filter");
     for shape in ["0.999", "0.5", "0.001", "runs"] {
         let bits = mask(shape);
         let our_mask = alkaid_array::BooleanArray::from(bits.clone());
         let their_mask = arrow_array::BooleanArray::from(bits);
         for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
             let id = format!("{name}@{shape}");
-            versus(
-                &mut group,
-                "filter",
+            group.versus(
                 &id,
                 || alkaid_select::filter(a.as_ref(), &our_mask).unwrap(),
                 || arrow_select::filter::filter(b.as_ref(), &their_mask).unwrap(),
@@ -171,11 +169,9 @@ fn select(c: &mut Criterion) {
         .collect();
     let our_indices = alkaid_array::UInt32Array::from(picks.clone());
     let their_indices = arrow_array::UInt32Array::from(picks);
-    let mut group = c.benchmark_group("take");
+    let mut group = VersusGroup::new(c, "take");
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
-        versus(
-            &mut group,
-            "take",
+        group.versus(
             &format!("{name}/1Mi"),
             || alkaid_select::take(a.as_ref(), &our_indices).unwrap(),
             || arrow_select::take::take(b.as_ref(), &their_indices, None).unwrap(),
@@ -183,7 +179,7 @@ fn select(c: &mut Criterion) {
     }
     group.finish();
 
-    let mut group = c.benchmark_group("concat");
+    let mut group = VersusGroup::new(c, "concat");
     let eighth = ROWS / 8;
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
         let our_parts: Vec<_> = (0..8).map(|k| a.slice(k * eighth, eighth)).collect();
@@ -192,9 +188,7 @@ fn select(c: &mut Criterion) {
             our_parts.iter().map(|p| p.as_ref()).collect();
         let their_refs: Vec<&dyn arrow_array::Array> =
             their_parts.iter().map(|p| p.as_ref()).collect();
-        versus(
-            &mut group,
-            "concat",
+        group.versus(
             &format!("{name}/8"),
             || alkaid_select::concat(&our_refs).unwrap(),
             || arrow_select::concat::concat(&their_refs).unwrap(),
@@ -203,7 +197,7 @@ fn select(c: &mut Criterion) {
     group.finish();
 
     // Interleave 1 Mi rows picked at random from four quarter-length slices.
-    let mut group = c.benchmark_group("interleave");
+    let mut group = VersusGroup::new(c, "interleave");
     let quarter = ROWS / 4;
     let mut rng = Rng::new(5);
     let pairs: Vec<(usize, usize)> = (0..ROWS)
@@ -219,9 +213,7 @@ fn select(c: &mut Criterion) {
             our_parts.iter().map(|p| p.as_ref()).collect();
         let their_refs: Vec<&dyn arrow_array::Array> =
             their_parts.iter().map(|p| p.as_ref()).collect();
-        versus(
-            &mut group,
-            "interleave",
+        group.versus(
             &format!("{name}/4"),
             || alkaid_select::interleave(&our_refs, &pairs).unwrap(),
             || arrow_select::interleave::interleave(&their_refs, &pairs).unwrap(),

@@ -20,46 +20,70 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
-/// Registers the figures `alkaid/{id}` and `arrow/{id}` in `group` (named `group_name`),
-/// each measured in alternation with the other: every run of one library is followed by a
-/// run of the other, and both are timed. Criterion's figures are the timed runs of the
-/// library they name; the sums of both libraries' runs, paired run by run across both
-/// figures, go to `criterion/paired/{group_name}/{id}.json` beside criterion's output,
-/// where `report.py` takes the ratio from.
-///
-/// On this shared machine, a library's time for the same work moves by 20% and more from
-/// one stretch of seconds to the next (both libraries' times for a random gather of `i32`s
-/// switch between about 0.93 and 1.23 ms), and criterion measures one figure after the
-/// other, so two figures can differ by that much for no reason in either library. Runs
-/// timed next to each other see the same machine: a standalone loop that alternates read
-/// `take` of `i32` at 1.00× in eight runs out of eight, while criterion's figures for it
-/// read 0.74× to 1.31× on the same day.
-pub fn versus<O, T>(
-    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    group_name: &str,
-    id: &str,
-    mut ours: impl FnMut() -> O,
-    mut theirs: impl FnMut() -> T,
-) {
-    let mut paired = Paired::default();
-    group.bench_function(criterion::BenchmarkId::new("alkaid", id), |b| {
-        b.iter_custom(|iters| {
-            let (timed, other) = alternate(iters, &mut ours, &mut theirs);
-            paired.add(timed, other, iters);
-            timed
-        })
-    });
-    group.bench_function(criterion::BenchmarkId::new("arrow", id), |b| {
-        b.iter_custom(|iters| {
-            let (timed, other) = alternate(iters, &mut theirs, &mut ours);
-            paired.add(other, timed, iters);
-            timed
-        })
-    });
-    paired.save(group_name, id);
+/// A criterion benchmark group that knows its name, so that [`VersusGroup::versus`] can
+/// file its paired times under it. Other figures (memcpy floors) go through `group`.
+pub struct VersusGroup<'a> {
+    /// The criterion group, for settings and for figures that are not pairs.
+    pub group: criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>,
+    name: &'static str,
 }
 
-/// Both libraries' times over the runs `versus` paired.
+impl<'a> VersusGroup<'a> {
+    /// Opens the group `name`.
+    pub fn new(c: &'a mut Criterion, name: &'static str) -> Self {
+        Self {
+            group: c.benchmark_group(name),
+            name,
+        }
+    }
+
+    /// Registers the figures `alkaid/{id}` and `arrow/{id}`, each measured in alternation
+    /// with the other: every run of one library is followed by a run of the other, and both
+    /// are timed. Criterion's figures are the timed runs of the library they name; the sums
+    /// of both libraries' runs, paired run by run across both figures, go to
+    /// `criterion/paired/{group}/{id}.json` beside criterion's output, where `report.py`
+    /// takes the ratio from.
+    ///
+    /// On this shared machine, a library's time for the same work moves by 20% and more
+    /// from one stretch of seconds to the next (both libraries' times for a random gather
+    /// of `i32`s switch between about 0.93 and 1.23 ms), and criterion measures one figure
+    /// after the other, so two figures can differ by that much for no reason in either
+    /// library. Runs timed next to each other see the same machine: a standalone loop that
+    /// alternates read `take` of `i32` at 1.00× in eight runs out of eight, while
+    /// criterion's figures for it read 0.74× to 1.31× on the same day.
+    pub fn versus<O, T>(
+        &mut self,
+        id: &str,
+        mut ours: impl FnMut() -> O,
+        mut theirs: impl FnMut() -> T,
+    ) {
+        let mut paired = Paired::default();
+        self.group
+            .bench_function(criterion::BenchmarkId::new("alkaid", id), |b| {
+                b.iter_custom(|iters| {
+                    let (timed, other) = alternate(iters, &mut ours, &mut theirs);
+                    paired.add(timed, other, iters);
+                    timed
+                })
+            });
+        self.group
+            .bench_function(criterion::BenchmarkId::new("arrow", id), |b| {
+                b.iter_custom(|iters| {
+                    let (timed, other) = alternate(iters, &mut theirs, &mut ours);
+                    paired.add(other, timed, iters);
+                    timed
+                })
+            });
+        paired.save(self.name, id);
+    }
+
+    /// Closes the group.
+    pub fn finish(self) {
+        self.group.finish();
+    }
+}
+
+/// Both libraries' times over the runs [`VersusGroup::versus`] paired.
 #[derive(Default)]
 struct Paired {
     alkaid: Duration,
