@@ -334,6 +334,7 @@ impl ArrayDataBuilder {
     /// # Safety
     /// As [`build_structural`](Self::build_structural); in addition the children and the
     /// dictionary must already pass [`ValidationLevel::Structural`].
+    #[inline]
     pub unsafe fn build_structural_shallow(self) -> Result<ArrayData, DataError> {
         self.check_declared_null_count()?;
         validate::check_structure_shallow(&self.data)?;

@@ -5,7 +5,7 @@
 //! record batch, dictionary batch; reading and writing) visits dictionaries in that order,
 //! so a position in the walk is all it needs to find an id.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use alkaid_schema::{DataType, Schema};
 
@@ -16,7 +16,7 @@ use crate::error::{IpcError, Result};
 pub struct DictionaryIds {
     ids: Vec<i64>,
     /// For each distinct id: the walk position of its first field and its value type.
-    by_id: HashMap<i64, (usize, DataType)>,
+    by_id: BTreeMap<i64, (usize, DataType)>,
 }
 
 /// Number of dictionary-encoded positions in `data_type`, itself included.
@@ -85,7 +85,7 @@ impl DictionaryIds {
     }
 
     fn new(ids: Vec<i64>, values: Vec<DataType>) -> Result<Self> {
-        let mut by_id: HashMap<i64, (usize, DataType)> = HashMap::new();
+        let mut by_id: BTreeMap<i64, (usize, DataType)> = BTreeMap::new();
         for (position, (&id, value)) in ids.iter().zip(values).enumerate() {
             match by_id.get(&id) {
                 Some((_, first)) if !first.eq_ignoring_metadata(&value) => {

@@ -6,8 +6,10 @@ use std::fmt;
 /// by reference, so naming costs nothing until an error formats it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Path<'a> {
-    /// A top-level field or a named root ("dictionary 3").
+    /// A top-level field.
     Root(&'a str),
+    /// The values of the dictionary with this id ("dictionary 3").
+    Dictionary(i64),
     /// The field `name` inside `parent`.
     Child(&'a Path<'a>, &'a str),
 }
@@ -23,6 +25,7 @@ impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Path::Root(name) => f.write_str(name),
+            Path::Dictionary(id) => write!(f, "dictionary {id}"),
             Path::Child(parent, name) => write!(f, "{parent}.{name}"),
         }
     }
@@ -37,5 +40,7 @@ mod tests {
         let root = Path::Root("events");
         let tags = root.child("tags");
         assert_eq!(tags.child("item").to_string(), "events.tags.item");
+        let dictionary = Path::Dictionary(3);
+        assert_eq!(dictionary.child("item").to_string(), "dictionary 3.item");
     }
 }

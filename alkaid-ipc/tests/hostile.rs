@@ -250,6 +250,32 @@ fn lying_lengths_and_offsets_are_named_errors() {
 }
 
 #[test]
+fn a_null_count_the_bitmap_does_not_match_is_named() {
+    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)]));
+    let values: Vec<Option<i64>> = (0..10).map(|i| (i % 3 != 0).then_some(i)).collect();
+    let column: ArrayRef = Arc::new(Int64Array::from(values));
+    let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+    let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
+    writer.write(&batch).unwrap();
+    let mut bytes = writer.into_inner().unwrap();
+    // The field node is two little-endian i64s: 10 slots, 4 of them null.
+    let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
+    let lie = [10i64.to_le_bytes(), 5i64.to_le_bytes()].concat();
+    assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
+    let err = StreamReader::try_new(&bytes[..])
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("x: the field node declares 5 nulls") && message.contains("has 4"),
+        "{message}"
+    );
+}
+
+#[test]
 fn files_check_their_magic_and_footer() {
     let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
     let column: ArrayRef = Arc::new(Int64Array::from(vec![1i64, 2]));

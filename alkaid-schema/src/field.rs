@@ -218,6 +218,11 @@ impl From<Vec<Field>> for Fields {
 
 impl From<Vec<FieldRef>> for Fields {
     fn from(fields: Vec<FieldRef>) -> Self {
+        // No fields share the one empty slice: leaf fields (most of a schema) then cost no
+        // allocation.
+        if fields.is_empty() {
+            return Self::empty();
+        }
         Self(fields.into())
     }
 }
@@ -230,7 +235,7 @@ impl From<&[FieldRef]> for Fields {
 
 impl FromIterator<FieldRef> for Fields {
     fn from_iter<I: IntoIterator<Item = FieldRef>>(iter: I) -> Self {
-        Self(iter.into_iter().collect())
+        Vec::from_iter(iter).into()
     }
 }
 
@@ -251,6 +256,23 @@ impl<'a> IntoIterator for &'a Fields {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_built_empty_and_full_hold_what_they_were_given() {
+        let from_vec = Fields::from(Vec::<FieldRef>::new());
+        let collected: Fields = std::iter::empty::<FieldRef>().collect();
+        assert!(from_vec.is_empty() && collected.is_empty());
+        assert_eq!(from_vec, Fields::empty());
+        assert_eq!(collected, Fields::empty());
+        let two: Fields = [
+            Field::new("a", DataType::Int8, true),
+            Field::new("b", DataType::Utf8, false),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(two.len(), 2);
+        assert_eq!(two[1].name(), "b");
+    }
 
     #[test]
     fn duplicate_names_make_lookup_ambiguous() {

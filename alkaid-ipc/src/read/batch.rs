@@ -5,7 +5,7 @@
 //! checked before it is used; buffers are slices of the body (no copy) unless they are
 //! compressed, misaligned for their type, or written in the other byte order.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
@@ -19,10 +19,14 @@ use crate::path::Path;
 
 /// Everything a body walk reads from.
 pub(crate) struct BodyReader<'a> {
-    pub batch: fb::RecordBatch<'a>,
+    // The message's vectors, looked up once: each accessor call is a vtable lookup.
+    nodes: Option<flatbuffers::Vector<'a, fb::FieldNode>>,
+    buffers: Option<flatbuffers::Vector<'a, fb::Buffer>>,
+    variadic_counts: Option<flatbuffers::Vector<'a, i64>>,
+    codec: Option<fb::CompressionType>,
     pub body: &'a Buffer,
     pub ids: &'a DictionaryIds,
-    pub dictionaries: &'a HashMap<i64, ArrayData>,
+    pub dictionaries: &'a BTreeMap<i64, ArrayData>,
     /// Byte-swap fixed-width values (the schema says big-endian).
     pub swap: bool,
     /// Metadata V4: unions still carry a validity buffer.
@@ -38,15 +42,34 @@ pub(crate) struct BodyReader<'a> {
 }
 
 impl<'a> BodyReader<'a> {
+    /// A walk over `body` as `batch` lays it out.
+    ///
+    /// # Errors
+    /// If the message asks for a body compression method other than per-buffer.
     pub fn new(
         batch: fb::RecordBatch<'a>,
         body: &'a Buffer,
         ids: &'a DictionaryIds,
-        dictionaries: &'a HashMap<i64, ArrayData>,
+        dictionaries: &'a BTreeMap<i64, ArrayData>,
         cursor: usize,
-    ) -> Self {
-        Self {
-            batch,
+    ) -> Result<Self> {
+        let codec = match batch.compression() {
+            None => None,
+            Some(compression) if compression.method() == fb::BodyCompressionMethod::BUFFER => {
+                Some(compression.codec())
+            }
+            Some(compression) => {
+                return Err(IpcError::unsupported(format!(
+                    "body compression method {}",
+                    compression.method().0
+                )));
+            }
+        };
+        Ok(Self {
+            nodes: batch.nodes(),
+            buffers: batch.buffers(),
+            variadic_counts: batch.variadicBufferCounts(),
+            codec,
             body,
             ids,
             dictionaries,
@@ -58,13 +81,13 @@ impl<'a> BodyReader<'a> {
             node: 0,
             buffer: 0,
             variadic: 0,
-        }
+        })
     }
 
     /// Checks that the walk used every node and buffer the message lists.
     pub fn finish(&self) -> Result<()> {
-        let nodes = self.batch.nodes().map_or(0, |n| n.len());
-        let buffers = self.batch.buffers().map_or(0, |b| b.len());
+        let nodes = self.nodes.map_or(0, |n| n.len());
+        let buffers = self.buffers.map_or(0, |b| b.len());
         if self.node != nodes || self.buffer != buffers {
             return Err(IpcError::malformed(format!(
                 "the message lists {nodes} field nodes and {buffers} buffers, but its schema \
@@ -77,8 +100,7 @@ impl<'a> BodyReader<'a> {
 
     fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
         let node = self
-            .batch
-            .nodes()
+            .nodes
             .and_then(|nodes| (self.node < nodes.len()).then(|| nodes.get(self.node)))
             .ok_or_else(|| {
                 IpcError::malformed(format!("{path}: the message has too few field nodes"))
@@ -94,8 +116,7 @@ impl<'a> BodyReader<'a> {
 
     fn next_buffer(&mut self, path: Path<'_>) -> Result<Buffer> {
         let location = self
-            .batch
-            .buffers()
+            .buffers
             .and_then(|buffers| (self.buffer < buffers.len()).then(|| buffers.get(self.buffer)))
             .ok_or_else(|| {
                 IpcError::malformed(format!("{path}: the message has too few buffers"))
@@ -115,32 +136,24 @@ impl<'a> BodyReader<'a> {
             )));
         };
         let bytes = self.body.slice(start, end - start);
-        match self.batch.compression() {
+        match self.codec {
             None => Ok(bytes),
-            Some(compression) => {
-                if compression.method() != fb::BodyCompressionMethod::BUFFER {
-                    return Err(IpcError::unsupported(format!(
-                        "body compression method {}",
-                        compression.method().0
-                    )));
-                }
-                self.decompressor
-                    .decompress(compression.codec(), &bytes)
-                    .map_err(|e| e.context(format!("{path}: buffer {index}")))
-            }
+            Some(codec) => self
+                .decompressor
+                .decompress(codec, &bytes)
+                .map_err(|e| e.context(format!("{path}: buffer {index}"))),
         }
     }
 
     fn next_variadic_count(&mut self, path: Path<'_>) -> Result<usize> {
         let count = self
-            .batch
-            .variadicBufferCounts()
+            .variadic_counts
             .and_then(|counts| (self.variadic < counts.len()).then(|| counts.get(self.variadic)))
             .ok_or_else(|| {
                 IpcError::malformed(format!("{path}: no variadic buffer count for a view array"))
             })?;
         self.variadic += 1;
-        let remaining = self.batch.buffers().map_or(0, |b| b.len()) - self.buffer;
+        let remaining = self.buffers.map_or(0, |b| b.len()) - self.buffer;
         usize::try_from(count)
             .ok()
             .filter(|&c| c <= remaining)
@@ -161,7 +174,6 @@ impl<'a> BodyReader<'a> {
             PhysicalType::SparseUnion | PhysicalType::DenseUnion
         );
         let mut nulls = None;
-        let mut declared_nulls = None;
         if spec.has_validity || (is_union && self.union_validity) {
             let validity = self.next_buffer(path)?;
             if spec.has_validity && null_count > 0 {
@@ -173,8 +185,15 @@ impl<'a> BodyReader<'a> {
                     // contract includes correct null counts).
                     unsafe { NullBuffer::new_unchecked(bits, null_count) }
                 } else {
-                    declared_nulls = Some(null_count);
-                    NullBuffer::new(bits)
+                    let counted = NullBuffer::new(bits);
+                    if counted.null_count() != null_count {
+                        return Err(IpcError::malformed(format!(
+                            "{path}: the field node declares {null_count} nulls, but the \
+                             validity bitmap has {}",
+                            counted.null_count()
+                        )));
+                    }
+                    counted
                 });
             }
         }
@@ -197,22 +216,16 @@ impl<'a> BodyReader<'a> {
                 children.push(self.array(field.data_type(), path.child(field.name()))?);
             }
         }
+        let dictionary = match data_type {
+            DataType::Dictionary { value, .. } => Some(self.dictionary(value, path)?),
+            _ => None,
+        };
         let mut builder = ArrayData::builder(data_type.clone())
             .len(length)
             .nulls(nulls)
             .buffers(buffers)
             .children(children);
-        if let Some(count) = declared_nulls {
-            builder = builder.declared_null_count(count);
-        }
-        if let DataType::Dictionary { value, .. } = data_type {
-            let id = self.ids.id_at(self.cursor);
-            self.cursor += 1 + count_dictionaries(value);
-            let dictionary = self.dictionaries.get(&id).ok_or_else(|| {
-                IpcError::malformed(format!(
-                    "{path}: dictionary id {id} is used before any dictionary batch defines it"
-                ))
-            })?;
+        if let Some(dictionary) = dictionary {
             builder = builder.dictionary(dictionary.clone());
         }
         // SAFETY: nothing reads the values of this array before the caller validates the
@@ -221,9 +234,22 @@ impl<'a> BodyReader<'a> {
         // so they passed these structural checks already, and dictionaries are stored only
         // after validation; checking this level alone keeps the recursion above from ever
         // seeing mismatched lengths.
-        let data = unsafe { builder.build_structural_shallow() }
-            .map_err(|e| IpcError::from(e).context(path))?;
-        Ok(data)
+        match unsafe { builder.build_structural_shallow() } {
+            Ok(data) => Ok(data),
+            Err(e) => Err(structural_error(e, path)),
+        }
+    }
+
+    /// The dictionary of the next dictionary-encoded array in the walk, whose values are
+    /// of type `value`.
+    fn dictionary(&mut self, value: &DataType, path: Path<'_>) -> Result<&'a ArrayData> {
+        let id = self.ids.id_at(self.cursor);
+        self.cursor += 1 + count_dictionaries(value);
+        self.dictionaries.get(&id).ok_or_else(|| {
+            IpcError::malformed(format!(
+                "{path}: dictionary id {id} is used before any dictionary batch defines it"
+            ))
+        })
     }
 
     /// `buffer` in native byte order and aligned for `spec`.
@@ -246,6 +272,12 @@ impl<'a> BodyReader<'a> {
         };
         buffer.realigned(align)
     }
+}
+
+/// Kept out of line: the walk's hot path then moves each built array straight out.
+#[cold]
+fn structural_error(error: alkaid_data::DataError, path: Path<'_>) -> IpcError {
+    IpcError::from(error).context(path)
 }
 
 /// The widths of the integers inside one fixed-width value, for byte swapping.

@@ -167,8 +167,6 @@ impl<S: ByteSource> FileReader<S> {
         state.set_schema(schema)?;
         let metadata = decode_metadata(footer.custom_metadata())?;
         let batches: Vec<fb::Block> = footer.recordBatches().iter().flatten().copied().collect();
-        let dictionaries: Vec<fb::Block> =
-            footer.dictionaries().iter().flatten().copied().collect();
         let mut reader = Self {
             source,
             state,
@@ -177,7 +175,8 @@ impl<S: ByteSource> FileReader<S> {
             file_len,
             next: 0,
         };
-        for (i, block) in dictionaries.iter().enumerate() {
+        // The footer borrows its own bytes, not the reader, so it is walked in place.
+        for (i, block) in footer.dictionaries().iter().flatten().enumerate() {
             match reader
                 .block(block)
                 .map_err(|e| e.context(format!("dictionary block {i}")))?

@@ -1,6 +1,6 @@
 //! What every reader keeps between messages: the schema, dictionary ids and dictionaries.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use alkaid_array::{RecordBatch, make_array};
@@ -87,7 +87,9 @@ pub(crate) fn parse_footer<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result
 pub(crate) struct ReadState {
     pub schema: Option<SchemaRef>,
     ids: DictionaryIds,
-    dictionaries: HashMap<i64, ArrayData>,
+    /// Ordered rather than hashed: a file has a handful of dictionaries, and a lookup then
+    /// costs a few comparisons instead of a SipHash of the id.
+    dictionaries: BTreeMap<i64, ArrayData>,
     big_endian: bool,
     pub options: ReadOptions,
 }
@@ -171,12 +173,12 @@ impl ReadState {
         body: &'a Buffer,
         cursor: usize,
         union_validity: bool,
-    ) -> BodyReader<'a> {
-        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, cursor);
+    ) -> Result<BodyReader<'a>> {
+        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, cursor)?;
         reader.swap = self.big_endian;
         reader.union_validity = union_validity;
         reader.trusted = !self.options.full_validation;
-        reader
+        Ok(reader)
     }
 
     fn validate(&self, data: &ArrayData, path: impl std::fmt::Display) -> Result<()> {
@@ -194,7 +196,7 @@ impl ReadState {
         union_validity: bool,
     ) -> Result<RecordBatch> {
         let schema = self.schema()?.clone();
-        let mut reader = self.body_reader(batch, body, 0, union_validity);
+        let mut reader = self.body_reader(batch, body, 0, union_validity)?;
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields().iter() {
             let data = reader.array(field.data_type(), Path::Root(field.name()))?;
@@ -223,15 +225,15 @@ impl ReadState {
         let batch = dictionary
             .data()
             .ok_or_else(|| IpcError::malformed(format!("dictionary batch {id} has no data")))?;
-        let mut reader = self.body_reader(batch, body, position + 1, union_validity);
-        let path = format!("dictionary {id}");
-        let values = reader.array(&value_type, Path::Root(&path))?;
+        let mut reader = self.body_reader(batch, body, position + 1, union_validity)?;
+        let path = Path::Dictionary(id);
+        let values = reader.array(&value_type, path)?;
         reader.finish()?;
-        self.validate(&values, &path)?;
+        self.validate(&values, path)?;
         let is_delta = dictionary.isDelta();
         let values = match (is_delta, self.dictionaries.get(&id)) {
             (true, Some(existing)) => alkaid_data::concat(&[existing, &values])
-                .map_err(|e| IpcError::from(e).context(&path))?,
+                .map_err(|e| IpcError::from(e).context(path))?,
             (true, None) => {
                 return Err(IpcError::malformed(format!(
                     "{path}: a delta for a dictionary never defined"
