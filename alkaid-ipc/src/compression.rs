@@ -11,6 +11,7 @@ use alkaid_buffer::Buffer;
 
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::lz4_frame::Lz4FrameEncoder;
 use crate::read::{fill, mapping};
 
 /// How the buffers of a message body are compressed.
@@ -47,11 +48,16 @@ impl Compression {
 pub(crate) struct Compressor {
     codec: Compression,
     zstd: Option<zstd::bulk::Compressor<'static>>,
+    lz4: Lz4FrameEncoder,
 }
 
 impl Compressor {
     pub(crate) fn new(codec: Compression) -> Self {
-        Self { codec, zstd: None }
+        Self {
+            codec,
+            zstd: None,
+            lz4: Lz4FrameEncoder::default(),
+        }
     }
 
     /// Appends `input`, compressed, with its length prefix, to `out`.
@@ -68,11 +74,7 @@ impl Compressor {
                 // so it is never reallocated while the codec writes (untouched pages cost
                 // nothing).
                 out.reserve(input.len());
-                let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
-                std::io::Write::write_all(&mut encoder, input)?;
-                encoder
-                    .finish()
-                    .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
+                self.lz4.compress_into(input, out)?;
             }
             Compression::Zstd { level } => {
                 let compressor = match &mut self.zstd {

@@ -65,6 +65,7 @@ mod big_endian;
 mod compression;
 mod dictionary;
 mod error;
+mod lz4_frame;
 mod path;
 mod read;
 mod schema;

@@ -7,6 +7,7 @@
 mod common;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
@@ -370,5 +371,59 @@ fn writes_files_for_pyarrow() {
                 .unwrap(),
         );
         std::fs::write(dir.join(format!("all_types_{name}.arrow")), bytes).unwrap();
+    }
+}
+
+/// An LZ4 column large enough for multi-block frames: 12 MiB of `Int64` whose first 4 MiB
+/// block is noise (stored in the frame as it is) and whose other blocks compress. Written
+/// compressed and uncompressed; `check_alkaid_files.py` checks that pyarrow reads the two
+/// as equal.
+#[test]
+fn writes_large_lz4_frames_for_pyarrow() {
+    use alkaid_array::{ArrayRef, Int64Array};
+    use alkaid_ipc::{Compression, StreamWriter, WriteOptions};
+    use alkaid_schema::{DataType, Field, Schema};
+
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let values: Vec<i64> = (0..3 << 19)
+        .map(|i| {
+            if i < 1 << 19 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as i64
+            } else {
+                i % 1000
+            }
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "mixed",
+        DataType::Int64,
+        false,
+    )]));
+    let column: ArrayRef = Arc::new(Int64Array::from(values));
+    let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("interop");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, compression) in [("none", Compression::None), ("lz4", Compression::Lz4Frame)] {
+        let options = WriteOptions::default().with_compression(compression);
+        let mut stream = StreamWriter::try_new(Vec::new(), schema.clone(), options).unwrap();
+        stream.write(&batch).unwrap();
+        let bytes = stream.into_inner().unwrap();
+        if name == "lz4" {
+            // Compressed for real (not stored with -1), and read back equal here first.
+            assert!(bytes.len() < 8 << 20, "{} bytes", bytes.len());
+            let read: Vec<RecordBatch> = StreamReader::try_new(&bytes[..])
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(read.len(), 1);
+            assert!(alkaid_data::equal(
+                &read[0].column(0).to_data(),
+                &batch.column(0).to_data()
+            ));
+        }
+        std::fs::write(dir.join(format!("large_lz4_{name}.stream")), bytes).unwrap();
     }
 }
