@@ -19,18 +19,13 @@ use std::sync::Arc;
 /// assert_eq!(metadata.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["source", "unit"]);
 /// assert_eq!(metadata, Metadata::from_iter([("unit", "K"), ("source", "sensor-7")]));
 /// ```
-#[derive(Clone)]
-pub struct Metadata(Arc<Vec<(String, String)>>);
-
-impl Default for Metadata {
-    /// No pairs. Every empty metadata shares one allocation (most fields have none, and
-    /// readers make thousands of fields); the first insert gives a value its own.
-    fn default() -> Self {
-        static EMPTY: std::sync::LazyLock<Arc<Vec<(String, String)>>> =
-            std::sync::LazyLock::new(Arc::default);
-        Self(Arc::clone(&EMPTY))
-    }
-}
+#[derive(Clone, Default)]
+pub struct Metadata(
+    /// `None` when there are no pairs (most fields have none): empty metadata is then made,
+    /// cloned and dropped without touching a shared reference count, which every thread
+    /// building fields would otherwise contend on.
+    Option<Arc<Vec<(String, String)>>>,
+);
 
 impl Metadata {
     /// No pairs.
@@ -38,19 +33,23 @@ impl Metadata {
         Self::default()
     }
 
+    fn pairs(&self) -> &[(String, String)] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
     /// Number of pairs.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.pairs().len()
     }
 
     /// Whether there are no pairs.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.pairs().is_empty()
     }
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0
+        self.pairs()
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
@@ -65,7 +64,7 @@ impl Metadata {
     /// old value.
     pub fn insert(&mut self, key: impl Into<String>, value: impl Into<String>) -> Option<String> {
         let (key, value) = (key.into(), value.into());
-        let pairs = Arc::make_mut(&mut self.0);
+        let pairs = Arc::make_mut(self.0.get_or_insert_with(Arc::default));
         match pairs.iter_mut().find(|(k, _)| *k == key) {
             Some((_, old)) => Some(std::mem::replace(old, value)),
             None => {
@@ -77,13 +76,18 @@ impl Metadata {
 
     /// Removes `key`, returning its value.
     pub fn remove(&mut self, key: &str) -> Option<String> {
-        let position = self.0.iter().position(|(k, _)| k == key)?;
-        Some(Arc::make_mut(&mut self.0).remove(position).1)
+        let position = self.pairs().iter().position(|(k, _)| k == key)?;
+        let pairs = Arc::make_mut(self.0.as_mut()?);
+        let (_, value) = pairs.remove(position);
+        if pairs.is_empty() {
+            self.0 = None;
+        }
+        Some(value)
     }
 
     /// The pairs in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.pairs().iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// The pairs sorted by key, for order-independent comparison and hashing.
@@ -157,5 +161,12 @@ mod tests {
         assert_eq!(metadata.remove("k"), None);
         assert!(metadata.is_empty() && !metadata.contains_key("k"));
         assert_eq!(shared.get("k"), Some("w"), "clones are not affected");
+        // Emptied metadata is the empty metadata, and fills again.
+        assert_eq!(metadata, Metadata::new());
+        assert_eq!(hash(&metadata), hash(&Metadata::new()));
+        assert_eq!(metadata.iter().len(), 0);
+        assert_eq!(metadata.insert("j", "x"), None);
+        assert_eq!(metadata.len(), 1);
+        assert_eq!(shared.len(), 1);
     }
 }
