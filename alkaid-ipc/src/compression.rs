@@ -70,9 +70,10 @@ impl Compressor {
         match self.codec {
             Compression::None => unreachable!("a Compressor is only made with a codec"),
             Compression::Lz4Frame => {
-                // Room for the stored-as-is fallback up front: the output never needs more,
-                // so it is never reallocated while the codec writes (untouched pages cost
-                // nothing).
+                // Room for the stored-as-is fallback up front (untouched pages cost
+                // nothing): a frame that is worth keeping fits in it, so the codec never
+                // makes the output reallocate; only a frame of incompressible blocks can
+                // outgrow it, and that one is thrown away for the fallback below.
                 out.reserve(input.len());
                 self.lz4.compress_into(input, out)?;
             }
