@@ -7,6 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod support;
+
 use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
@@ -14,6 +16,7 @@ use alkaid_ipc::{
     StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Schema};
+use support::{first_batch_error, stream};
 
 struct Counting;
 
@@ -190,11 +193,7 @@ fn a_buffer_claiming_two_to_the_62_bytes_is_an_error() {
             &(1i64 << 62).to_le_bytes(),
         );
         assert_eq!(found, 1);
-        let err = StreamReader::try_new(&bytes[..])
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap_err();
+        let err = first_batch_error(&bytes);
         assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
         assert!(err.to_string().contains("buffer"), "{err}");
     }
@@ -214,11 +213,7 @@ fn lying_lengths_and_offsets_are_named_errors() {
         ),
         2
     );
-    let err = StreamReader::try_new(&longer[..])
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap_err();
+    let err = first_batch_error(&longer);
     assert!(
         matches!(
             err.kind(),
@@ -255,18 +250,12 @@ fn a_null_count_the_bitmap_does_not_match_is_named() {
     let values: Vec<Option<i64>> = (0..10).map(|i| (i % 3 != 0).then_some(i)).collect();
     let column: ArrayRef = Arc::new(Int64Array::from(values));
     let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
-    let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
-    writer.write(&batch).unwrap();
-    let mut bytes = writer.into_inner().unwrap();
+    let mut bytes = stream(schema, &[batch], WriteOptions::default());
     // The field node is two little-endian i64s: 10 slots, 4 of them null.
     let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
     let lie = [10i64.to_le_bytes(), 5i64.to_le_bytes()].concat();
     assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
-    let err = StreamReader::try_new(&bytes[..])
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap_err();
+    let err = first_batch_error(&bytes);
     assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
     let message = err.to_string();
     assert!(
