@@ -6,6 +6,7 @@
 //! so a position in the walk is all it needs to find an id.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use alkaid_schema::{DataType, Schema};
 
@@ -15,8 +16,9 @@ use crate::error::{IpcError, Result};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DictionaryIds {
     ids: Vec<i64>,
-    /// For each distinct id: the walk position of its first field and its value type.
-    by_id: BTreeMap<i64, (usize, DataType)>,
+    /// For each distinct id: the walk position of its first field (the schema says its
+    /// value type).
+    by_id: BTreeMap<i64, usize>,
 }
 
 /// Number of dictionary-encoded positions in `data_type`, itself included.
@@ -31,10 +33,20 @@ pub(crate) fn count_dictionaries(data_type: &DataType) -> usize {
     }
 }
 
-fn value_types(schema: &Schema) -> Vec<DataType> {
-    fn walk(data_type: &DataType, out: &mut Vec<DataType>) {
+/// Number of dictionary-encoded positions in `schema`.
+fn dictionary_count(schema: &Schema) -> usize {
+    schema
+        .fields()
+        .iter()
+        .map(|field| count_dictionaries(field.data_type()))
+        .sum()
+}
+
+/// The value type of every dictionary position of `schema`, in walk order.
+pub(crate) fn value_types(schema: &Schema) -> Vec<&DataType> {
+    fn walk<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType>) {
         if let DataType::Dictionary { value, .. } = data_type {
-            out.push(value.as_ref().clone());
+            out.push(value);
             walk(value, out);
         } else {
             for field in data_type.children() {
@@ -53,9 +65,8 @@ impl DictionaryIds {
     /// Ids 0, 1, 2, ... for the dictionary fields of `schema`, one dictionary per field:
     /// what writers use unless told otherwise.
     pub fn sequential(schema: &Schema) -> Self {
-        let values = value_types(schema);
-        let ids = (0..values.len() as i64).collect();
-        Self::new(ids, values).expect("distinct ids never conflict")
+        let ids = (0..dictionary_count(schema) as i64).collect();
+        Self::new(ids, schema).expect("distinct ids never conflict")
     }
 
     /// Chosen ids, one per dictionary field of `schema` in walk order (a depth-first walk in
@@ -73,29 +84,34 @@ impl DictionaryIds {
 
     /// Ids as read from a schema, checked: a shared id must mean one value type.
     pub(crate) fn from_schema_order(schema: &Schema, ids: Vec<i64>) -> Result<Self> {
-        let values = value_types(schema);
-        if values.len() != ids.len() {
+        let count = dictionary_count(schema);
+        if count != ids.len() {
             return Err(IpcError::malformed(format!(
-                "the schema has {} dictionary fields but {} dictionary encodings",
-                values.len(),
+                "the schema has {count} dictionary fields but {} dictionary encodings",
                 ids.len()
             )));
         }
-        Self::new(ids, values)
+        Self::new(ids, schema)
     }
 
-    fn new(ids: Vec<i64>, values: Vec<DataType>) -> Result<Self> {
-        let mut by_id: BTreeMap<i64, (usize, DataType)> = BTreeMap::new();
-        for (position, (&id, value)) in ids.iter().zip(values).enumerate() {
-            match by_id.get(&id) {
-                Some((_, first)) if !first.eq_ignoring_metadata(&value) => {
-                    return Err(IpcError::malformed(format!(
-                        "dictionary id {id} is used for values of type {first} and of type {value}"
-                    )));
+    /// `ids`, one per dictionary position of `schema`; value types are compared only for
+    /// an id that repeats (most schemas have none, and then the walk is never made).
+    fn new(ids: Vec<i64>, schema: &Schema) -> Result<Self> {
+        let mut by_id = BTreeMap::new();
+        let mut values = None;
+        for (position, &id) in ids.iter().enumerate() {
+            match by_id.entry(id) {
+                Entry::Vacant(entry) => {
+                    entry.insert(position);
                 }
-                Some(_) => {}
-                None => {
-                    by_id.insert(id, (position, value));
+                Entry::Occupied(entry) => {
+                    let values = values.get_or_insert_with(|| value_types(schema));
+                    let (first, value) = (values[*entry.get()], values[position]);
+                    if !first.eq_ignoring_metadata(value) {
+                        return Err(IpcError::malformed(format!(
+                            "dictionary id {id} is used for values of type {first} and of type {value}"
+                        )));
+                    }
                 }
             }
         }
@@ -112,10 +128,64 @@ impl DictionaryIds {
         &self.ids
     }
 
-    /// Where the first field with dictionary `id` is in the walk, and its value type.
-    pub(crate) fn lookup(&self, id: i64) -> Option<(usize, &DataType)> {
-        self.by_id
-            .get(&id)
-            .map(|(position, value)| (*position, value))
+    /// Where the first field with dictionary `id` is in the walk.
+    pub(crate) fn lookup(&self, id: i64) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_schema::{Field, IntegerType};
+
+    use super::*;
+
+    fn dictionary(value: DataType) -> DataType {
+        DataType::Dictionary {
+            key: IntegerType::Int32,
+            value: Box::new(value),
+            ordered: false,
+        }
+    }
+
+    #[test]
+    fn ids_follow_the_walk_and_shared_ids_must_agree() {
+        // Walk order: `a`, then `b` before the dictionary inside its values, then `c`.
+        let schema = Schema::new(vec![
+            Field::new("a", dictionary(DataType::Utf8), true),
+            Field::new(
+                "b",
+                dictionary(DataType::list(dictionary(DataType::Utf8))),
+                true,
+            ),
+            Field::new("c", dictionary(DataType::Int64), true),
+        ]);
+        assert_eq!(dictionary_count(&schema), 4);
+        let values = value_types(&schema);
+        assert_eq!(values[1], &DataType::list(dictionary(DataType::Utf8)));
+        assert_eq!(values[2], &DataType::Utf8);
+
+        let ids = DictionaryIds::from_schema_order(&schema, vec![5, 6, 5, 7]).unwrap();
+        assert_eq!(
+            ids.lookup(5),
+            Some(0),
+            "a shared id is found at its first field"
+        );
+        assert_eq!(ids.lookup(7), Some(3));
+        assert_eq!(ids.lookup(8), None);
+        assert_eq!(ids.ids(), [5, 6, 5, 7]);
+
+        let err = DictionaryIds::from_schema_order(&schema, vec![5, 6, 7, 5]).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("dictionary id 5") && message.contains("Int64"),
+            "{message}"
+        );
+        let err = DictionaryIds::from_schema_order(&schema, vec![1, 2, 3]).unwrap_err();
+        assert!(
+            err.to_string().contains("4 dictionary fields but 3"),
+            "{err}"
+        );
+        assert_eq!(DictionaryIds::sequential(&schema).ids(), [0, 1, 2, 3]);
     }
 }

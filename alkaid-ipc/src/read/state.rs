@@ -10,7 +10,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
 use super::options::ReadOptions;
-use crate::dictionary::DictionaryIds;
+use crate::dictionary::{DictionaryIds, value_types};
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::path::Path;
@@ -216,12 +216,16 @@ impl ReadState {
         body: &Buffer,
         union_validity: bool,
     ) -> Result<Decoded> {
-        self.schema()?;
+        let schema = self.schema()?;
         let id = dictionary.id();
-        let (position, value_type) = self.ids.lookup(id).ok_or_else(|| {
+        let position = self.ids.lookup(id).ok_or_else(|| {
             IpcError::malformed(format!("dictionary batch for id {id}, which no field uses"))
         })?;
-        let value_type = value_type.clone();
+        // The ids were read with this schema, so the position is one of its dictionaries.
+        let value_type = value_types(schema)
+            .get(position)
+            .map(|value| (*value).clone())
+            .ok_or_else(|| IpcError::malformed(format!("dictionary id {id} has no field")))?;
         let batch = dictionary
             .data()
             .ok_or_else(|| IpcError::malformed(format!("dictionary batch {id} has no data")))?;
