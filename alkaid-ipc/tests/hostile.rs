@@ -7,8 +7,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-mod support;
-
 use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
@@ -17,6 +15,8 @@ use alkaid_ipc::{
 };
 use alkaid_schema::{DataType, Field, Schema};
 use support::{first_batch_error, stream};
+
+mod support;
 
 struct Counting;
 
