@@ -108,6 +108,31 @@ impl RecordBatch {
         })
     }
 
+    /// A batch made without checking that the columns match the schema: for decoders that
+    /// build each column from its field's own type and check the rest as they go, where
+    /// comparing every column's type again would be pure cost. Debug builds still check.
+    ///
+    /// # Safety
+    /// What [`try_new_with_rows`](Self::try_new_with_rows) checks must hold: one column per
+    /// field, each of its field's type and of `num_rows` rows, and no nulls in a column whose
+    /// field is not nullable. Code that reads a batch (downcasting a column by its field's
+    /// type, say) relies on it.
+    pub unsafe fn new_unchecked(
+        schema: SchemaRef,
+        columns: Vec<ArrayRef>,
+        num_rows: usize,
+    ) -> Self {
+        #[cfg(debug_assertions)]
+        if let Err(e) = Self::try_new_with_rows(schema.clone(), columns.clone(), num_rows) {
+            panic!("RecordBatch::new_unchecked on a mismatched batch: {e}");
+        }
+        Self {
+            schema,
+            columns,
+            num_rows,
+        }
+    }
+
     /// The schema.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema

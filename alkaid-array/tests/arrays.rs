@@ -700,6 +700,26 @@ fn record_batches_check_every_column() {
     assert!(RecordBatch::try_new(Arc::new(Schema::empty()), vec![]).is_err());
 }
 
+#[test]
+fn unchecked_batches_are_the_checked_ones_and_debug_builds_still_check() {
+    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+    let checked = RecordBatch::try_new(schema.clone(), vec![ids.clone()]).unwrap();
+    // SAFETY: the same parts the checked constructor accepted just above.
+    let unchecked = unsafe { RecordBatch::new_unchecked(schema.clone(), vec![ids], 2) };
+    assert_eq!(unchecked.num_rows(), 2);
+    assert_eq!(unchecked.schema(), checked.schema());
+    assert!(Arc::ptr_eq(unchecked.column(0), checked.column(0)));
+    if cfg!(debug_assertions) {
+        let wrong: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+        // SAFETY: not upheld on purpose; the debug check panics before the batch exists.
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+            RecordBatch::new_unchecked(schema, vec![wrong], 2)
+        }));
+        assert!(made.is_err());
+    }
+}
+
 proptest! {
     #[test]
     fn primitive_builders_read_back(values in proptest::collection::vec(proptest::option::of(any::<i64>()), 0..200)) {

@@ -162,6 +162,22 @@ impl Buffer {
         Ok(self.slice_in_bounds(offset, len))
     }
 
+    /// [`try_slice`](Self::try_slice) that consumes this buffer: the view keeps its
+    /// reference to the memory instead of taking a new one, so no atomic reference-count
+    /// update is paid (decoders slice every buffer they read).
+    ///
+    /// # Errors
+    /// [`BufferError::OutOfBounds`] if the range does not fit in this buffer.
+    #[inline]
+    pub fn try_into_slice(mut self, offset: usize, len: usize) -> Result<Self, BufferError> {
+        check_range("bytes", offset, len, self.len)?;
+        // SAFETY: offset <= self.len (checked just above), so the pointer stays inside (or
+        // one past the end of) the buffer's bytes, which `storage` keeps alive.
+        self.ptr = unsafe { self.ptr.add(offset) };
+        self.len = len;
+        Ok(self)
+    }
+
     /// The slice, once the caller has checked `offset + len <= self.len`.
     #[inline]
     fn slice_in_bounds(&self, offset: usize, len: usize) -> Self {
@@ -176,12 +192,13 @@ impl Buffer {
         }
     }
 
-    /// A copy of these bytes in a new [`ALIGNMENT`](crate::ALIGNMENT)-aligned allocation if they are not
-    /// aligned to `alignment`; otherwise a clone. Use it before [`typed`](Self::typed) on
-    /// foreign bytes that may be misaligned (an 8-byte aligned IPC body holding `i128`s).
-    pub fn realigned(&self, alignment: usize) -> Self {
+    /// These bytes, copied to a new [`ALIGNMENT`](crate::ALIGNMENT)-aligned allocation if
+    /// they are not aligned to `alignment` and returned as they are otherwise. Use it before
+    /// [`typed`](Self::typed) on foreign bytes that may be misaligned (an 8-byte aligned IPC
+    /// body holding `i128`s).
+    pub fn realigned(self, alignment: usize) -> Self {
         if self.is_aligned_to(alignment) {
-            self.clone()
+            self
         } else {
             Self::from_slice_ref(self.as_slice())
         }
@@ -408,10 +425,25 @@ mod tests {
         let aligned = buffer.slice(8, 16).realigned(8);
         assert!(aligned.shares_allocation_with(&buffer));
         let odd = buffer.slice(1, 16);
-        let fixed = odd.realigned(8);
+        let fixed = odd.clone().realigned(8);
         assert!(!fixed.shares_allocation_with(&buffer));
         assert_eq!(fixed, odd);
         assert!(fixed.typed::<u64>().is_ok());
+    }
+
+    #[test]
+    fn a_consuming_slice_is_the_borrowing_one() {
+        let buffer = Buffer::from_slice_ref(&[1u8, 2, 3, 4, 5]);
+        let moved = buffer.clone().try_into_slice(1, 3).unwrap();
+        assert_eq!(moved, buffer.slice(1, 3));
+        assert!(moved.shares_allocation_with(&buffer));
+        // The edges: an empty view at the very end, and one byte past it.
+        assert!(buffer.clone().try_into_slice(5, 0).unwrap().is_empty());
+        assert!(matches!(
+            buffer.clone().try_into_slice(5, 1),
+            Err(BufferError::OutOfBounds { .. })
+        ));
+        assert!(buffer.clone().try_into_slice(usize::MAX, 2).is_err());
     }
 
     #[test]

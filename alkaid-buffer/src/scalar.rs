@@ -37,7 +37,7 @@ impl<T: NativeType> ScalarBuffer<T> {
         let size = size_of::<T>();
         let available = buffer.len() / size;
         check_range("elements", offset, len, available)?;
-        Self::try_from(buffer.slice(offset * size, len * size))
+        Self::try_from(buffer.try_into_slice(offset * size, len * size)?)
     }
 
     /// Views `len` values starting at value `offset` of `buffer`, copying the bytes to an
@@ -49,7 +49,7 @@ impl<T: NativeType> ScalarBuffer<T> {
         let size = size_of::<T>();
         check_range("elements", offset, len, buffer.len() / size)?;
         let bytes = buffer
-            .slice(offset * size, len * size)
+            .try_into_slice(offset * size, len * size)?
             .realigned(align_of::<T>());
         Self::try_from(bytes)
     }

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use alkaid_schema::{
-    DataType, DecimalType, DecimalWidth, Field, Fields, IntegerType, IntervalUnit, MapType,
-    Metadata, RunEndEncodedType, Schema, TimeUnit, UnionMode, UnionType,
+    DataType, DecimalType, DecimalWidth, Field, FieldRef, Fields, IntegerType, IntervalUnit,
+    MapType, Metadata, RunEndEncodedType, Schema, TimeUnit, UnionMode, UnionType,
 };
 use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, UnionWIPOffset, Vector, WIPOffset};
 
@@ -307,7 +307,7 @@ fn empty_table(fbb: &mut FlatBufferBuilder<'_>) -> WIPOffset<UnionWIPOffset> {
 pub(crate) fn decode_schema(schema: fb::Schema<'_>) -> Result<(Schema, DictionaryIds)> {
     let mut ids = Vec::new();
     let fields = match schema.fields() {
-        Some(fields) => decode_fields(fields, &mut ids, 0, None)?,
+        Some(fields) => Fields::from(decode_fields(fields, &mut ids, 0, None)?),
         None => Fields::empty(),
     };
     let metadata = decode_metadata(schema.custom_metadata())?;
@@ -335,7 +335,7 @@ fn decode_fields(
     ids: &mut Vec<i64>,
     depth: usize,
     parent: Option<Path<'_>>,
-) -> Result<Fields> {
+) -> Result<Vec<FieldRef>> {
     fields
         .iter()
         .enumerate()
@@ -371,9 +371,11 @@ fn decode_field(
     if let Some(encoding) = dictionary {
         ids.push(encoding.id());
     }
+    // A plain vector until the type is known: an empty one costs nothing, where an empty
+    // `Fields` would be a shared static slice whose count every leaf field updated.
     let children = match field.children() {
         Some(children) => decode_fields(children, ids, depth + 1, Some(path))?,
-        None => Fields::empty(),
+        None => Vec::new(),
     };
     let value_type =
         decode_type(&field, children).map_err(|e| e.context(format!("field {path}")))?;
@@ -430,12 +432,12 @@ fn time_unit(unit: fb::TimeUnit) -> Result<TimeUnit> {
 }
 
 /// The one child of a list-like type, or an error naming the type.
-fn only_child(children: &Fields, type_name: &str) -> Result<Arc<Field>> {
-    match &children[..] {
-        [child] => Ok(child.clone()),
-        other => Err(IpcError::malformed(format!(
+fn only_child(mut children: Vec<FieldRef>, type_name: &str) -> Result<FieldRef> {
+    match children.pop() {
+        Some(child) if children.is_empty() => Ok(child),
+        _ => Err(IpcError::malformed(format!(
             "a {type_name} needs exactly one child field, found {}",
-            other.len()
+            children.len() + 1
         ))),
     }
 }
@@ -444,7 +446,7 @@ fn missing(type_name: &str) -> IpcError {
     IpcError::malformed(format!("the {type_name} type table is missing"))
 }
 
-fn decode_type(field: &fb::Field<'_>, children: Fields) -> Result<DataType> {
+fn decode_type(field: &fb::Field<'_>, children: Vec<FieldRef>) -> Result<DataType> {
     use DataType as D;
     let leaf = |data_type: DataType| {
         if children.is_empty() {
@@ -574,21 +576,21 @@ fn decode_type(field: &fb::Field<'_>, children: Fields) -> Result<DataType> {
         fb::Type::LargeUtf8 => leaf(D::LargeUtf8)?,
         fb::Type::BinaryView => leaf(D::BinaryView)?,
         fb::Type::Utf8View => leaf(D::Utf8View)?,
-        fb::Type::List => D::List(only_child(&children, "List")?),
-        fb::Type::LargeList => D::LargeList(only_child(&children, "LargeList")?),
-        fb::Type::ListView => D::ListView(only_child(&children, "ListView")?),
-        fb::Type::LargeListView => D::LargeListView(only_child(&children, "LargeListView")?),
+        fb::Type::List => D::List(only_child(children, "List")?),
+        fb::Type::LargeList => D::LargeList(only_child(children, "LargeList")?),
+        fb::Type::ListView => D::ListView(only_child(children, "ListView")?),
+        fb::Type::LargeListView => D::LargeListView(only_child(children, "LargeListView")?),
         fb::Type::FixedSizeList => {
             let list = field
                 .type__as_fixed_size_list()
                 .ok_or_else(|| missing("FixedSizeList"))?;
-            D::FixedSizeList(only_child(&children, "FixedSizeList")?, list.listSize())
+            D::FixedSizeList(only_child(children, "FixedSizeList")?, list.listSize())
         }
-        fb::Type::Struct_ => D::Struct(children),
+        fb::Type::Struct_ => D::Struct(Fields::from(children)),
         fb::Type::Map => {
             let map = field.type__as_map().ok_or_else(|| missing("Map"))?;
             D::Map(MapType::try_new(
-                only_child(&children, "Map")?,
+                only_child(children, "Map")?,
                 map.keysSorted(),
             )?)
         }
@@ -629,6 +631,7 @@ fn decode_type(field: &fb::Field<'_>, children: Fields) -> Result<DataType> {
             )));
         }
     };
-    data_type.validate()?;
+    // The children were checked when they were decoded.
+    data_type.validate_shallow()?;
     Ok(data_type)
 }

@@ -244,13 +244,25 @@ fn lying_lengths_and_offsets_are_named_errors() {
     assert!(LARGEST.load(Ordering::Relaxed) < MAX_ALLOCATION);
 }
 
-#[test]
-fn a_null_count_the_bitmap_does_not_match_is_named() {
-    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)]));
-    let values: Vec<Option<i64>> = (0..10).map(|i| (i % 3 != 0).then_some(i)).collect();
+/// A stream of one `Int64` column "x" of ten slots; `with_nulls` makes every third one
+/// null (four of them).
+fn nullable_x_stream(nullable: bool, with_nulls: bool) -> Vec<u8> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "x",
+        DataType::Int64,
+        nullable,
+    )]));
+    let values: Vec<Option<i64>> = (0..10)
+        .map(|i| (!with_nulls || i % 3 != 0).then_some(i))
+        .collect();
     let column: ArrayRef = Arc::new(Int64Array::from(values));
     let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
-    let mut bytes = stream(schema, &[batch], WriteOptions::default());
+    stream(schema, &[batch], WriteOptions::default())
+}
+
+#[test]
+fn a_null_count_the_bitmap_does_not_match_is_named() {
+    let mut bytes = nullable_x_stream(true, true);
     // The field node is two little-endian i64s: 10 slots, 4 of them null.
     let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
     let lie = [10i64.to_le_bytes(), 5i64.to_le_bytes()].concat();
@@ -262,6 +274,46 @@ fn a_null_count_the_bitmap_does_not_match_is_named() {
         message.contains("x: the field node declares 5 nulls") && message.contains("has 4"),
         "{message}"
     );
+}
+
+#[test]
+fn a_column_of_another_length_than_its_batch_is_named() {
+    let mut bytes = nullable_x_stream(true, true);
+    // The field node says 9 slots (3 of them null) in a batch of 10 rows.
+    let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
+    let lie = [9i64.to_le_bytes(), 3i64.to_le_bytes()].concat();
+    assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
+    let err = first_batch_error(&bytes);
+    assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
+    assert!(
+        err.to_string()
+            .contains("column x: 9 rows in a batch of 10"),
+        "{err}"
+    );
+}
+
+#[test]
+fn nulls_in_a_field_that_is_not_nullable_are_named() {
+    // The schema message of a stream whose field is not nullable, followed by the batch of
+    // one whose field is (and has nulls): the batch message does not depend on the flag.
+    let strict = nullable_x_stream(false, false);
+    let loose = nullable_x_stream(true, true);
+    let schema_message = |bytes: &[u8]| {
+        let len = i32::from_le_bytes(bytes[4..8].try_into().unwrap());
+        8 + usize::try_from(len).unwrap()
+    };
+    let mut spliced = strict[..schema_message(&strict)].to_vec();
+    spliced.extend_from_slice(&loose[schema_message(&loose)..]);
+    let err = first_batch_error(&spliced);
+    assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
+    assert!(
+        err.to_string()
+            .contains("column x: 4 nulls in a field that is not nullable"),
+        "{err}"
+    );
+    // The splice itself is sound: the loose stream's own schema reads the same batch.
+    let reader = StreamReader::try_new(&loose[..]).unwrap();
+    assert_eq!(reader.map(|b| b.unwrap().num_rows()).sum::<usize>(), 10);
 }
 
 #[test]

@@ -127,11 +127,12 @@ impl TryFrom<ArrayData> for BooleanArray {
                 found: data.data_type().clone(),
             });
         }
-        let values = BooleanBuffer::try_new(data.buffers()[0].clone(), data.offset(), data.len())
+        let mut parts = data.into_parts();
+        let values = BooleanBuffer::try_new(parts.buffers.swap_remove(0), parts.offset, parts.len)
             .map_err(alkaid_data::DataError::from)?;
         Ok(Self {
             values,
-            nulls: data.nulls().cloned(),
+            nulls: parts.nulls,
         })
     }
 }

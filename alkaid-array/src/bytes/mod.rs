@@ -253,20 +253,22 @@ impl<T: ByteArrayType> TryFrom<ArrayData> for GenericByteArray<T> {
                 found: data.data_type().clone(),
             });
         }
-        let offsets = if data.buffers()[0].is_empty() {
+        let mut parts = data.into_parts();
+        let values = parts.buffers.swap_remove(1);
+        let offsets = parts.buffers.swap_remove(0);
+        let offsets = if offsets.is_empty() {
             OffsetBuffer::new_zeroed(0)
         } else {
-            let raw =
-                ScalarBuffer::try_new(data.buffers()[0].clone(), data.offset(), data.len() + 1)
-                    .map_err(alkaid_data::DataError::from)?;
+            let raw = ScalarBuffer::try_new(offsets, parts.offset, parts.len + 1)
+                .map_err(alkaid_data::DataError::from)?;
             // SAFETY: ArrayData is valid (full validation, or an unsafe promise of it), so
             // its offsets for these slots are non-negative and non-decreasing.
             unsafe { OffsetBuffer::new_unchecked(raw) }
         };
         Ok(Self {
             offsets,
-            values: data.buffers()[1].clone(),
-            nulls: data.nulls().cloned(),
+            values,
+            nulls: parts.nulls,
             phantom: PhantomData,
         })
     }

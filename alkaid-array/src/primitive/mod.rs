@@ -194,12 +194,15 @@ impl<T: PrimitiveType> TryFrom<ArrayData> for PrimitiveArray<T> {
                 found: data.data_type().clone(),
             });
         }
-        let values = ScalarBuffer::try_new(data.buffers()[0].clone(), data.offset(), data.len())
+        // Moved, not cloned: each clone of a buffer is an atomic count update, paid again
+        // when the clone's original is dropped.
+        let mut parts = data.into_parts();
+        let values = ScalarBuffer::try_new(parts.buffers.swap_remove(0), parts.offset, parts.len)
             .map_err(alkaid_data::DataError::from)?;
         Ok(Self {
-            data_type: data.data_type().clone(),
+            data_type: parts.data_type,
             values,
-            nulls: data.nulls().cloned(),
+            nulls: parts.nulls,
             phantom: PhantomData,
         })
     }

@@ -7,7 +7,10 @@ use crate::layout::{BufferSpec, ChildSpec, layout};
 use crate::{ArrayData, DataError, DataErrorKind};
 
 pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
-    data.data_type.validate()?;
+    // Only this node's own parameters: each child's type is compared with its field's below
+    // and the dictionary's with the value type, and every child and dictionary is checked in
+    // turn (by the recursive walk, or by the caller of the shallow check).
+    data.data_type.validate_shallow()?;
     let data_type = &data.data_type;
     let Some(end) = data.offset.checked_add(data.len) else {
         return Err(DataError::new(

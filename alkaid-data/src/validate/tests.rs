@@ -143,3 +143,33 @@ fn generator_arrays_are_generatable_at_every_depth() {
     let data = encode(&data_type, &values, &mut rng);
     assert_eq!(decode(&data), values);
 }
+
+#[test]
+fn an_invalid_type_deep_in_the_tree_is_rejected_at_its_child() {
+    // Each node checks only its own type's parameters; a bad type further down is caught at
+    // the child that has it, and the error carries that child's path. The checked builders
+    // refuse such a type, so the tree is made valid first and its types replaced after.
+    let bad = alkaid_schema::DataType::FixedSizeBinary(-4);
+    let child = ArrayData::builder("FixedSizeBinary(4)".parse().unwrap())
+        .len(0)
+        .buffers(vec![Buffer::from_slice_ref::<u8>(&[])])
+        .build()
+        .unwrap();
+    let mut data = ArrayData::builder("Struct(a: FixedSizeBinary(4))".parse().unwrap())
+        .len(0)
+        .children(vec![child])
+        .build()
+        .unwrap();
+    data.children[0].data_type = bad.clone();
+    data.data_type =
+        alkaid_schema::DataType::Struct(vec![alkaid_schema::Field::new("a", bad, true)].into());
+    for level in [ValidationLevel::Structural, ValidationLevel::Full] {
+        let error = data.validate(level).unwrap_err();
+        assert_eq!(error.kind(), crate::DataErrorKind::InvalidType);
+        assert_eq!(error.path(), ["a"]);
+        assert_eq!(
+            error.to_string(),
+            "a: invalid FixedSizeBinary type: expected a non-negative width, found -4"
+        );
+    }
+}

@@ -262,30 +262,39 @@ impl DataType {
     }
 
     /// Checks what the type system cannot: fixed sizes are not negative, here and in every
-    /// child.
+    /// child and dictionary value type.
     ///
     /// # Errors
     /// Naming the offending type.
     pub fn validate(&self) -> Result<(), SchemaError> {
-        match self {
-            Self::FixedSizeBinary(width) if *width < 0 => {
-                return Err(SchemaError::invalid(
-                    "FixedSizeBinary",
-                    format!("expected a non-negative width, found {width}"),
-                ));
-            }
-            Self::FixedSizeList(_, size) if *size < 0 => {
-                return Err(SchemaError::invalid(
-                    "FixedSizeList",
-                    format!("expected a non-negative size, found {size}"),
-                ));
-            }
-            Self::Dictionary { value, .. } => value.validate()?,
-            _ => {}
+        self.validate_shallow()?;
+        if let Self::Dictionary { value, .. } = self {
+            value.validate()?;
         }
         self.children()
             .iter()
             .try_for_each(|child| child.data_type().validate())
+    }
+
+    /// [`validate`](Self::validate) for this type's own parameters only, not its children's
+    /// or a dictionary's value type: for code that assembles types (or arrays) bottom up and
+    /// has checked every part already. Checking the whole tree at every level would cost
+    /// time quadratic in the depth.
+    ///
+    /// # Errors
+    /// Naming the offending type.
+    pub fn validate_shallow(&self) -> Result<(), SchemaError> {
+        match self {
+            Self::FixedSizeBinary(width) if *width < 0 => Err(SchemaError::invalid(
+                "FixedSizeBinary",
+                format!("expected a non-negative width, found {width}"),
+            )),
+            Self::FixedSizeList(_, size) if *size < 0 => Err(SchemaError::invalid(
+                "FixedSizeList",
+                format!("expected a non-negative size, found {size}"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     // ----- structure

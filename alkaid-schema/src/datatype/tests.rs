@@ -166,6 +166,14 @@ fn negative_fixed_sizes_are_rejected() {
             .is_err()
     );
     assert!(parse_error("FixedSizeBinary(-3)").contains("non-negative width"));
+    // The shallow check looks at the outer type only.
+    assert!(nested.validate_shallow().is_ok());
+    assert!(DataType::FixedSizeBinary(-1).validate_shallow().is_err());
+    assert!(
+        DataType::dictionary(IntegerType::Int8, DataType::FixedSizeBinary(-1))
+            .validate_shallow()
+            .is_ok()
+    );
 }
 
 #[test]
