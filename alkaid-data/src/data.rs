@@ -69,8 +69,9 @@ pub struct ArrayDataParts {
     pub buffers: Vec<Buffer>,
     /// Child arrays.
     pub children: Vec<ArrayData>,
-    /// The dictionary of a dictionary array.
-    pub dictionary: Option<ArrayData>,
+    /// The dictionary of a dictionary array, still boxed: the parts of every array are
+    /// moved around, and an inline dictionary would double their size.
+    pub dictionary: Option<Box<ArrayData>>,
 }
 
 impl ArrayData {
@@ -176,7 +177,7 @@ impl ArrayData {
             nulls: self.nulls,
             buffers: self.buffers,
             children: self.children,
-            dictionary: self.dictionary.map(|d| *d),
+            dictionary: self.dictionary,
         }
     }
 
@@ -436,5 +437,7 @@ mod tests {
         assert_eq!(parts.children.len(), 1);
         assert!(parts.children[0].buffers()[1].shares_allocation_with(&words.buffers()[1]));
         assert!(parts.dictionary.is_none());
+        // The parts are moved as often as the array itself: no larger than it.
+        assert!(size_of::<ArrayDataParts>() <= size_of::<ArrayData>());
     }
 }

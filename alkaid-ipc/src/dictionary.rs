@@ -42,23 +42,48 @@ fn dictionary_count(schema: &Schema) -> usize {
         .sum()
 }
 
-/// The value type of every dictionary position of `schema`, in walk order.
-pub(crate) fn value_types(schema: &Schema) -> Vec<&DataType> {
-    fn walk<'a>(data_type: &'a DataType, out: &mut Vec<&'a DataType>) {
-        if let DataType::Dictionary { value, .. } = data_type {
-            out.push(value);
-            walk(value, out);
-        } else {
-            for field in data_type.children() {
-                walk(field.data_type(), out);
-            }
+/// Calls `visit` with the value type of each dictionary position of `schema`, in walk
+/// order, until it returns `false`.
+fn walk_value_types<'a>(schema: &'a Schema, mut visit: impl FnMut(&'a DataType) -> bool) {
+    fn walk<'a>(data_type: &'a DataType, visit: &mut dyn FnMut(&'a DataType) -> bool) -> bool {
+        match data_type {
+            DataType::Dictionary { value, .. } => visit(value) && walk(value, visit),
+            other => other
+                .children()
+                .iter()
+                .all(|field| walk(field.data_type(), visit)),
         }
     }
-    let mut out = Vec::new();
     for field in schema.fields().iter() {
-        walk(field.data_type(), &mut out);
+        if !walk(field.data_type(), &mut visit) {
+            return;
+        }
     }
+}
+
+/// The value type of every dictionary position of `schema`, in walk order.
+pub(crate) fn value_types(schema: &Schema) -> Vec<&DataType> {
+    let mut out = Vec::new();
+    walk_value_types(schema, |value| {
+        out.push(value);
+        true
+    });
     out
+}
+
+/// The value type of dictionary position `position` of `schema`, found without walking
+/// past it.
+pub(crate) fn value_type_at(schema: &Schema, position: usize) -> Option<&DataType> {
+    let mut seen = 0;
+    let mut found = None;
+    walk_value_types(schema, |value| {
+        if seen == position {
+            found = Some(value);
+        }
+        seen += 1;
+        found.is_none()
+    });
+    found
 }
 
 impl DictionaryIds {
@@ -82,7 +107,15 @@ impl DictionaryIds {
             .map_err(|e| IpcError::invalid_argument(e.message().to_string()))
     }
 
-    /// Ids as read from a schema, checked: a shared id must mean one value type.
+    /// Ids collected by the walk that decoded `schema`, so one per dictionary position by
+    /// construction; a shared id must still mean one value type.
+    pub(crate) fn from_decoded_walk(schema: &Schema, ids: Vec<i64>) -> Result<Self> {
+        debug_assert_eq!(dictionary_count(schema), ids.len());
+        Self::new(ids, schema)
+    }
+
+    /// Ids given for `schema`, checked: one per dictionary position, and a shared id must
+    /// mean one value type.
     pub(crate) fn from_schema_order(schema: &Schema, ids: Vec<i64>) -> Result<Self> {
         let count = dictionary_count(schema);
         if count != ids.len() {
@@ -164,6 +197,10 @@ mod tests {
         let values = value_types(&schema);
         assert_eq!(values[1], &DataType::list(dictionary(DataType::Utf8)));
         assert_eq!(values[2], &DataType::Utf8);
+        for (position, value) in values.iter().enumerate() {
+            assert_eq!(value_type_at(&schema, position), Some(*value));
+        }
+        assert_eq!(value_type_at(&schema, 4), None);
 
         let ids = DictionaryIds::from_schema_order(&schema, vec![5, 6, 5, 7]).unwrap();
         assert_eq!(

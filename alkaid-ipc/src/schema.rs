@@ -312,7 +312,7 @@ pub(crate) fn decode_schema(schema: fb::Schema<'_>) -> Result<(Schema, Dictionar
     };
     let metadata = decode_metadata(schema.custom_metadata())?;
     let schema = Schema::new(fields).with_metadata(metadata);
-    let ids = DictionaryIds::from_schema_order(&schema, ids)?;
+    let ids = DictionaryIds::from_decoded_walk(&schema, ids)?;
     Ok((schema, ids))
 }
 

@@ -205,7 +205,7 @@ impl<K: DictionaryKey> TryFrom<ArrayData> for DictionaryArray<K> {
         Ok(Self {
             data_type: parts.data_type,
             keys,
-            values: make_array(dictionary),
+            values: make_array(*dictionary),
         })
     }
 }

@@ -10,7 +10,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
 use super::options::ReadOptions;
-use crate::dictionary::{DictionaryIds, value_types};
+use crate::dictionary::{DictionaryIds, value_type_at};
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::path::Path;
@@ -237,9 +237,8 @@ impl ReadState {
             IpcError::malformed(format!("dictionary batch for id {id}, which no field uses"))
         })?;
         // The ids were read with this schema, so the position is one of its dictionaries.
-        let value_type = value_types(schema)
-            .get(position)
-            .map(|value| (*value).clone())
+        let value_type = value_type_at(schema, position)
+            .cloned()
             .ok_or_else(|| IpcError::malformed(format!("dictionary id {id} has no field")))?;
         let batch = dictionary
             .data()

@@ -356,11 +356,26 @@ pub enum UnionMode {
 /// assert_eq!(union.field_for_type_id(7).unwrap().name(), "s");
 /// assert!(UnionType::try_new(vec![Field::new("i", DataType::Int32, true)], vec![128], UnionMode::Sparse).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct UnionType {
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct UnionType(Arc<UnionParts>);
+
+/// Behind one pointer, so that a union does not make every `DataType` larger (types are
+/// moved with every array).
+#[derive(PartialEq, Eq, Hash)]
+struct UnionParts {
     fields: Fields,
-    type_ids: Arc<[i8]>,
+    type_ids: Box<[i8]>,
     mode: UnionMode,
+}
+
+impl std::fmt::Debug for UnionType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnionType")
+            .field("fields", &self.0.fields)
+            .field("type_ids", &self.0.type_ids)
+            .field("mode", &self.0.mode)
+            .finish()
+    }
 }
 
 impl UnionType {
@@ -411,11 +426,11 @@ impl UnionType {
             }
             checked.push(small);
         }
-        Ok(Self {
+        Ok(Self(Arc::new(UnionParts {
             fields,
             type_ids: checked.into(),
             mode,
-        })
+        })))
     }
 
     /// A union whose type ids are the field indices `0..n`.
@@ -433,27 +448,27 @@ impl UnionType {
 
     /// The child fields.
     pub fn fields(&self) -> &Fields {
-        &self.fields
+        &self.0.fields
     }
 
     /// The type id of each child.
     pub fn type_ids(&self) -> &[i8] {
-        &self.type_ids
+        &self.0.type_ids
     }
 
     /// Sparse or dense.
     pub fn mode(&self) -> UnionMode {
-        self.mode
+        self.0.mode
     }
 
     /// The index of the child tagged `type_id`.
     pub fn child_index(&self, type_id: i8) -> Option<usize> {
-        self.type_ids.iter().position(|&id| id == type_id)
+        self.0.type_ids.iter().position(|&id| id == type_id)
     }
 
     /// The child field tagged `type_id`.
     pub fn field_for_type_id(&self, type_id: i8) -> Option<&FieldRef> {
-        self.child_index(type_id).map(|i| &self.fields[i])
+        self.child_index(type_id).map(|i| &self.0.fields[i])
     }
 }
 
@@ -471,8 +486,9 @@ impl UnionType {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RunEndEncodedType {
-    /// Run ends, then values: one array, so that `DataType::children` can lend both.
-    children: [FieldRef; 2],
+    /// Run ends, then values: one array, so that `DataType::children` can lend both, and
+    /// behind one pointer, so that this type does not make every `DataType` larger.
+    children: Arc<[FieldRef; 2]>,
     run_end_type: RunEndType,
 }
 
@@ -504,7 +520,7 @@ impl RunEndEncodedType {
             ));
         }
         Ok(Self {
-            children: [run_ends, values],
+            children: Arc::new([run_ends, values]),
             run_end_type,
         })
     }
@@ -513,7 +529,7 @@ impl RunEndEncodedType {
     pub fn new(run_end_type: RunEndType, values: impl Into<FieldRef>) -> Self {
         let run_ends = Arc::new(Field::new("run_ends", run_end_type.to_data_type(), false));
         Self {
-            children: [run_ends, values.into()],
+            children: Arc::new([run_ends, values.into()]),
             run_end_type,
         }
     }

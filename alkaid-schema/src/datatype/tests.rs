@@ -422,3 +422,11 @@ fn equality_can_ignore_child_metadata() {
         ))
     );
 }
+
+#[test]
+fn a_data_type_stays_three_words() {
+    // Every array holds its type and is moved around by value; a variant with wide inline
+    // parameters would grow them all. Unions and run-end encoded types keep theirs behind
+    // one pointer for this reason.
+    assert!(size_of::<DataType>() <= 3 * size_of::<usize>());
+}
