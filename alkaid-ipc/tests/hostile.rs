@@ -260,14 +260,20 @@ fn nullable_x_stream(nullable: bool, with_nulls: bool) -> Vec<u8> {
     stream(schema, &[batch], WriteOptions::default())
 }
 
+/// The first batch error of [`nullable_x_stream`] with its field node (10 slots, 4 of them
+/// null) rewritten to `length` slots, `null_count` of them null.
+fn error_with_field_node(length: i64, null_count: i64) -> alkaid_ipc::IpcError {
+    let mut bytes = nullable_x_stream(true, true);
+    // The field node is two little-endian i64s.
+    let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
+    let lie = [length.to_le_bytes(), null_count.to_le_bytes()].concat();
+    assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
+    first_batch_error(&bytes)
+}
+
 #[test]
 fn a_null_count_the_bitmap_does_not_match_is_named() {
-    let mut bytes = nullable_x_stream(true, true);
-    // The field node is two little-endian i64s: 10 slots, 4 of them null.
-    let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
-    let lie = [10i64.to_le_bytes(), 5i64.to_le_bytes()].concat();
-    assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
-    let err = first_batch_error(&bytes);
+    let err = error_with_field_node(10, 5);
     assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
     let message = err.to_string();
     assert!(
@@ -278,12 +284,8 @@ fn a_null_count_the_bitmap_does_not_match_is_named() {
 
 #[test]
 fn a_column_of_another_length_than_its_batch_is_named() {
-    let mut bytes = nullable_x_stream(true, true);
-    // The field node says 9 slots (3 of them null) in a batch of 10 rows.
-    let node = [10i64.to_le_bytes(), 4i64.to_le_bytes()].concat();
-    let lie = [9i64.to_le_bytes(), 3i64.to_le_bytes()].concat();
-    assert_eq!(replace_all(&mut bytes, &node, &lie), 1);
-    let err = first_batch_error(&bytes);
+    // 9 slots (3 of them null, as the bitmap says) in a batch of 10 rows.
+    let err = error_with_field_node(9, 3);
     assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
     assert!(
         err.to_string()
