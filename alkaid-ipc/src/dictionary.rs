@@ -21,16 +21,33 @@ pub struct DictionaryIds {
     by_id: BTreeMap<i64, usize>,
 }
 
-/// Number of dictionary-encoded positions in `data_type`, itself included.
-pub(crate) fn count_dictionaries(data_type: &DataType) -> usize {
+/// Calls `visit` with the value type of each dictionary position in `data_type` (itself
+/// included), in walk order, until it returns `false`; returns whether it never did. The
+/// one place that says the walk order.
+///
+/// Generic rather than `dyn`: counting runs for every dictionary column of every batch,
+/// and compiled for its closure the walk is the plain recursion it replaces.
+fn walk_dictionaries<'a, F: FnMut(&'a DataType) -> bool>(
+    data_type: &'a DataType,
+    visit: &mut F,
+) -> bool {
     match data_type {
-        DataType::Dictionary { value, .. } => 1 + count_dictionaries(value),
+        DataType::Dictionary { value, .. } => visit(value) && walk_dictionaries(value, visit),
         other => other
             .children()
             .iter()
-            .map(|field| count_dictionaries(field.data_type()))
-            .sum(),
+            .all(|field| walk_dictionaries(field.data_type(), visit)),
     }
+}
+
+/// Number of dictionary-encoded positions in `data_type`, itself included.
+pub(crate) fn count_dictionaries(data_type: &DataType) -> usize {
+    let mut count = 0;
+    walk_dictionaries(data_type, &mut |_| {
+        count += 1;
+        true
+    });
+    count
 }
 
 /// Number of dictionary-encoded positions in `schema`.
@@ -45,20 +62,10 @@ fn dictionary_count(schema: &Schema) -> usize {
 /// Calls `visit` with the value type of each dictionary position of `schema`, in walk
 /// order, until it returns `false`.
 fn walk_value_types<'a>(schema: &'a Schema, mut visit: impl FnMut(&'a DataType) -> bool) {
-    fn walk<'a>(data_type: &'a DataType, visit: &mut dyn FnMut(&'a DataType) -> bool) -> bool {
-        match data_type {
-            DataType::Dictionary { value, .. } => visit(value) && walk(value, visit),
-            other => other
-                .children()
-                .iter()
-                .all(|field| walk(field.data_type(), visit)),
-        }
-    }
-    for field in schema.fields().iter() {
-        if !walk(field.data_type(), &mut visit) {
-            return;
-        }
-    }
+    schema
+        .fields()
+        .iter()
+        .all(|field| walk_dictionaries(field.data_type(), &mut visit));
 }
 
 /// The value type of every dictionary position of `schema`, in walk order.
