@@ -67,6 +67,7 @@ pub mod display;
 mod dynamic;
 mod error;
 pub mod ffi_stream;
+mod field_validation;
 mod fixed;
 pub mod list;
 mod map;
@@ -93,6 +94,7 @@ pub use dictionary::{
 };
 pub use dynamic::make_builder;
 pub use error::ArrayError;
+pub use field_validation::{check_nullability, validate_field};
 pub use fixed::{
     FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,
 };

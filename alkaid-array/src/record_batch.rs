@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use alkaid_schema::{Schema, SchemaRef};
 
-use crate::{ArrayError, ArrayRef};
+use alkaid_data::ValidationLevel;
+
+use crate::{ArrayError, ArrayRef, validate_field};
 
 /// Columns of equal length described by a schema.
 ///
@@ -63,44 +65,7 @@ impl RecordBatch {
         columns: Vec<ArrayRef>,
         num_rows: usize,
     ) -> Result<Self, ArrayError> {
-        let fields = schema.fields();
-        if columns.len() != fields.len() {
-            return Err(ArrayError::ColumnMismatch {
-                column: "batch".to_string(),
-                reason: format!(
-                    "expected {} columns for the schema, found {}",
-                    fields.len(),
-                    columns.len()
-                ),
-            });
-        }
-        for (i, (column, field)) in columns.iter().zip(fields.iter()).enumerate() {
-            // Named only when something is wrong: batches are built in hot loops.
-            let name = || format!("column {i} ({:?})", field.name());
-            if column.len() != num_rows {
-                return Err(ArrayError::LengthMismatch {
-                    what: name(),
-                    expected: num_rows,
-                    found: column.len(),
-                });
-            }
-            if column.data_type() != field.data_type() {
-                return Err(ArrayError::ColumnMismatch {
-                    column: name(),
-                    reason: format!(
-                        "expected type {}, found {}",
-                        field.data_type(),
-                        column.data_type()
-                    ),
-                });
-            }
-            if !field.is_nullable() && column.null_count() > 0 {
-                return Err(ArrayError::ColumnMismatch {
-                    column: name(),
-                    reason: format!("field is not nullable, found {} nulls", column.null_count()),
-                });
-            }
-        }
+        check_columns(&schema, &columns, num_rows, true)?;
         Ok(Self {
             schema,
             columns,
@@ -112,18 +77,21 @@ impl RecordBatch {
     /// build each column from its field's own type and check the rest as they go, where
     /// comparing every column's type again would be pure cost. Debug builds still check.
     ///
+    /// Nullability is not part of the contract: the format calls it metadata, and readers
+    /// hand out what a file holds, nulls in a non-nullable field included (as Arrow C++
+    /// does); [`validate`](Self::validate) at `Strict` finds them.
+    ///
     /// # Safety
-    /// What [`try_new_with_rows`](Self::try_new_with_rows) checks must hold: one column per
-    /// field, each of its field's type and of `num_rows` rows, and no nulls in a column whose
-    /// field is not nullable. Code that reads a batch (downcasting a column by its field's
-    /// type, say) relies on it.
+    /// One column per field, each of its field's type and of `num_rows` rows, as
+    /// [`try_new_with_rows`](Self::try_new_with_rows) checks. Code that reads a batch
+    /// (downcasting a column by its field's type, say) relies on it.
     pub unsafe fn new_unchecked(
         schema: SchemaRef,
         columns: Vec<ArrayRef>,
         num_rows: usize,
     ) -> Self {
         #[cfg(debug_assertions)]
-        if let Err(e) = Self::try_new_with_rows(schema.clone(), columns.clone(), num_rows) {
+        if let Err(e) = check_columns(&schema, &columns, num_rows, false) {
             panic!("RecordBatch::new_unchecked on a mismatched batch: {e}");
         }
         Self {
@@ -131,6 +99,19 @@ impl RecordBatch {
             columns,
             num_rows,
         }
+    }
+
+    /// Validates every column against its field at `level` (see [`validate_field`]): at
+    /// [`ValidationLevel::Strict`], nulls in a non-nullable field at any depth and
+    /// `arrow.json` values that are not JSON are errors too.
+    ///
+    /// # Errors
+    /// The first problem, naming the column.
+    pub fn validate(&self, level: ValidationLevel) -> Result<(), ArrayError> {
+        for (field, column) in self.schema.fields().iter().zip(&self.columns) {
+            validate_field(field, &column.to_data(), level)?;
+        }
+        Ok(())
     }
 
     /// The schema.
@@ -205,4 +186,53 @@ impl RecordBatch {
             num_rows: len,
         }
     }
+}
+
+/// What a batch's constructors check: one column per field, each of its field's type and of
+/// `num_rows` rows, and with `nullability`, no nulls in a column whose field is not nullable.
+fn check_columns(
+    schema: &Schema,
+    columns: &[ArrayRef],
+    num_rows: usize,
+    nullability: bool,
+) -> Result<(), ArrayError> {
+    let fields = schema.fields();
+    if columns.len() != fields.len() {
+        return Err(ArrayError::ColumnMismatch {
+            column: "batch".to_string(),
+            reason: format!(
+                "expected {} columns for the schema, found {}",
+                fields.len(),
+                columns.len()
+            ),
+        });
+    }
+    for (i, (column, field)) in columns.iter().zip(fields.iter()).enumerate() {
+        // Named only when something is wrong: batches are built in hot loops.
+        let name = || format!("column {i} ({:?})", field.name());
+        if column.len() != num_rows {
+            return Err(ArrayError::LengthMismatch {
+                what: name(),
+                expected: num_rows,
+                found: column.len(),
+            });
+        }
+        if column.data_type() != field.data_type() {
+            return Err(ArrayError::ColumnMismatch {
+                column: name(),
+                reason: format!(
+                    "expected type {}, found {}",
+                    field.data_type(),
+                    column.data_type()
+                ),
+            });
+        }
+        if nullability && !field.is_nullable() && column.null_count() > 0 {
+            return Err(ArrayError::ColumnMismatch {
+                column: name(),
+                reason: format!("field is not nullable, found {} nulls", column.null_count()),
+            });
+        }
+    }
+    Ok(())
 }

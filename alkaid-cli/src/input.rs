@@ -84,9 +84,10 @@ impl Input {
         match self {
             Input::File(file) => {
                 let count = file.num_batches();
+                // The file reader's errors already say which batch.
                 Box::new((0..count).map(move |i| {
                     file.batch_with_metadata(i)
-                        .map_err(|e| Failure::new(format!("batch {i}: {e}")))
+                        .map_err(|e| Failure::new(e.to_string()))
                 }))
             }
             Input::Stream(stream) => {

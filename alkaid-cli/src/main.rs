@@ -95,6 +95,12 @@ enum Command {
     Validate {
         /// The input (`-` reads standard input).
         file: String,
+        /// `full`: what the format requires (every reader checks it). `strict` adds what
+        /// Arrow C++'s full validation checks beyond it: decimals within their precision,
+        /// whole-day `Date64`, times within one day, non-nullable map entries, no nulls in
+        /// non-nullable fields at any depth, `arrow.json` values that are JSON.
+        #[arg(long, value_enum, default_value_t = Level::Strict)]
+        level: Level,
     },
     /// Read a file or stream in any supported form and write it again, losing nothing:
     /// metadata at every level, dictionaries and batch boundaries survive.
@@ -129,6 +135,12 @@ enum Codec {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum Level {
+    Full,
+    Strict,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum FileMagic {
     Alkaid,
     Arrow,
@@ -141,7 +153,13 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Schema { file } => commands::schema(&file),
         Command::Cat { file, limit, batch } => commands::cat(&file, limit, batch),
-        Command::Validate { file } => commands::validate(&file),
+        Command::Validate { file, level } => commands::validate(
+            &file,
+            match level {
+                Level::Full => alkaid_data::ValidationLevel::Full,
+                Level::Strict => alkaid_data::ValidationLevel::Strict,
+            },
+        ),
         Command::Inspect { file } => inspect::inspect(&file),
         Command::Convert {
             input,

@@ -238,3 +238,77 @@ fn usage_errors_are_status_two_and_help_is_there() {
         assert!(out.status.success() && !out.stdout.is_empty(), "{command}");
     }
 }
+
+/// An IPC file of `columns` under their names.
+fn file_of(dir: &Path, name: &str, columns: Vec<(&str, alkaid_array::ArrayRef)>) -> PathBuf {
+    use alkaid_array::RecordBatch;
+    use alkaid_ipc::{FileWriter, WriteOptions};
+    use alkaid_schema::{Field, Schema};
+    use std::sync::Arc;
+
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(name, column)| Field::new(*name, column.data_type().clone(), true))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let batch =
+        RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect()).unwrap();
+    let mut writer = FileWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
+    writer.write(&batch).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, writer.into_inner().unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn validate_is_strict_by_default_and_full_on_request() {
+    use alkaid_array::{Time32SecondArray, Time64NanosecondArray};
+    use std::sync::Arc;
+
+    let dir = scratch("levels");
+    let late = file_of(
+        &dir,
+        "late.arrow",
+        vec![
+            ("ok", Arc::new(Time64NanosecondArray::from(vec![1, 2]))),
+            ("t", Arc::new(Time32SecondArray::from(vec![0, 90_000]))),
+        ],
+    );
+    let path = late.to_str().unwrap();
+    let out = alkaid(&["validate", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("batch 0: field \"t\": value at slot 1 of Time32(s) is outside one day"),
+        "{stderr}"
+    );
+    let out = alkaid(&["validate", path, "--level", "full"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("2 rows, every value valid"));
+    let out = alkaid(&["validate", path, "--level", "sloppy"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn file_errors_name_their_batch_once() {
+    use alkaid_array::StringArray;
+    use std::sync::Arc;
+
+    let dir = scratch("named-once");
+    let path = file_of(
+        &dir,
+        "bad_utf8.arrow",
+        vec![("s", Arc::new(StringArray::from(vec!["abcdefgh"])))],
+    );
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.windows(8).position(|w| w == b"abcdefgh").unwrap();
+    bytes[at] = 0xFF;
+    std::fs::write(&path, bytes).unwrap();
+    for command in ["cat", "validate"] {
+        let out = alkaid(&[command, path.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("invalid UTF-8"), "{stderr}");
+        assert_eq!(stderr.matches("batch 0").count(), 1, "{command}: {stderr}");
+    }
+}

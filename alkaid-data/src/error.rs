@@ -48,6 +48,10 @@ pub enum DataErrorKind {
     DecimalPrecision,
     /// A `Date64` value that is not a whole day (strict level).
     Date64,
+    /// A time-of-day value outside `[0, one day)` (strict level).
+    TimeOfDay,
+    /// A map whose entries struct is nullable (strict level).
+    MapEntries,
     /// A slice or length that does not fit.
     OutOfBounds,
 }

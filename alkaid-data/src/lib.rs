@@ -48,6 +48,7 @@ extern crate self as alkaid_data;
 
 mod concat;
 mod data;
+mod empty;
 pub mod equal;
 mod error;
 pub mod ffi;

@@ -399,7 +399,16 @@ fn union_type_ids_and_offsets() {
             .buffers(vec![buf(ids), buf(offsets)])
             .children(vec![int32(&[1, 2]), utf8(&[0, 1], b"x").build().unwrap()])
     };
-    assert!(dense(&[0, 1, 0], &[1, 0, 0]).build().is_ok());
+    assert!(dense(&[0, 1, 0], &[0, 0, 1]).build().is_ok());
+    assert!(
+        dense(&[0, 1, 0], &[1, 0, 1]).build().is_ok(),
+        "a child's offset may repeat"
+    );
+    check(
+        dense(&[0, 1, 0], &[1, 0, 0]),
+        DataErrorKind::UnionOffset,
+        "offset 0 at slot 2 of Union(Dense, 0 => a: Int32, 1 => b: Utf8) is less than offset 1 before it for child \"a\"",
+    );
     check(
         dense(&[0, 1], &[0, 1]),
         DataErrorKind::UnionOffset,
@@ -541,5 +550,89 @@ fn errors_carry_the_path_to_the_child() {
     assert_eq!(
         error.to_string(),
         "b.item: invalid UTF-8 in Utf8 data at byte 0"
+    );
+}
+
+fn strict_error(builder: ArrayDataBuilder) -> DataError {
+    builder
+        .build()
+        .expect("fully valid")
+        .validate(alkaid_data::ValidationLevel::Strict)
+        .expect_err("strict validation refuses it")
+}
+
+fn check_strict(builder: ArrayDataBuilder, kind: DataErrorKind, message: &str) {
+    let error = strict_error(builder);
+    assert_eq!(error.kind(), kind, "{error}");
+    assert_eq!(error.to_string(), message);
+}
+
+#[test]
+fn strict_checks_find_what_arrow_cpp_full_validation_finds() {
+    let with_nulls = |data_type: &str, values: Buffer, valid: &[bool]| {
+        ArrayData::builder(t(data_type))
+            .len(valid.len())
+            .nulls(Some(NullBuffer::from(valid.to_vec())))
+            .buffers(vec![values])
+    };
+    check_strict(
+        with_nulls("Decimal128(3, 1)", buf(&[999i128, 1000]), &[true, true]),
+        DataErrorKind::DecimalPrecision,
+        "value at slot 1 of Decimal128(3, 1) has more than 3 digits",
+    );
+    check_strict(
+        with_nulls("Date64", buf(&[86_400_000i64, 1]), &[true, true]),
+        DataErrorKind::Date64,
+        "value at slot 1 of Date64 is not a whole number of days",
+    );
+    for (data_type, values, per_day) in [
+        ("Time32(s)", buf(&[0i32, 86_400]), "86400 s"),
+        ("Time32(ms)", buf(&[0i32, -1]), "86400000 ms"),
+        ("Time64(us)", buf(&[0i64, 86_400_000_000]), "86400000000 us"),
+        ("Time64(ns)", buf(&[0i64, i64::MAX]), "86400000000000 ns"),
+    ] {
+        check_strict(
+            with_nulls(data_type, values.clone(), &[true, true]),
+            DataErrorKind::TimeOfDay,
+            &format!("value at slot 1 of {data_type} is outside one day (0 to {per_day})"),
+        );
+        // A null slot may hold anything, and full validation does not look at values.
+        let null_slot = with_nulls(data_type, values, &[true, false])
+            .build()
+            .unwrap();
+        null_slot
+            .validate(alkaid_data::ValidationLevel::Strict)
+            .unwrap();
+    }
+    let last_of_day = with_nulls("Time64(ns)", buf(&[86_399_999_999_999i64]), &[true]);
+    last_of_day
+        .build_strict()
+        .expect("the last nanosecond of a day");
+
+    let entries = |nullable| {
+        let key = alkaid_schema::Field::new("key", DataType::Utf8, false);
+        let value = alkaid_schema::Field::new("value", DataType::Int32, true);
+        let entries = alkaid_schema::Field::new(
+            "entries",
+            DataType::Struct(vec![key, value].into()),
+            nullable,
+        );
+        DataType::Map(alkaid_schema::MapType::try_new(entries, false).unwrap())
+    };
+    let empty_map = |data_type: DataType| {
+        let DataType::Map(map) = &data_type else {
+            unreachable!()
+        };
+        let child = ArrayData::new_empty(map.entries().data_type());
+        ArrayData::builder(data_type.clone())
+            .len(0)
+            .buffers(vec![buf(&[0i32])])
+            .children(vec![child])
+    };
+    empty_map(entries(false)).build_strict().unwrap();
+    check_strict(
+        empty_map(entries(true)),
+        DataErrorKind::MapEntries,
+        "the entries field \"entries\" of Map(entries: Struct(key: Utf8 not null, value: Int32)) is nullable",
     );
 }

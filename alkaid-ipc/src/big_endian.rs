@@ -16,7 +16,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use crate::dictionary::DictionaryIds;
 use crate::fb;
-use crate::schema::encode_schema_as;
+use crate::schema::{SchemaEncoding, encode_schema_as};
 use crate::write::encode::Encoded;
 use crate::write::message::{Body, finish_message, record_batch_table, write_message};
 use crate::{Compression, StreamReader, WriteOptions};
@@ -136,13 +136,20 @@ fn big_endian_stream(batch: &RecordBatch) -> Vec<u8> {
     let mut out = Vec::new();
     let mut fbb = FlatBufferBuilder::new();
     let ids = DictionaryIds::sequential(batch.schema());
-    let schema = encode_schema_as(&mut fbb, batch.schema(), &ids, fb::Endianness::Big);
+    let schema = encode_schema_as(
+        &mut fbb,
+        batch.schema(),
+        &ids,
+        SchemaEncoding::default(),
+        fb::Endianness::Big,
+    );
     finish_message(
         &mut fbb,
         fb::MessageHeader::Schema,
         schema.as_union_value(),
         0,
         &Metadata::new(),
+        alkaid_schema::extension::Namespace::Alkaid,
     );
     write_message(&mut out, fbb.finished_data(), None, 8).unwrap();
     let body = Body::new(buffers, &options).unwrap();
@@ -154,6 +161,7 @@ fn big_endian_stream(batch: &RecordBatch) -> Vec<u8> {
         table.as_union_value(),
         body.len(),
         &Metadata::new(),
+        alkaid_schema::extension::Namespace::Alkaid,
     );
     write_message(&mut out, fbb.finished_data(), Some(&body), 8).unwrap();
     out

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use alkaid_schema::extension::Namespace;
 use alkaid_schema::{
     DataType, DecimalType, DecimalWidth, Field, FieldRef, Fields, IntegerType, IntervalUnit,
     MapType, Metadata, RunEndEncodedType, Schema, TimeUnit, UnionMode, UnionType,
@@ -22,7 +23,29 @@ use crate::path::Path;
 /// input cannot exhaust the stack. The flatbuffer verifier's depth limit is set above it.
 pub const MAX_FIELD_DEPTH: usize = 64;
 
+/// The byte order of this machine, as the format names it.
+pub(crate) const HOST_ENDIANNESS: fb::Endianness = if cfg!(target_endian = "big") {
+    fb::Endianness::Big
+} else {
+    fb::Endianness::Little
+};
+
+/// Whether values written in `declared` order must be byte-swapped on a `host` machine.
+/// Writers declare their host's order, so this is the one decision both sides share.
+pub(crate) fn needs_swap(declared: fb::Endianness, host: fb::Endianness) -> bool {
+    declared != host
+}
+
 // ----- writing
+
+/// How a schema is written: the features its stream uses, and the namespace of reserved
+/// metadata keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SchemaEncoding {
+    pub namespace: Namespace,
+    pub compressed_body: bool,
+    pub dictionary_replacement: bool,
+}
 
 /// Writes `schema` into `fbb`, numbering dictionaries with `ids`, declaring this machine's
 /// byte order.
@@ -30,13 +53,9 @@ pub(crate) fn encode_schema<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     schema: &Schema,
     ids: &DictionaryIds,
+    encoding: SchemaEncoding,
 ) -> WIPOffset<fb::Schema<'b>> {
-    let native = if cfg!(target_endian = "big") {
-        fb::Endianness::Big
-    } else {
-        fb::Endianness::Little
-    };
-    encode_schema_as(fbb, schema, ids, native)
+    encode_schema_as(fbb, schema, ids, encoding, HOST_ENDIANNESS)
 }
 
 /// [`encode_schema`] declaring `endianness` (tests make big-endian input with it).
@@ -44,39 +63,67 @@ pub(crate) fn encode_schema_as<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     schema: &Schema,
     ids: &DictionaryIds,
+    encoding: SchemaEncoding,
     endianness: fb::Endianness,
 ) -> WIPOffset<fb::Schema<'b>> {
     let mut cursor = 0;
     let fields: Vec<_> = schema
         .fields()
         .iter()
-        .map(|field| encode_field(fbb, field, ids, &mut cursor))
+        .map(|field| encode_field(fbb, field, ids, encoding.namespace, &mut cursor))
         .collect();
     let fields = fbb.create_vector(&fields);
-    let custom_metadata = encode_metadata(fbb, schema.metadata());
+    let custom_metadata = encode_metadata(fbb, schema.metadata(), encoding.namespace);
+    let mut features = Vec::new();
+    if encoding.dictionary_replacement {
+        features.push(fb::Feature::DICTIONARY_REPLACEMENT);
+    }
+    if encoding.compressed_body {
+        features.push(fb::Feature::COMPRESSED_BODY);
+    }
+    let features = (!features.is_empty()).then(|| fbb.create_vector(&features));
     fb::Schema::create(
         fbb,
         &fb::SchemaArgs {
             endianness,
             fields: Some(fields),
             custom_metadata,
-            features: None,
+            features,
         },
     )
 }
 
+/// `key` as written under `namespace`: reserved `ALKAID:` keys become `ARROW:` keys for
+/// Arrow readers; every other key is kept.
+fn key_in(namespace: Namespace, key: &str) -> std::borrow::Cow<'_, str> {
+    match (namespace, key.strip_prefix("ALKAID:")) {
+        (Namespace::Arrow, Some(rest)) => format!("ARROW:{rest}").into(),
+        _ => key.into(),
+    }
+}
+
 /// Key-value pairs, or `None` when there are none (an absent vector, as other writers do).
+/// Under [`Namespace::Arrow`], reserved `ALKAID:` keys are written as `ARROW:` keys; where a
+/// field has both spellings of one key, the `ALKAID:` value wins, as it does on read.
 pub(crate) fn encode_metadata<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     metadata: &Metadata,
+    namespace: Namespace,
 ) -> Option<WIPOffset<Vector<'b, ForwardsUOffset<fb::KeyValue<'b>>>>> {
     if metadata.is_empty() {
         return None;
     }
+    let shadowed = |key: &str| {
+        namespace == Namespace::Arrow
+            && key
+                .strip_prefix("ARROW:")
+                .is_some_and(|rest| metadata.contains_key(&format!("ALKAID:{rest}")))
+    };
     let pairs: Vec<_> = metadata
         .iter()
+        .filter(|(key, _)| !shadowed(key))
         .map(|(key, value)| {
-            let key = fbb.create_string(key);
+            let key = fbb.create_string(&key_in(namespace, key));
             let value = fbb.create_string(value);
             fb::KeyValue::create(
                 fbb,
@@ -94,6 +141,7 @@ fn encode_field<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     field: &Field,
     ids: &DictionaryIds,
+    namespace: Namespace,
     cursor: &mut usize,
 ) -> WIPOffset<fb::Field<'b>> {
     let (value_type, dictionary) = match field.data_type() {
@@ -128,12 +176,12 @@ fn encode_field<'b>(
     let children: Vec<_> = value_type
         .children()
         .iter()
-        .map(|child| encode_field(fbb, child, ids, cursor))
+        .map(|child| encode_field(fbb, child, ids, namespace, cursor))
         .collect();
     let children = fbb.create_vector(&children);
     let (type_type, type_) = encode_type(fbb, value_type);
     let name = fbb.create_string(field.name());
-    let custom_metadata = encode_metadata(fbb, field.metadata());
+    let custom_metadata = encode_metadata(fbb, field.metadata(), namespace);
     fb::Field::create(
         fbb,
         &fb::FieldArgs {
@@ -304,7 +352,24 @@ fn empty_table(fbb: &mut FlatBufferBuilder<'_>) -> WIPOffset<UnionWIPOffset> {
 // ----- reading
 
 /// Reads a schema, and the dictionary ids of its dictionary fields.
+///
+/// # Errors
+/// Besides what is malformed: a feature the schema says its stream uses that this reader
+/// does not know (the spec's way of saying "do not read this if you cannot").
 pub(crate) fn decode_schema(schema: fb::Schema<'_>) -> Result<(Schema, DictionaryIds)> {
+    for feature in schema.features().iter().flatten() {
+        match feature {
+            fb::Feature::UNUSED
+            | fb::Feature::DICTIONARY_REPLACEMENT
+            | fb::Feature::COMPRESSED_BODY => {}
+            unknown => {
+                return Err(IpcError::unsupported(format!(
+                    "the schema declares feature {}, which this reader does not know",
+                    unknown.0
+                )));
+            }
+        }
+    }
     let mut ids = Vec::new();
     let fields = match schema.fields() {
         Some(fields) => Fields::from(decode_fields(fields, &mut ids, 0, None)?),

@@ -254,7 +254,8 @@ fn a_batch_using_an_undefined_dictionary_is_an_error() {
         .unwrap_err();
     assert_eq!(err.kind(), IpcErrorKind::Malformed);
     assert!(
-        err.to_string().contains("dictionary id 0 is used before"),
+        err.to_string()
+            .contains("dictionary id 0 is used by non-null keys before"),
         "{err}"
     );
 }

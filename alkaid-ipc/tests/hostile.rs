@@ -295,7 +295,7 @@ fn a_column_of_another_length_than_its_batch_is_named() {
 }
 
 #[test]
-fn nulls_in_a_field_that_is_not_nullable_are_named() {
+fn nulls_in_a_field_that_is_not_nullable_are_read_unless_the_check_is_asked_for() {
     // The schema message of a stream whose field is not nullable, followed by the batch of
     // one whose field is (and has nulls): the batch message does not depend on the flag.
     let strict = nullable_x_stream(false, false);
@@ -306,11 +306,24 @@ fn nulls_in_a_field_that_is_not_nullable_are_named() {
     };
     let mut spliced = strict[..schema_message(&strict)].to_vec();
     spliced.extend_from_slice(&loose[schema_message(&loose)..]);
-    let err = first_batch_error(&spliced);
+    // Nullability is metadata: read as pyarrow reads it, nulls and all.
+    let batch = StreamReader::try_new(&spliced[..])
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert!(!batch.schema().fields()[0].is_nullable());
+    assert_eq!(batch.column(0).null_count(), 4);
+    let checked = alkaid_ipc::ReadOptions::default().with_nullability_check(true);
+    let err = StreamReader::with_options(&spliced[..], checked)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err();
     assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
     assert!(
         err.to_string()
-            .contains("column x: 4 nulls in a field that is not nullable"),
+            .contains("column x: field \"x\": not nullable, found 4 nulls"),
         "{err}"
     );
     // The splice itself is sound: the loose stream's own schema reads the same batch.

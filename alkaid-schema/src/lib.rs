@@ -9,6 +9,7 @@
 //! | [`Field`], [`Fields`] | a named, typed, nullable column or child, with [`Metadata`] |
 //! | [`Schema`] | the fields of a record batch; lookup, projection, [merging](merge) |
 //! | [`extension`] | extension annotations under `ALKAID:` and `ARROW:`, user extension types, a registry |
+//! | [`json`] | a small, hostile-input-safe JSON reader for extension descriptions and `arrow.json` values |
 //! | [`ffi`] | the C data interface's `ArrowSchema`: fields exported to and imported from other libraries |
 //!
 //! Data types have one text notation: [`Display`](std::fmt::Display) writes it and
@@ -43,6 +44,7 @@ mod error;
 pub mod extension;
 pub mod ffi;
 mod field;
+pub mod json;
 pub mod merge;
 mod metadata;
 mod schema;

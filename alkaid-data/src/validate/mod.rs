@@ -10,10 +10,13 @@
 //!   characters; views have non-negative lengths, zero padding, buffer indices and ranges
 //!   that exist and prefixes that match; list views stay inside their child; dictionary keys
 //!   of valid slots are inside the dictionary; union type ids are declared and dense offsets
-//!   inside their child; run ends are positive, increasing, not null and cover the array;
-//!   map keys are not null.
-//! - [`ValidationLevel::Strict`]: data-quality checks the spec does not demand: decimals fit
-//!   their precision, `Date64` values are whole days.
+//!   inside their child and in order for each child; run ends are positive, increasing, not
+//!   null and cover the array; map keys are not null.
+//! - [`ValidationLevel::Strict`]: data-quality checks the spec does not demand, the ones Arrow
+//!   C++'s full validation makes: decimals fit their precision, `Date64` values are whole
+//!   days, times of day lie within one day, a map's entries struct is not nullable. Checks
+//!   that need a field rather than a type (nullability, extension types such as
+//!   `arrow.json`) are made one layer up, by `alkaid-array`'s field validation.
 //!
 //! Children and dictionaries are validated at the same level, first; an error in a child
 //! carries the child's name in its [path](DataError::path). No input, however corrupt, makes

@@ -1,7 +1,7 @@
 //! Strict validation: data-quality checks that the spec does not demand.
 
 use alkaid_buffer::native::i256;
-use alkaid_schema::{DataType, DecimalWidth};
+use alkaid_schema::{DataType, DecimalWidth, TimeUnit};
 
 use super::end;
 use super::values::typed_slots;
@@ -10,7 +10,10 @@ use crate::{ArrayData, DataError, DataErrorKind};
 const MILLISECONDS_PER_DAY: i64 = 86_400_000;
 
 /// Decimals of valid slots fit their precision; `Date64` values of valid slots are whole
-/// days.
+/// days; times of day of valid slots lie in `[0, one day)`; a map's entries struct is not
+/// nullable. These are the value checks Arrow C++'s full validation makes beyond the spec's
+/// layout rules, so that a strict validation finds what pyarrow's `validate(full=True)`
+/// finds.
 pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
     match &data.data_type {
         DataType::Decimal(decimal) => {
@@ -43,6 +46,39 @@ pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
                 )
             })
         }
+        DataType::Time(unit) => {
+            let per_day = match unit {
+                TimeUnit::Second => 86_400,
+                TimeUnit::Millisecond => MILLISECONDS_PER_DAY,
+                TimeUnit::Microsecond => MILLISECONDS_PER_DAY * 1_000,
+                TimeUnit::Nanosecond => MILLISECONDS_PER_DAY * 1_000_000,
+            };
+            let in_day = |v: i64| (0..per_day).contains(&v);
+            match unit {
+                TimeUnit::Second | TimeUnit::Millisecond => {
+                    check_slots::<i32>(data, |v| in_day(i64::from(v)))
+                }
+                TimeUnit::Microsecond | TimeUnit::Nanosecond => check_slots::<i64>(data, in_day),
+            }
+            .map_err(|slot| {
+                DataError::new(
+                    DataErrorKind::TimeOfDay,
+                    format!(
+                        "value at slot {slot} of {} is outside one day (0 to {per_day} {})",
+                        data.data_type,
+                        unit.abbreviation()
+                    ),
+                )
+            })
+        }
+        DataType::Map(map) if map.entries().is_nullable() => Err(DataError::new(
+            DataErrorKind::MapEntries,
+            format!(
+                "the entries field {:?} of {} is nullable",
+                map.entries().name(),
+                data.data_type
+            ),
+        )),
         _ => Ok(()),
     }
 }

@@ -7,7 +7,8 @@ use super::values::typed_slots;
 use crate::{ArrayData, DataError, DataErrorKind};
 
 /// Every type id is one the type declares; for dense unions, every offset is inside the
-/// child that the type id selects.
+/// child that the type id selects, and the offsets of each child never decrease (the spec
+/// requires each child's offsets to be in order).
 pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
     let DataType::Union(union) = &data.data_type else {
         return Ok(());
@@ -21,6 +22,8 @@ pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
         UnionMode::Dense => Some(typed_slots::<i32>(data, 1, data.offset, end(data))?),
         UnionMode::Sparse => None,
     };
+    // The last offset seen for each child, for the order check.
+    let mut last_offset = vec![-1i32; union.fields().len()];
     for (slot, &id) in type_ids.iter().enumerate() {
         let Some(child) = usize::try_from(id)
             .ok()
@@ -43,6 +46,17 @@ pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
                     DataErrorKind::UnionOffset,
                     format!(
                         "offset {offset} at slot {slot} of {} is outside child {:?} of {child_len} slots",
+                        data.data_type,
+                        union.fields()[child].name()
+                    ),
+                ));
+            }
+            let last = std::mem::replace(&mut last_offset[child], offset);
+            if offset < last {
+                return Err(DataError::new(
+                    DataErrorKind::UnionOffset,
+                    format!(
+                        "offset {offset} at slot {slot} of {} is less than offset {last} before it for child {:?}",
                         data.data_type,
                         union.fields()[child].name()
                     ),

@@ -29,8 +29,9 @@ pub(crate) struct BodyReader<'a> {
     pub dictionaries: &'a BTreeMap<i64, ArrayData>,
     /// Byte-swap fixed-width values (the schema says big-endian).
     pub swap: bool,
-    /// Metadata V4: unions still carry a validity buffer.
-    pub union_validity: bool,
+    /// Metadata V4: every type but Null carries a validity buffer, unions and run-end
+    /// encoded arrays an empty placeholder.
+    pub legacy_validity: bool,
     /// The caller vouched for the input (`ReadOptions::skip_full_validation`): null counts
     /// are taken from the message instead of counted, keeping decoding independent of size.
     pub trusted: bool,
@@ -74,7 +75,7 @@ impl<'a> BodyReader<'a> {
             ids,
             dictionaries,
             swap: false,
-            union_validity: false,
+            legacy_validity: false,
             trusted: false,
             cursor,
             decompressor: Decompressor::default(),
@@ -169,12 +170,8 @@ impl<'a> BodyReader<'a> {
         let (length, null_count) = self.next_node(path)?;
         let spec = layout(data_type);
         let physical = data_type.to_physical();
-        let is_union = matches!(
-            physical,
-            PhysicalType::SparseUnion | PhysicalType::DenseUnion
-        );
         let mut nulls = None;
-        if spec.has_validity || (is_union && self.union_validity) {
+        if spec.has_validity || (self.legacy_validity && physical != PhysicalType::Null) {
             let validity = self.next_buffer(path)?;
             if spec.has_validity && null_count > 0 {
                 let bits = BooleanBuffer::try_new(validity, 0, length)
@@ -201,6 +198,10 @@ impl<'a> BodyReader<'a> {
         let mut buffers = Vec::with_capacity(spec.buffers.len() + usize::from(spec.variadic));
         for buffer_spec in spec.buffers.iter() {
             let buffer = self.next_buffer(path)?;
+            let buffer = match buffer_spec {
+                BufferSpec::Offsets { width } if length == 0 => empty_offsets(buffer, *width),
+                _ => buffer,
+            };
             buffers.push(self.native(buffer, *buffer_spec, physical));
         }
         if spec.variadic {
@@ -217,7 +218,9 @@ impl<'a> BodyReader<'a> {
             }
         }
         let dictionary = match data_type {
-            DataType::Dictionary { value, .. } => Some(self.dictionary(value, path)?),
+            DataType::Dictionary { value, .. } => {
+                Some(self.dictionary(value, null_count == length, path)?)
+            }
             _ => None,
         };
         let mut builder = ArrayData::builder(data_type.clone())
@@ -226,7 +229,7 @@ impl<'a> BodyReader<'a> {
             .buffers(buffers)
             .children(children);
         if let Some(dictionary) = dictionary {
-            builder = builder.dictionary(dictionary.clone());
+            builder = builder.dictionary(dictionary);
         }
         // SAFETY: nothing reads the values of this array before the caller validates the
         // whole batch at `ValidationLevel::Full` (or the caller of the reader took that duty
@@ -241,15 +244,24 @@ impl<'a> BodyReader<'a> {
     }
 
     /// The dictionary of the next dictionary-encoded array in the walk, whose values are
-    /// of type `value`.
-    fn dictionary(&mut self, value: &DataType, path: Path<'_>) -> Result<&'a ArrayData> {
+    /// of type `value`. A column whose every slot is null may come before its dictionary
+    /// (the spec allows a stream to send the dictionary later): it gets an empty one.
+    fn dictionary(
+        &mut self,
+        value: &DataType,
+        all_null: bool,
+        path: Path<'_>,
+    ) -> Result<ArrayData> {
         let id = self.ids.id_at(self.cursor);
         self.cursor += 1 + count_dictionaries(value);
-        self.dictionaries.get(&id).ok_or_else(|| {
-            IpcError::malformed(format!(
-                "{path}: dictionary id {id} is used before any dictionary batch defines it"
-            ))
-        })
+        match self.dictionaries.get(&id) {
+            Some(dictionary) => Ok(dictionary.clone()),
+            None if all_null => Ok(ArrayData::new_empty(value)),
+            None => Err(IpcError::malformed(format!(
+                "{path}: dictionary id {id} is used by non-null keys before any dictionary \
+                 batch defines it"
+            ))),
+        }
     }
 
     /// `buffer` in native byte order and aligned for `spec`.
@@ -278,6 +290,17 @@ impl<'a> BodyReader<'a> {
 #[cold]
 fn structural_error(error: alkaid_data::DataError, path: Path<'_>) -> IpcError {
     IpcError::from(error).context(path)
+}
+
+/// The offsets of an array without slots. Arrow C++ writes such an array's one offset as it
+/// was in memory (`[5]` with an empty child, say) where it rebases every other array's to
+/// start at 0; the spec only recommends 0. The value says nothing for an empty array, so it
+/// becomes 0 here and every kernel sees a plain empty array.
+fn empty_offsets(buffer: Buffer, width: usize) -> Buffer {
+    if buffer.len() < width || buffer[..width].iter().all(|&b| b == 0) {
+        return buffer;
+    }
+    Buffer::from_slice_ref(&[0u8; 8][..width])
 }
 
 /// The widths of the integers inside one fixed-width value, for byte swapping.

@@ -4,15 +4,15 @@ use std::io::{Read, Seek, SeekFrom};
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_schema::{Metadata, SchemaRef};
+use alkaid_schema::{Metadata, Schema, SchemaRef};
 
 use super::body::read_up_to;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
-use super::state::{Decoded, ReadState, parse_footer};
+use super::state::{Decoded, ReadState, parse_footer, parse_message};
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::schema::decode_metadata;
+use crate::schema::{decode_metadata, decode_schema};
 
 /// Random access to bytes: a file (through `Read + Seek`) or memory already in a [`Buffer`].
 pub trait ByteSource {
@@ -134,10 +134,17 @@ impl<S: ByteSource> FileReader<S> {
             )));
         }
         let head = source.read_at(0, 8)?;
+        // The padding after the magic is not read (Arrow C++ writes zeros and checks only
+        // the magic), so whatever a writer left there is accepted.
         let magic = MAGICS
             .into_iter()
-            .find(|m| head.starts_with(m) && head[m.len()..].iter().all(|&b| b == 0))
-            .ok_or_else(|| IpcError::malformed("the file does not start with ALKAID1 or ARROW1"))?;
+            .find(|m| head.starts_with(m))
+            .ok_or_else(|| {
+                IpcError::malformed(format!(
+                    "the file does not start with ALKAID1 or ARROW1 (its first bytes are {:?})",
+                    String::from_utf8_lossy(&head[..7])
+                ))
+            })?;
         let tail_len = 4 + magic.len();
         let tail = source.read_at(file_len - tail_len as u64, tail_len)?;
         if &tail[4..] != magic {
@@ -164,7 +171,7 @@ impl<S: ByteSource> FileReader<S> {
         let schema = footer
             .schema()
             .ok_or_else(|| IpcError::malformed("the footer has no schema"))?;
-        state.set_schema(schema)?;
+        let footer_schema = state.set_schema(schema)?;
         let metadata = decode_metadata(footer.custom_metadata())?;
         let batches: Vec<fb::Block> = footer.recordBatches().iter().flatten().copied().collect();
         let mut reader = Self {
@@ -175,13 +182,25 @@ impl<S: ByteSource> FileReader<S> {
             file_len,
             next: 0,
         };
-        // The footer borrows its own bytes, not the reader, so it is walked in place.
+        reader.check_stream_schema(&footer_schema, file_len - tail_len as u64 - footer_len)?;
+        // The footer borrows its own bytes, not the reader, so it is walked in place. A file
+        // holds one dictionary per id, which later blocks may only extend: a second
+        // replacement would decode earlier batches against the wrong values.
+        let mut defined = std::collections::BTreeSet::new();
         for (i, block) in footer.dictionaries().iter().flatten().enumerate() {
             match reader
                 .block(block)
                 .map_err(|e| e.context(format!("dictionary block {i}")))?
             {
-                Decoded::Dictionary { .. } => {}
+                Decoded::Dictionary { id, is_delta } => {
+                    if !is_delta && !defined.insert(id) {
+                        return Err(IpcError::malformed(format!(
+                            "dictionary block {i} replaces dictionary id {id}, which the file \
+                             already defines; a file holds one dictionary per id (deltas may \
+                             extend it)"
+                        )));
+                    }
+                }
                 _ => {
                     return Err(IpcError::malformed(format!(
                         "dictionary block {i} is not a dictionary batch"
@@ -235,6 +254,43 @@ impl<S: ByteSource> FileReader<S> {
                 "block of batch {index} is not a record batch"
             ))),
         }
+    }
+
+    /// Checks that the schema message opening the file's stream (right after the leading
+    /// magic) says what the footer says: a reader that streams the file and one that reads
+    /// the footer must see the same columns. `end` is where the footer starts.
+    fn check_stream_schema(&mut self, footer_schema: &Schema, end: u64) -> Result<()> {
+        let limit = self.state.options.max_metadata_bytes;
+        let prefix = self
+            .source
+            .read_at(8, 8.min(end.saturating_sub(8) as usize))?;
+        let (header, metadata) = match parse_prefix(&prefix, &self.state.options)? {
+            Some(Prefix::Message { header, metadata }) => (header, metadata),
+            _ => {
+                return Err(IpcError::malformed(
+                    "the file's stream does not start with a schema message",
+                ));
+            }
+        };
+        let message_len = header + metadata;
+        if message_len > limit.saturating_add(8) || 8 + message_len as u64 > end {
+            return Err(IpcError::malformed(format!(
+                "the file's schema message ({message_len} bytes) does not fit before the footer"
+            )));
+        }
+        let framed = self.source.read_at(8, message_len)?;
+        let message = parse_message(&framed[header..header + metadata], &self.state.options)?;
+        let schema = message.header_as_schema().ok_or_else(|| {
+            IpcError::malformed("the file's stream does not start with a schema message")
+        })?;
+        let (stream_schema, stream_ids) = decode_schema(schema)?;
+        if &stream_schema != footer_schema || stream_ids.ids() != self.state.ids.ids() {
+            return Err(IpcError::malformed(format!(
+                "the footer's schema ({footer_schema}) differs from the schema message at the \
+                 start of the file ({stream_schema})"
+            )));
+        }
+        Ok(())
     }
 
     fn block(&mut self, block: &fb::Block) -> Result<Decoded> {

@@ -11,6 +11,9 @@ mod state;
 mod stream;
 
 #[cfg(test)]
+mod tests;
+
+#[cfg(test)]
 pub(crate) use body::MAPPED;
 pub use body::set_huge_pages;
 pub(crate) use body::{fill, mapping};

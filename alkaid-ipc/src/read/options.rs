@@ -5,6 +5,7 @@
 pub struct ReadOptions {
     pub(crate) full_validation: bool,
     pub(crate) max_metadata_bytes: usize,
+    pub(crate) check_nullability: bool,
 }
 
 impl Default for ReadOptions {
@@ -12,6 +13,7 @@ impl Default for ReadOptions {
         Self {
             full_validation: true,
             max_metadata_bytes: 64 << 20,
+            check_nullability: false,
         }
     }
 }
@@ -37,6 +39,26 @@ impl ReadOptions {
     pub fn with_max_metadata_bytes(mut self, bytes: usize) -> Self {
         self.max_metadata_bytes = bytes;
         self
+    }
+
+    /// Refuses nulls in fields that are not nullable, at any depth (a null inside a null
+    /// struct slot does not count), naming the field's path. Off by default: the format
+    /// calls nullability metadata, pyarrow and Arrow C++ read such data, and so does
+    /// Alkaid unless asked.
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert!(!ReadOptions::default().check_nullability());
+    /// assert!(ReadOptions::default().with_nullability_check(true).check_nullability());
+    /// ```
+    pub fn with_nullability_check(mut self, check: bool) -> Self {
+        self.check_nullability = check;
+        self
+    }
+
+    /// Whether nulls in non-nullable fields are refused.
+    pub fn check_nullability(&self) -> bool {
+        self.check_nullability
     }
 
     /// Whether batches are fully validated (the default).

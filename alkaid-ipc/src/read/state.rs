@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use alkaid_array::{RecordBatch, make_array};
+use alkaid_array::{RecordBatch, check_nullability, make_array};
 use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::{Metadata, SchemaRef};
@@ -14,7 +14,7 @@ use crate::dictionary::{DictionaryIds, value_type_at};
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::path::Path;
-use crate::schema::{MAX_FIELD_DEPTH, decode_metadata, decode_schema};
+use crate::schema::{HOST_ENDIANNESS, MAX_FIELD_DEPTH, decode_metadata, decode_schema, needs_swap};
 
 /// One decoded message.
 #[derive(Debug, Clone)]
@@ -86,11 +86,12 @@ pub(crate) fn parse_footer<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result
 #[derive(Debug, Default)]
 pub(crate) struct ReadState {
     pub schema: Option<SchemaRef>,
-    ids: DictionaryIds,
+    pub ids: DictionaryIds,
     /// Ordered rather than hashed: a file has a handful of dictionaries, and a lookup then
     /// costs a few comparisons instead of a SipHash of the id.
     dictionaries: BTreeMap<i64, ArrayData>,
-    big_endian: bool,
+    /// The schema declares the other byte order than this machine's.
+    swap: bool,
     pub options: ReadOptions,
 }
 
@@ -106,7 +107,7 @@ impl ReadState {
     pub fn set_schema(&mut self, schema: fb::Schema<'_>) -> Result<SchemaRef> {
         let (decoded, ids) = decode_schema(schema)?;
         let decoded = Arc::new(decoded);
-        self.big_endian = schema.endianness() == fb::Endianness::Big;
+        self.swap = needs_swap(schema.endianness(), HOST_ENDIANNESS);
         self.schema = Some(decoded.clone());
         self.ids = ids;
         Ok(decoded)
@@ -122,7 +123,9 @@ impl ReadState {
                 body.len()
             )));
         }
-        let union_validity = message.version() == fb::MetadataVersion::V4;
+        // Metadata V4 gives every type but Null a validity buffer, even the types that have
+        // none (unions, run-end encoded): writers put an empty placeholder there.
+        let legacy_validity = message.version() == fb::MetadataVersion::V4;
         match message.header_type() {
             fb::MessageHeader::Schema => {
                 if self.schema.is_some() {
@@ -139,7 +142,7 @@ impl ReadState {
                     .ok_or_else(|| IpcError::malformed("the record batch header is missing"))?;
                 let metadata = decode_metadata(message.custom_metadata())?;
                 Ok(Decoded::Batch(
-                    self.record_batch(batch, &body, union_validity)?,
+                    self.record_batch(batch, &body, legacy_validity)?,
                     metadata,
                 ))
             }
@@ -147,7 +150,7 @@ impl ReadState {
                 let dictionary = message
                     .header_as_dictionary_batch()
                     .ok_or_else(|| IpcError::malformed("the dictionary batch header is missing"))?;
-                self.dictionary(dictionary, &body, union_validity)
+                self.dictionary(dictionary, &body, legacy_validity)
             }
             fb::MessageHeader::Tensor | fb::MessageHeader::SparseTensor => {
                 Err(IpcError::unsupported("tensor messages"))
@@ -172,11 +175,11 @@ impl ReadState {
         batch: fb::RecordBatch<'a>,
         body: &'a Buffer,
         cursor: usize,
-        union_validity: bool,
+        legacy_validity: bool,
     ) -> Result<BodyReader<'a>> {
         let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, cursor)?;
-        reader.swap = self.big_endian;
-        reader.union_validity = union_validity;
+        reader.swap = self.swap;
+        reader.legacy_validity = legacy_validity;
         reader.trusted = !self.options.full_validation;
         Ok(reader)
     }
@@ -193,12 +196,12 @@ impl ReadState {
         &self,
         batch: fb::RecordBatch<'_>,
         body: &Buffer,
-        union_validity: bool,
+        legacy_validity: bool,
     ) -> Result<RecordBatch> {
         let schema = self.schema()?.clone();
         let rows = usize::try_from(batch.length())
             .map_err(|_| IpcError::malformed(format!("batch length {}", batch.length())))?;
-        let mut reader = self.body_reader(batch, body, 0, union_validity)?;
+        let mut reader = self.body_reader(batch, body, 0, legacy_validity)?;
         let mut columns = Vec::with_capacity(schema.fields().len());
         for field in schema.fields().iter() {
             let data = reader.array(field.data_type(), Path::Root(field.name()))?;
@@ -209,19 +212,18 @@ impl ReadState {
                     data.len()
                 )));
             }
-            if !field.is_nullable() && data.null_count() > 0 {
-                return Err(IpcError::malformed(format!(
-                    "column {}: {} nulls in a field that is not nullable",
-                    field.name(),
-                    data.null_count()
-                )));
-            }
             self.validate(&data, format_args!("column {}", field.name()))?;
+            // Nullability is metadata (the spec's word), and other readers accept nulls in a
+            // non-nullable field, so only the strict option refuses them, at any depth.
+            if self.options.check_nullability {
+                check_nullability(field, &data)
+                    .map_err(|e| IpcError::malformed(format!("column {}: {e}", field.name())))?;
+            }
             columns.push(make_array(data));
         }
         reader.finish()?;
         // SAFETY: one column per field, each built from its field's own type by the walk,
-        // and its length and nulls checked against the batch and the field just above.
+        // and its length checked against the batch just above.
         Ok(unsafe { RecordBatch::new_unchecked(schema, columns, rows) })
     }
 
@@ -229,7 +231,7 @@ impl ReadState {
         &mut self,
         dictionary: fb::DictionaryBatch<'_>,
         body: &Buffer,
-        union_validity: bool,
+        legacy_validity: bool,
     ) -> Result<Decoded> {
         let schema = self.schema()?;
         let id = dictionary.id();
@@ -243,7 +245,7 @@ impl ReadState {
         let batch = dictionary
             .data()
             .ok_or_else(|| IpcError::malformed(format!("dictionary batch {id} has no data")))?;
-        let mut reader = self.body_reader(batch, body, position + 1, union_validity)?;
+        let mut reader = self.body_reader(batch, body, position + 1, legacy_validity)?;
         let path = Path::Dictionary(id);
         let values = reader.array(&value_type, path)?;
         reader.finish()?;

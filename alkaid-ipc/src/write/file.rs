@@ -96,31 +96,7 @@ impl<W: Write> FileWriter<W> {
         if self.finished {
             return Ok(());
         }
-        self.core.write_end()?;
-        let mut fbb = FlatBufferBuilder::new();
-        let schema = encode_schema(&mut fbb, &self.core.schema, &self.core.ids);
-        let dictionaries = fbb.create_vector(&self.core.dictionary_blocks);
-        let batches = fbb.create_vector(&self.core.batch_blocks);
-        let custom_metadata = encode_metadata(&mut fbb, &self.metadata);
-        let footer = fb::Footer::create(
-            &mut fbb,
-            &fb::FooterArgs {
-                version: fb::MetadataVersion::V5,
-                schema: Some(schema),
-                dictionaries: Some(dictionaries),
-                recordBatches: Some(batches),
-                custom_metadata,
-            },
-        );
-        fbb.finish(footer, None);
-        let footer = fbb.finished_data();
-        let len = i32::try_from(footer.len())
-            .map_err(|_| IpcError::invalid_argument("the footer is larger than 2 GiB"))?;
-        let out = &mut self.core.out;
-        out.write_all(footer)?;
-        out.write_all(&len.to_le_bytes())?;
-        out.write_all(self.core.options.magic().bytes())?;
-        out.flush()?;
+        finish_file(&mut self.core, &self.metadata)?;
         self.finished = true;
         Ok(())
     }
@@ -130,4 +106,36 @@ impl<W: Write> FileWriter<W> {
         self.finish()?;
         Ok(self.core.out.inner)
     }
+}
+
+/// Writes the end-of-stream marker, the footer indexing every block `core` wrote, and the
+/// closing magic, and flushes.
+pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadata) -> Result<()> {
+    core.write_end()?;
+    let mut fbb = FlatBufferBuilder::new();
+    let encoding = core.schema_encoding();
+    let schema = encode_schema(&mut fbb, &core.schema, &core.ids, encoding);
+    let dictionaries = fbb.create_vector(&core.dictionary_blocks);
+    let batches = fbb.create_vector(&core.batch_blocks);
+    let custom_metadata = encode_metadata(&mut fbb, metadata, encoding.namespace);
+    let footer = fb::Footer::create(
+        &mut fbb,
+        &fb::FooterArgs {
+            version: fb::MetadataVersion::V5,
+            schema: Some(schema),
+            dictionaries: Some(dictionaries),
+            recordBatches: Some(batches),
+            custom_metadata,
+        },
+    );
+    fbb.finish(footer, None);
+    let footer = fbb.finished_data();
+    let len = i32::try_from(footer.len())
+        .map_err(|_| IpcError::invalid_argument("the footer is larger than 2 GiB"))?;
+    let out = &mut core.out;
+    out.write_all(footer)?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(core.options.magic().bytes())?;
+    out.flush()?;
+    Ok(())
 }

@@ -12,6 +12,7 @@ use crate::compression::{Compression, Compressor};
 use crate::error::Result;
 use crate::fb;
 use crate::schema::encode_metadata;
+use alkaid_schema::extension::Namespace;
 
 /// The continuation marker that starts every message since format 0.15.
 pub(crate) const CONTINUATION: [u8; 4] = [0xFF; 4];
@@ -161,8 +162,9 @@ pub(crate) fn finish_message(
     header: flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>,
     body_len: usize,
     metadata: &Metadata,
+    namespace: Namespace,
 ) {
-    let custom_metadata = encode_metadata(fbb, metadata);
+    let custom_metadata = encode_metadata(fbb, metadata, namespace);
     let message = fb::Message::create(
         fbb,
         &fb::MessageArgs {

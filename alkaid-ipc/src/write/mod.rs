@@ -1,11 +1,11 @@
 //! Writing: record batches to IPC streams and files.
 
 pub(crate) mod encode;
-mod file;
+pub(crate) mod file;
 pub(crate) mod message;
 mod options;
 mod stream;
-mod writer;
+pub(crate) mod writer;
 
 pub use file::FileWriter;
 pub use options::{Magic, WriteOptions};

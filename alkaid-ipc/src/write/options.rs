@@ -1,5 +1,7 @@
 //! Options of the stream and file writers.
 
+use alkaid_schema::extension::Namespace;
+
 use crate::compression::Compression;
 
 /// The 8 bytes that open and the bytes that close an IPC file.
@@ -39,6 +41,7 @@ pub struct WriteOptions {
     compression_threads: usize,
     dictionary_deltas: bool,
     magic: Magic,
+    namespace: Namespace,
 }
 
 impl Default for WriteOptions {
@@ -49,6 +52,7 @@ impl Default for WriteOptions {
             compression_threads: 1,
             dictionary_deltas: true,
             magic: Magic::Alkaid,
+            namespace: Namespace::Alkaid,
         }
     }
 }
@@ -88,10 +92,40 @@ impl WriteOptions {
         self
     }
 
-    /// The magic of files (streams have none).
+    /// The magic of files (streams have none), and with it the namespace of reserved
+    /// metadata keys: [`Magic::Arrow`] also writes `ARROW:` keys, so that Arrow readers see
+    /// extension types (call [`with_namespace`](Self::with_namespace) after this to choose
+    /// otherwise).
     pub fn with_magic(mut self, magic: Magic) -> Self {
         self.magic = magic;
+        self.namespace = match magic {
+            Magic::Alkaid => Namespace::Alkaid,
+            Magic::Arrow => Namespace::Arrow,
+        };
         self
+    }
+
+    /// The namespace of the reserved metadata keys written, at every level (schema,
+    /// fields at any depth, messages, footer): [`Namespace::Arrow`] writes every `ALKAID:`
+    /// key (such as `ALKAID:extension:name`) as the `ARROW:` key of the same name, so that
+    /// pyarrow and other Arrow readers recognise extension types. Streams have no magic, so
+    /// this is how a stream is written for Arrow readers. Readers accept both.
+    ///
+    /// ```
+    /// use alkaid_ipc::{Magic, WriteOptions};
+    /// use alkaid_schema::extension::Namespace;
+    /// let stream = WriteOptions::default().with_namespace(Namespace::Arrow);
+    /// assert_eq!(stream.namespace(), Namespace::Arrow);
+    /// assert_eq!(WriteOptions::default().with_magic(Magic::Arrow).namespace(), Namespace::Arrow);
+    /// ```
+    pub fn with_namespace(mut self, namespace: Namespace) -> Self {
+        self.namespace = namespace;
+        self
+    }
+
+    /// The namespace of reserved metadata keys.
+    pub fn namespace(&self) -> Namespace {
+        self.namespace
     }
 
     /// Padding of metadata and buffers, in bytes.

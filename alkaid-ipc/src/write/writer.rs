@@ -11,10 +11,11 @@ use flatbuffers::FlatBufferBuilder;
 use super::encode::{Encoder, FoundDictionary};
 use super::message::{Body, finish_message, record_batch_table, write_message};
 use super::options::WriteOptions;
+use crate::compression::Compression;
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::schema::encode_schema;
+use crate::schema::{SchemaEncoding, encode_schema};
 
 /// A `Write` that counts what went through it, for the file footer's block offsets.
 pub(crate) struct Counting<W> {
@@ -93,13 +94,15 @@ impl<W: Write> WriterCore<W> {
             fbb: FlatBufferBuilder::new(),
         };
         core.fbb.reset();
-        let header = encode_schema(&mut core.fbb, &core.schema, &core.ids);
+        let encoding = core.schema_encoding();
+        let header = encode_schema(&mut core.fbb, &core.schema, &core.ids, encoding);
         finish_message(
             &mut core.fbb,
             fb::MessageHeader::Schema,
             header.as_union_value(),
             0,
             &Metadata::new(),
+            core.options.namespace(),
         );
         write_message(
             &mut core.out,
@@ -108,6 +111,17 @@ impl<W: Write> WriterCore<W> {
             core.options.alignment(),
         )?;
         Ok(core)
+    }
+
+    /// How the schema is written, in the stream's first message and a file's footer alike:
+    /// the features the stream may use (a stream with dictionaries may replace them; a
+    /// file never does) and the namespace of reserved keys.
+    pub fn schema_encoding(&self) -> SchemaEncoding {
+        SchemaEncoding {
+            namespace: self.options.namespace(),
+            compressed_body: self.options.compression() != Compression::None,
+            dictionary_replacement: !self.file && !self.ids.ids().is_empty(),
+        }
     }
 
     /// Writes the dictionaries `batch` needs that were not sent yet, then `batch`.
@@ -143,6 +157,7 @@ impl<W: Write> WriterCore<W> {
             table.as_union_value(),
             body.len(),
             metadata,
+            self.options.namespace(),
         );
         let block = self.message(Some(&body))?;
         self.batch_blocks.push(block);
@@ -216,6 +231,7 @@ impl<W: Write> WriterCore<W> {
             header.as_union_value(),
             body.len(),
             &Metadata::new(),
+            self.options.namespace(),
         );
         let block = self.message(Some(&body))?;
         self.dictionary_blocks.push(block);

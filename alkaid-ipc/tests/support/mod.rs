@@ -60,3 +60,23 @@ pub fn lying_body_stream(rows: i32, claimed: i64) -> Vec<u8> {
     replace_i64(&mut bytes[start..end], body_len as i64, claimed);
     bytes
 }
+
+/// The framed messages of a valid stream, in order, without the end-of-stream marker.
+pub fn messages(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut decoder = alkaid_ipc::Decoder::new();
+    decoder.push(bytes);
+    let mut out = Vec::new();
+    while decoder.next_message().unwrap().is_some() {
+        let info = decoder.last_message().unwrap();
+        let end = info.offset + info.prefix_bytes + info.metadata_bytes + info.body_bytes;
+        out.push(bytes[info.offset..end].to_vec());
+    }
+    out
+}
+
+/// `messages` framed as a stream, with the end-of-stream marker.
+pub fn concat_stream(messages: &[&[u8]]) -> Vec<u8> {
+    let mut out = messages.concat();
+    out.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
+    out
+}

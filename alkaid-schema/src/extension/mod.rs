@@ -10,6 +10,16 @@
 //! [`ExtensionType`] and an [`ExtensionFactory`] for it, and register the factory in an
 //! [`ExtensionRegistry`].
 //!
+//! # Canonical types and their names
+//! [`ExtensionRegistry::with_canonical`] knows every canonical type Arrow defines:
+//! [`Uuid`], [`Json`], [`Bool8`], [`FixedShapeTensor`], [`VariableShapeTensor`] and
+//! [`Opaque`]; [`CanonicalExtension::of`] reads a field's as a typed value. Their names
+//! are written as Arrow spells them (`arrow.uuid`, `arrow.fixed_shape_tensor`, ...), since
+//! that is what every other implementation writes and recognises. The Alkaid specification
+//! reserves the prefix `ipc.` for canonical names instead; Alkaid treats both prefixes as
+//! reserved, and reads a name under `ipc.` as the canonical type of the same name under
+//! `arrow.` (so `ipc.uuid` resolves to [`Uuid`]), but never writes `ipc.` names.
+//!
 //! # Examples
 //! ```
 //! use alkaid_schema::extension::{ExtensionRegistry, Namespace, Uuid};
@@ -37,6 +47,18 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::{DataType, Field, SchemaError};
+
+mod canonical;
+mod opaque;
+mod tensor;
+mod typed;
+
+pub use canonical::{Bool8, Json, Uuid};
+pub use opaque::Opaque;
+pub use tensor::{
+    FixedShapeTensor, FixedShapeTensorFactory, VariableShapeTensor, VariableShapeTensorFactory,
+};
+pub use typed::CanonicalExtension;
 
 /// The metadata key of an extension's name in the Alkaid namespace.
 pub const ALKAID_EXTENSION_NAME: &str = "ALKAID:extension:name";
@@ -215,13 +237,16 @@ impl ExtensionRegistry {
         Self::default()
     }
 
-    /// A registry holding the canonical types implemented here: [`Uuid`], [`Json`],
-    /// [`Bool8`].
+    /// A registry holding every canonical type: [`Uuid`], [`Json`], [`Bool8`],
+    /// [`FixedShapeTensor`], [`VariableShapeTensor`] and [`Opaque`].
     pub fn with_canonical() -> Self {
         let mut registry = Self::new();
         registry.register(Uuid);
         registry.register(Json);
         registry.register(Bool8);
+        registry.register(FixedShapeTensorFactory);
+        registry.register(VariableShapeTensorFactory);
+        registry.register(Opaque::new("", ""));
         registry
     }
 
@@ -234,9 +259,13 @@ impl ExtensionRegistry {
             .insert(factory.name().to_string(), Arc::new(factory))
     }
 
-    /// The factory registered under `name`.
+    /// The factory registered under `name`; a name under the Alkaid specification's
+    /// reserved `ipc.` prefix finds the factory of the same name under `arrow.`.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn ExtensionFactory>> {
-        self.factories.get(name)
+        self.factories.get(name).or_else(|| {
+            let rest = name.strip_prefix("ipc.")?;
+            self.factories.get(&format!("arrow.{rest}"))
+        })
     }
 
     /// The extension type of `field`: `None` when the field has no annotation or its name is
@@ -267,83 +296,10 @@ impl fmt::Debug for ExtensionRegistry {
     }
 }
 
-fn storage_error(name: &str, expected: &str, found: &DataType) -> SchemaError {
-    SchemaError::Extension {
-        name: name.to_string(),
-        reason: format!("expected {expected} storage, found {found}"),
-    }
-}
-
-/// Accepts an absent or empty description (and `{}`, which some writers use).
-fn check_no_parameters(name: &str, metadata: Option<&str>) -> Result<(), SchemaError> {
-    match metadata.map(str::trim) {
-        None | Some("") | Some("{}") => Ok(()),
-        Some(other) => Err(SchemaError::Extension {
-            name: name.to_string(),
-            reason: format!("expected no parameters, found {other:?}"),
-        }),
-    }
-}
-
-/// Implements [`ExtensionType`] and [`ExtensionFactory`] for a canonical type without
-/// parameters: its name, and which storage types it accepts.
-macro_rules! canonical_without_parameters {
-    ($(#[$doc:meta])* $ty:ident, $name:literal, $expected:literal, $accepts:pat) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-        pub struct $ty;
-
-        impl ExtensionType for $ty {
-            fn name(&self) -> &str {
-                $name
-            }
-            fn metadata(&self) -> Option<String> {
-                None
-            }
-            fn check_storage(&self, storage: &DataType) -> Result<(), SchemaError> {
-                match storage {
-                    $accepts => Ok(()),
-                    other => Err(storage_error($name, $expected, other)),
-                }
-            }
-            fn as_any(&self) -> &dyn Any {
-                self
-            }
-        }
-
-        impl ExtensionFactory for $ty {
-            fn name(&self) -> &str {
-                $name
-            }
-            fn build(
-                &self,
-                storage: &DataType,
-                metadata: Option<&str>,
-            ) -> Result<Arc<dyn ExtensionType>, SchemaError> {
-                self.check_storage(storage)?;
-                check_no_parameters($name, metadata)?;
-                Ok(Arc::new($ty))
-            }
-        }
-    };
-}
-
-canonical_without_parameters!(
-    /// `arrow.uuid`: 16-byte UUIDs stored as `FixedSizeBinary(16)`.
-    Uuid, "arrow.uuid", "FixedSizeBinary(16)", DataType::FixedSizeBinary(16)
-);
-canonical_without_parameters!(
-    /// `arrow.json`: JSON text stored as `Utf8`, `LargeUtf8` or `Utf8View`.
-    Json, "arrow.json", "Utf8, LargeUtf8 or Utf8View", DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-);
-canonical_without_parameters!(
-    /// `arrow.bool8`: booleans stored one per byte as `Int8` (0 false, anything else true).
-    Bool8, "arrow.bool8", "Int8", DataType::Int8
-);
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use canonical::storage_error;
 
     #[test]
     fn both_namespaces_are_recognised_and_alkaid_wins() {
