@@ -196,7 +196,7 @@ fn encode_field<'b>(
     )
 }
 
-fn integer_params(key: IntegerType) -> (i32, bool) {
+pub(crate) fn integer_params(key: IntegerType) -> (i32, bool) {
     ((key.byte_width() * 8) as i32, key.is_signed())
 }
 
@@ -209,7 +209,7 @@ fn fb_time_unit(unit: TimeUnit) -> fb::TimeUnit {
     }
 }
 
-fn encode_type<'b>(
+pub(crate) fn encode_type<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     data_type: &DataType,
 ) -> (fb::Type, WIPOffset<UnionWIPOffset>) {
@@ -467,7 +467,7 @@ fn decode_field(
     Ok(Field::new(name, data_type, field.nullable()).with_metadata(metadata))
 }
 
-fn integer_type(bit_width: i32, signed: bool) -> Option<IntegerType> {
+pub(crate) fn integer_type(bit_width: i32, signed: bool) -> Option<IntegerType> {
     Some(match (bit_width, signed) {
         (8, true) => IntegerType::Int8,
         (16, true) => IntegerType::Int16,

@@ -328,3 +328,35 @@ fn writes_extension_types_for_pyarrow() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("extensions.stream"), bytes).unwrap();
 }
+
+/// Dense tensors for `check_alkaid_files.py` to read with `pa.ipc.read_tensor`.
+#[test]
+fn writes_tensors_for_pyarrow() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("interop");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cells = Buffer::from_slice_ref(&(0..24).map(|v| v as f32 * 0.5).collect::<Vec<_>>());
+    let tensor = alkaid_ipc::Tensor::try_new(
+        DataType::Float32,
+        cells,
+        vec![2, 3, 4],
+        None,
+        vec!["a".into(), "b".into(), "c".into()],
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    alkaid_ipc::write_tensor(&mut bytes, &tensor).unwrap();
+    std::fs::write(dir.join("tensor_f32.bin"), bytes).unwrap();
+    // Column-major cells of a 2 x 3 i64 matrix: [[0, 1, 2], [3, 4, 5]].
+    let cells = Buffer::from_slice_ref(&[0i64, 3, 1, 4, 2, 5]);
+    let tensor = alkaid_ipc::Tensor::try_new(
+        DataType::Int64,
+        cells,
+        vec![2, 3],
+        Some(vec![8, 16]),
+        vec![],
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    alkaid_ipc::write_tensor(&mut bytes, &tensor).unwrap();
+    std::fs::write(dir.join("tensor_i64_fortran.bin"), bytes).unwrap();
+}

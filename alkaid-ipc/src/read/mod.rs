@@ -20,6 +20,8 @@ pub(crate) use body::{fill, mapping};
 pub use buffer_stream::BufferStreamReader;
 pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
+pub(crate) use framing::{Prefix, body_length, parse_prefix};
 pub use options::ReadOptions;
 pub use state::Decoded;
+pub(crate) use state::parse_message;
 pub use stream::StreamReader;

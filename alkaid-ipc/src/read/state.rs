@@ -153,7 +153,10 @@ impl ReadState {
                 self.dictionary(dictionary, &body, legacy_validity)
             }
             fb::MessageHeader::Tensor | fb::MessageHeader::SparseTensor => {
-                Err(IpcError::unsupported("tensor messages"))
+                Err(IpcError::malformed(
+                    "a tensor message inside a stream of record batches (a tensor is a message \
+                     of its own: read it with read_tensor or read_sparse_tensor)",
+                ))
             }
             other => Err(IpcError::malformed(format!(
                 "unknown message type {}",

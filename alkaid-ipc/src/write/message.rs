@@ -71,6 +71,11 @@ impl Body {
         self.len
     }
 
+    /// Where each buffer starts in the body, and its length.
+    pub(crate) fn locations(&self) -> &[fb::Buffer] {
+        &self.locations
+    }
+
     fn write(&self, out: &mut impl Write) -> Result<()> {
         const ZEROS: [u8; 64] = [0; 64];
         for piece in &self.pieces {

@@ -5,7 +5,7 @@ use super::*;
 pub enum TensorOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
-/// A dense tensor message. Not implemented by Alkaid.
+/// A dense n-dimensional array of fixed-width cells, laid out in one body buffer.
 pub struct Tensor<'a> {
   pub _tab: ::flatbuffers::Table<'a>,
 }
@@ -19,6 +19,11 @@ impl<'a> ::flatbuffers::Follow<'a> for Tensor<'a> {
 }
 
 impl<'a> Tensor<'a> {
+  pub const VT_TYPE_TYPE: ::flatbuffers::VOffsetT = 4;
+  pub const VT_TYPE_: ::flatbuffers::VOffsetT = 6;
+  pub const VT_SHAPE: ::flatbuffers::VOffsetT = 8;
+  pub const VT_STRIDES: ::flatbuffers::VOffsetT = 10;
+  pub const VT_DATA: ::flatbuffers::VOffsetT = 12;
 
   #[inline]
   pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
@@ -27,10 +32,419 @@ impl<'a> Tensor<'a> {
   #[allow(unused_mut)]
   pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
     _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
-    _args: &'args TensorArgs
+    args: &'args TensorArgs<'args>
   ) -> ::flatbuffers::WIPOffset<Tensor<'bldr>> {
     let mut builder = TensorBuilder::new(_fbb);
+    if let Some(x) = args.data { builder.add_data(x); }
+    if let Some(x) = args.strides { builder.add_strides(x); }
+    if let Some(x) = args.shape { builder.add_shape(x); }
+    if let Some(x) = args.type_ { builder.add_type_(x); }
+    builder.add_type_type(args.type_type);
     builder.finish()
+  }
+
+
+  #[inline]
+  pub fn type_type(&self) -> Type {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Type>(Tensor::VT_TYPE_TYPE, Some(Type::NONE)).unwrap()}
+  }
+  /// The cell type: a fixed-width type only.
+  #[inline]
+  pub fn type_(&self) -> ::flatbuffers::Table<'a> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Table<'a>>>(Tensor::VT_TYPE_, None).unwrap()}
+  }
+  /// The axes, outermost first.
+  #[inline]
+  pub fn shape(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<TensorDim<'a>>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<TensorDim>>>>(Tensor::VT_SHAPE, None).unwrap()}
+  }
+  /// Bytes to step one cell along each axis; none means row-major.
+  #[inline]
+  pub fn strides(&self) -> Option<::flatbuffers::Vector<'a, i64>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i64>>>(Tensor::VT_STRIDES, None)}
+  }
+  /// Where the cells lie in the body.
+  #[inline]
+  pub fn data(&self) -> &'a Buffer {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Buffer>(Tensor::VT_DATA, None).unwrap()}
+  }
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_null(&self) -> Option<Null<'a>> {
+    if self.type_type() == Type::Null {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Null::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_int(&self) -> Option<Int<'a>> {
+    if self.type_type() == Type::Int {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Int::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_floating_point(&self) -> Option<FloatingPoint<'a>> {
+    if self.type_type() == Type::FloatingPoint {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { FloatingPoint::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_binary(&self) -> Option<Binary<'a>> {
+    if self.type_type() == Type::Binary {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Binary::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_utf_8(&self) -> Option<Utf8<'a>> {
+    if self.type_type() == Type::Utf8 {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Utf8::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_bool(&self) -> Option<Bool<'a>> {
+    if self.type_type() == Type::Bool {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Bool::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_decimal(&self) -> Option<Decimal<'a>> {
+    if self.type_type() == Type::Decimal {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Decimal::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_date(&self) -> Option<Date<'a>> {
+    if self.type_type() == Type::Date {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Date::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_time(&self) -> Option<Time<'a>> {
+    if self.type_type() == Type::Time {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Time::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_timestamp(&self) -> Option<Timestamp<'a>> {
+    if self.type_type() == Type::Timestamp {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Timestamp::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_interval(&self) -> Option<Interval<'a>> {
+    if self.type_type() == Type::Interval {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Interval::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_list(&self) -> Option<List<'a>> {
+    if self.type_type() == Type::List {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { List::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_struct_(&self) -> Option<Struct_<'a>> {
+    if self.type_type() == Type::Struct_ {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Struct_::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_union(&self) -> Option<Union<'a>> {
+    if self.type_type() == Type::Union {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Union::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_fixed_size_binary(&self) -> Option<FixedSizeBinary<'a>> {
+    if self.type_type() == Type::FixedSizeBinary {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { FixedSizeBinary::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_fixed_size_list(&self) -> Option<FixedSizeList<'a>> {
+    if self.type_type() == Type::FixedSizeList {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { FixedSizeList::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_map(&self) -> Option<Map<'a>> {
+    if self.type_type() == Type::Map {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Map::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_duration(&self) -> Option<Duration<'a>> {
+    if self.type_type() == Type::Duration {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Duration::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_large_binary(&self) -> Option<LargeBinary<'a>> {
+    if self.type_type() == Type::LargeBinary {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { LargeBinary::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_large_utf_8(&self) -> Option<LargeUtf8<'a>> {
+    if self.type_type() == Type::LargeUtf8 {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { LargeUtf8::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_large_list(&self) -> Option<LargeList<'a>> {
+    if self.type_type() == Type::LargeList {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { LargeList::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_run_end_encoded(&self) -> Option<RunEndEncoded<'a>> {
+    if self.type_type() == Type::RunEndEncoded {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { RunEndEncoded::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_binary_view(&self) -> Option<BinaryView<'a>> {
+    if self.type_type() == Type::BinaryView {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { BinaryView::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_utf_8_view(&self) -> Option<Utf8View<'a>> {
+    if self.type_type() == Type::Utf8View {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { Utf8View::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_list_view(&self) -> Option<ListView<'a>> {
+    if self.type_type() == Type::ListView {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { ListView::init_from_table(u) })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn type__as_large_list_view(&self) -> Option<LargeListView<'a>> {
+    if self.type_type() == Type::LargeListView {
+      let u = self.type_();
+      // Safety:
+      // Created from a valid Table for this object
+      // Which contains a valid union in this slot
+      Some(unsafe { LargeListView::init_from_table(u) })
+    } else {
+      None
+    }
   }
 
 }
@@ -41,16 +455,60 @@ impl ::flatbuffers::Verifiable for Tensor<'_> {
     v: &mut ::flatbuffers::Verifier, pos: usize
   ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
     v.visit_table(pos)?
+     .visit_union::<Type, _>("type_type", Self::VT_TYPE_TYPE, "type_", Self::VT_TYPE_, true, |key, v, pos| {
+        match key {
+          Type::Null => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Null>>("Type::Null", pos),
+          Type::Int => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Int>>("Type::Int", pos),
+          Type::FloatingPoint => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<FloatingPoint>>("Type::FloatingPoint", pos),
+          Type::Binary => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Binary>>("Type::Binary", pos),
+          Type::Utf8 => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Utf8>>("Type::Utf8", pos),
+          Type::Bool => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Bool>>("Type::Bool", pos),
+          Type::Decimal => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Decimal>>("Type::Decimal", pos),
+          Type::Date => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Date>>("Type::Date", pos),
+          Type::Time => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Time>>("Type::Time", pos),
+          Type::Timestamp => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Timestamp>>("Type::Timestamp", pos),
+          Type::Interval => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Interval>>("Type::Interval", pos),
+          Type::List => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<List>>("Type::List", pos),
+          Type::Struct_ => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Struct_>>("Type::Struct_", pos),
+          Type::Union => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Union>>("Type::Union", pos),
+          Type::FixedSizeBinary => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<FixedSizeBinary>>("Type::FixedSizeBinary", pos),
+          Type::FixedSizeList => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<FixedSizeList>>("Type::FixedSizeList", pos),
+          Type::Map => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Map>>("Type::Map", pos),
+          Type::Duration => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Duration>>("Type::Duration", pos),
+          Type::LargeBinary => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<LargeBinary>>("Type::LargeBinary", pos),
+          Type::LargeUtf8 => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<LargeUtf8>>("Type::LargeUtf8", pos),
+          Type::LargeList => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<LargeList>>("Type::LargeList", pos),
+          Type::RunEndEncoded => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<RunEndEncoded>>("Type::RunEndEncoded", pos),
+          Type::BinaryView => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<BinaryView>>("Type::BinaryView", pos),
+          Type::Utf8View => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Utf8View>>("Type::Utf8View", pos),
+          Type::ListView => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ListView>>("Type::ListView", pos),
+          Type::LargeListView => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<LargeListView>>("Type::LargeListView", pos),
+          _ => Ok(()),
+        }
+     })?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<TensorDim>>>>("shape", Self::VT_SHAPE, true)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("strides", Self::VT_STRIDES, false)?
+     .visit_field::<Buffer>("data", Self::VT_DATA, true)?
      .finish();
     Ok(())
   }
 }
-pub struct TensorArgs {
+pub struct TensorArgs<'a> {
+    pub type_type: Type,
+    pub type_: Option<::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>>,
+    pub shape: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<TensorDim<'a>>>>>,
+    pub strides: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i64>>>,
+    pub data: Option<&'a Buffer>,
 }
-impl<'a> Default for TensorArgs {
+impl<'a> Default for TensorArgs<'a> {
   #[inline]
   fn default() -> Self {
     TensorArgs {
+      type_type: Type::NONE,
+      type_: None, // required field
+      shape: None, // required field
+      strides: None,
+      data: None, // required field
     }
   }
 }
@@ -60,6 +518,26 @@ pub struct TensorBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
   start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
 }
 impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TensorBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_type_type(&mut self, type_type: Type) {
+    self.fbb_.push_slot::<Type>(Tensor::VT_TYPE_TYPE, type_type, Type::NONE);
+  }
+  #[inline]
+  pub fn add_type_(&mut self, type_: ::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Tensor::VT_TYPE_, type_);
+  }
+  #[inline]
+  pub fn add_shape(&mut self, shape: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<TensorDim<'b >>>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Tensor::VT_SHAPE, shape);
+  }
+  #[inline]
+  pub fn add_strides(&mut self, strides: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i64>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Tensor::VT_STRIDES, strides);
+  }
+  #[inline]
+  pub fn add_data(&mut self, data: &Buffer) {
+    self.fbb_.push_slot_always::<&Buffer>(Tensor::VT_DATA, data);
+  }
   #[inline]
   pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> TensorBuilder<'a, 'b, A> {
     let start = _fbb.start_table();
@@ -71,6 +549,9 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TensorBuilder<'a, 'b, A> {
   #[inline]
   pub fn finish(self) -> ::flatbuffers::WIPOffset<Tensor<'a>> {
     let o = self.fbb_.end_table(self.start_);
+    self.fbb_.required(o, Tensor::VT_TYPE_,"type_");
+    self.fbb_.required(o, Tensor::VT_SHAPE,"shape");
+    self.fbb_.required(o, Tensor::VT_DATA,"data");
     ::flatbuffers::WIPOffset::new(o.value())
   }
 }
@@ -78,6 +559,198 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TensorBuilder<'a, 'b, A> {
 impl ::core::fmt::Debug for Tensor<'_> {
   fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
     let mut ds = f.debug_struct("Tensor");
+      ds.field("type_type", &self.type_type());
+      match self.type_type() {
+        Type::Null => {
+          if let Some(x) = self.type__as_null() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Int => {
+          if let Some(x) = self.type__as_int() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::FloatingPoint => {
+          if let Some(x) = self.type__as_floating_point() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Binary => {
+          if let Some(x) = self.type__as_binary() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Utf8 => {
+          if let Some(x) = self.type__as_utf_8() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Bool => {
+          if let Some(x) = self.type__as_bool() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Decimal => {
+          if let Some(x) = self.type__as_decimal() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Date => {
+          if let Some(x) = self.type__as_date() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Time => {
+          if let Some(x) = self.type__as_time() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Timestamp => {
+          if let Some(x) = self.type__as_timestamp() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Interval => {
+          if let Some(x) = self.type__as_interval() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::List => {
+          if let Some(x) = self.type__as_list() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Struct_ => {
+          if let Some(x) = self.type__as_struct_() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Union => {
+          if let Some(x) = self.type__as_union() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::FixedSizeBinary => {
+          if let Some(x) = self.type__as_fixed_size_binary() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::FixedSizeList => {
+          if let Some(x) = self.type__as_fixed_size_list() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Map => {
+          if let Some(x) = self.type__as_map() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Duration => {
+          if let Some(x) = self.type__as_duration() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::LargeBinary => {
+          if let Some(x) = self.type__as_large_binary() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::LargeUtf8 => {
+          if let Some(x) = self.type__as_large_utf_8() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::LargeList => {
+          if let Some(x) = self.type__as_large_list() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::RunEndEncoded => {
+          if let Some(x) = self.type__as_run_end_encoded() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::BinaryView => {
+          if let Some(x) = self.type__as_binary_view() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::Utf8View => {
+          if let Some(x) = self.type__as_utf_8_view() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::ListView => {
+          if let Some(x) = self.type__as_list_view() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        Type::LargeListView => {
+          if let Some(x) = self.type__as_large_list_view() {
+            ds.field("type_", &x)
+          } else {
+            ds.field("type_", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        _ => {
+          let x: Option<()> = None;
+          ds.field("type_", &x)
+        },
+      };
+      ds.field("shape", &self.shape());
+      ds.field("strides", &self.strides());
+      ds.field("data", &self.data());
       ds.finish()
   }
 }
