@@ -105,7 +105,7 @@ pub use list::{
 pub use map::{MapArray, MapBuilder};
 pub use null::{NullArray, NullBuilder};
 pub use primitive::{PrimitiveArray, PrimitiveBuilder};
-pub use record_batch::RecordBatch;
+pub use record_batch::{RecordBatch, RecordBatchOptions};
 pub use run::{
     ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder,
 };

@@ -73,6 +73,48 @@ impl RecordBatch {
         })
     }
 
+    /// A batch of `columns` checked as `options` say: readers of data written elsewhere
+    /// accept nulls in non-nullable fields (the format calls nullability metadata).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use alkaid_array::{ArrayRef, Int32Array, RecordBatch, RecordBatchOptions};
+    /// use alkaid_schema::{DataType, Field, Schema};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int32, false)]));
+    /// let column: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
+    /// assert!(RecordBatch::try_new(schema.clone(), vec![column.clone()]).is_err());
+    /// let options = RecordBatchOptions { num_rows: Some(2), check_nullability: false };
+    /// let batch = RecordBatch::try_new_with_options(schema, vec![column], &options)?;
+    /// assert_eq!(batch.column(0).null_count(), 1);
+    /// # Ok::<(), alkaid_array::ArrayError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new), nullability only when `options` asks for it.
+    pub fn try_new_with_options(
+        schema: SchemaRef,
+        columns: Vec<ArrayRef>,
+        options: &RecordBatchOptions,
+    ) -> Result<Self, ArrayError> {
+        let num_rows = match (options.num_rows, columns.first()) {
+            (Some(rows), _) => rows,
+            (None, Some(first)) => first.len(),
+            (None, None) => {
+                return Err(ArrayError::ColumnMismatch {
+                    column: "batch".to_string(),
+                    reason: "a batch without columns needs an explicit row count".to_string(),
+                });
+            }
+        };
+        check_columns(&schema, &columns, num_rows, options.check_nullability)?;
+        Ok(Self {
+            schema,
+            columns,
+            num_rows,
+        })
+    }
+
     /// A batch made without checking that the columns match the schema: for decoders that
     /// build each column from its field's own type and check the rest as they go, where
     /// comparing every column's type again would be pure cost. Debug builds still check.
@@ -184,6 +226,24 @@ impl RecordBatch {
             schema: Arc::clone(&self.schema),
             columns,
             num_rows: len,
+        }
+    }
+}
+
+/// How [`RecordBatch::try_new_with_options`] builds a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordBatchOptions {
+    /// The row count; `None` takes the first column's length.
+    pub num_rows: Option<usize>,
+    /// Whether nulls in a non-nullable field are an error (at the top level).
+    pub check_nullability: bool,
+}
+
+impl Default for RecordBatchOptions {
+    fn default() -> Self {
+        Self {
+            num_rows: None,
+            check_nullability: true,
         }
     }
 }

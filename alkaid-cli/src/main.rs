@@ -1,7 +1,7 @@
 //! `alkaid`: the command-line tool of the Alkaid columnar format.
 //!
 //! `alkaid demo` runs every layer on a million-row table; `schema`, `cat`, `validate`,
-//! `inspect` and `convert` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
+//! `inspect`, `convert` and `integration` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
 //! files, streams with or without the continuation marker, either byte order). Exit status:
 //! 0 on success, 1 when the input or the work failed (with one line on standard error
 //! saying what and where), 2 for a usage error.
@@ -10,6 +10,7 @@ mod commands;
 mod demo;
 mod input;
 mod inspect;
+mod integration;
 mod progress;
 
 use std::fmt;
@@ -49,7 +50,8 @@ failure_from!(
     alkaid_ipc::IpcError,
     alkaid_array::ArrayError,
     alkaid_data::DataError,
-    alkaid_select::SelectError
+    alkaid_select::SelectError,
+    alkaid_integration::IntegrationError
 );
 
 /// The Alkaid columnar format's tool: a tour of the stack, and IPC files and streams
@@ -102,6 +104,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Level::Strict)]
         level: Level,
     },
+    /// Arrow's integration-test entry points: compare, convert between the JSON test
+    /// format and IPC files, and between IPC streams and files.
+    Integration {
+        /// The JSON test file.
+        #[arg(long)]
+        json: Option<String>,
+        /// The IPC file (written with the ARROW1 magic).
+        #[arg(long)]
+        arrow: Option<String>,
+        /// What to do: `validate` (the IPC file holds what the JSON describes),
+        /// `json-to-arrow`, `arrow-to-json`, `stream-to-file` (standard input to --arrow),
+        /// `file-to-stream` (--arrow to standard output).
+        #[arg(long, value_enum)]
+        mode: IntegrationMode,
+    },
     /// Read a file or stream in any supported form and write it again, losing nothing:
     /// metadata at every level, dictionaries and batch boundaries survive.
     Convert {
@@ -135,6 +152,15 @@ enum Codec {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum IntegrationMode {
+    Validate,
+    JsonToArrow,
+    ArrowToJson,
+    StreamToFile,
+    FileToStream,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Level {
     Full,
     Strict,
@@ -161,6 +187,16 @@ fn run(command: Command) -> Result<(), Failure> {
             },
         ),
         Command::Inspect { file } => inspect::inspect(&file),
+        Command::Integration { json, arrow, mode } => {
+            let mode = match mode {
+                IntegrationMode::Validate => integration::Mode::Validate,
+                IntegrationMode::JsonToArrow => integration::Mode::JsonToArrow,
+                IntegrationMode::ArrowToJson => integration::Mode::ArrowToJson,
+                IntegrationMode::StreamToFile => integration::Mode::StreamToFile,
+                IntegrationMode::FileToStream => integration::Mode::FileToStream,
+            };
+            integration::run(mode, json.as_deref(), arrow.as_deref())
+        }
         Command::Convert {
             input,
             output,

@@ -312,3 +312,122 @@ fn file_errors_name_their_batch_once() {
         assert_eq!(stderr.matches("batch 0").count(), 1, "{command}: {stderr}");
     }
 }
+
+fn integration_data(name: &str) -> String {
+    format!(
+        "{}/../alkaid-integration/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn integration_modes_convert_and_validate() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop");
+    std::fs::create_dir_all(&dir).unwrap();
+    for group in ["primitive", "nested", "dictionary", "union"] {
+        let json = integration_data(&format!("{group}.json"));
+        let theirs = integration_data(&format!("{group}.arrow_file"));
+        // pyarrow's file holds what the JSON describes.
+        let out = alkaid(&[
+            "integration",
+            "--mode",
+            "validate",
+            "--json",
+            &json,
+            "--arrow",
+            &theirs,
+        ]);
+        assert!(out.status.success(), "{group}: {}", text(&out.stderr));
+        // JSON to an ARROW1 file (check_alkaid_files.py reads it with pyarrow), and back.
+        let ours = dir.join(format!("integration_{group}.arrow_file"));
+        let ours = ours.to_str().unwrap();
+        let out = alkaid(&[
+            "integration",
+            "--mode",
+            "json-to-arrow",
+            "--json",
+            &json,
+            "--arrow",
+            ours,
+        ]);
+        assert!(out.status.success(), "{group}: {}", text(&out.stderr));
+        assert_eq!(&std::fs::read(ours).unwrap()[..6], b"ARROW1");
+        let back = dir.join(format!("integration_{group}.json"));
+        let back = back.to_str().unwrap();
+        let out = alkaid(&[
+            "integration",
+            "--mode",
+            "arrow-to-json",
+            "--json",
+            back,
+            "--arrow",
+            ours,
+        ]);
+        assert!(out.status.success(), "{group}: {}", text(&out.stderr));
+        let out = alkaid(&[
+            "integration",
+            "--mode",
+            "validate",
+            "--json",
+            back,
+            "--arrow",
+            &theirs,
+        ]);
+        assert!(out.status.success(), "{group}: {}", text(&out.stderr));
+    }
+    // A file that is not what the JSON says: status 1, naming both.
+    let out = alkaid(&[
+        "integration",
+        "--mode",
+        "validate",
+        "--json",
+        &integration_data("primitive.json"),
+        "--arrow",
+        &integration_data("binary.arrow_file"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("differs from"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = alkaid(&["integration", "--mode", "validate", "--json", "x.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("Validate needs --arrow"));
+}
+
+#[test]
+fn integration_streams_and_files_convert_through_standard_io() {
+    let dir = scratch("integration-io");
+    let file = integration_data("dictionary.arrow_file");
+    let out = alkaid(&["integration", "--mode", "file-to-stream", "--arrow", &file]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stream = out.stdout;
+    let written = dir.join("from_stream.arrow_file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alkaid"))
+        .args([
+            "integration",
+            "--mode",
+            "stream-to-file",
+            "--arrow",
+            written.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&stream).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = alkaid(&[
+        "integration",
+        "--mode",
+        "validate",
+        "--json",
+        &integration_data("dictionary.json"),
+        "--arrow",
+        written.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -84,6 +84,47 @@ impl JsonValue {
     }
 }
 
+/// Compact JSON text: no white space, strings escaped, numbers as they were written or
+/// made (a `Number` is written as its text, so it must be a valid JSON number).
+impl fmt::Display for JsonValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        write_value(&mut out, self);
+        f.write_str(&out)
+    }
+}
+
+fn write_value(out: &mut String, value: &JsonValue) {
+    match value {
+        JsonValue::Null => out.push_str("null"),
+        JsonValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        JsonValue::Number(text) => out.push_str(text),
+        JsonValue::String(s) => write_json_string(out, s),
+        JsonValue::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        JsonValue::Object(members) => {
+            out.push('{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(out, key);
+                out.push(':');
+                write_value(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
 /// Why text is not JSON, and at which byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonError {
@@ -421,6 +462,14 @@ mod tests {
                 .reason
                 .contains("nested deeper")
         );
+    }
+
+    #[test]
+    fn values_are_written_as_compact_json_that_reads_back() {
+        let text = r#"{"a":[1,-2.5e3,true,null,"q\"uote"],"b":{}}"#;
+        let value = parse_json(text).unwrap();
+        assert_eq!(value.to_string(), text);
+        assert_eq!(parse_json(&value.to_string()).unwrap(), value);
     }
 
     #[test]
