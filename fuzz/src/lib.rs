@@ -14,7 +14,9 @@
 use std::io::Cursor;
 
 mod c_data;
+mod formats;
 pub use c_data::c_data;
+pub use formats::{integration_json, tensor};
 
 use alkaid_array::display::format_value;
 use alkaid_array::{RecordBatch, make_array};

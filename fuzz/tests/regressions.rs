@@ -6,12 +6,14 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 5] = [
+const TARGETS: [(&str, Target); 7] = [
     ("ipc_stream", alkaid_fuzz::ipc_stream),
     ("ipc_file", alkaid_fuzz::ipc_file),
     ("ipc_zero_copy", alkaid_fuzz::ipc_zero_copy),
     ("array_data", alkaid_fuzz::array_data),
     ("c_data", alkaid_fuzz::c_data),
+    ("tensor", alkaid_fuzz::tensor),
+    ("integration_json", alkaid_fuzz::integration_json),
 ];
 
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -25,7 +27,8 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn regressions_and_fixtures_replay_without_panics() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let fixtures = files(&root.join("../alkaid-ipc/tests/fixtures/pyarrow"));
+    let mut fixtures = files(&root.join("../alkaid-ipc/tests/fixtures/pyarrow"));
+    fixtures.extend(files(&root.join("../alkaid-integration/tests/data")));
     assert!(fixtures.len() > 10, "the fixtures are there");
     let mut replayed = 0;
     for (name, target) in TARGETS {

@@ -156,3 +156,155 @@ fn the_schema_is_written_alike_in_the_stream_and_the_footer() {
         decode_schema(flatbuffers::root::<fb::Schema>(fbb.finished_data()).unwrap()).unwrap();
     assert_eq!(&decoded, batch.schema().as_ref());
 }
+
+mod corrupted {
+    //! Valid streams and files, then one corruption the spec forbids or allows, with the
+    //! outcome the spec gives for each.
+
+    use std::sync::Arc;
+
+    use alkaid_array::types::Int32Type;
+    use alkaid_array::{
+        Array, ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray, make_array,
+    };
+    use alkaid_buffer::Buffer;
+    use alkaid_data::{ArrayData, equal};
+    use alkaid_schema::{DataType, Field, Schema};
+    use proptest::prelude::*;
+
+    use super::file_with_stream_dictionaries;
+    use crate::{BufferStreamReader, FileReader, StreamWriter, WriteOptions};
+
+    /// A batch of one dictionary column: `keys` into `words`.
+    fn words_batch(words: &[&str], keys: &[Option<i32>]) -> RecordBatch {
+        let values: ArrayRef = Arc::new(StringArray::from(words.to_vec()));
+        let column: ArrayRef = Arc::new(
+            DictionaryArray::<Int32Type>::try_new(Int32Array::from(keys.to_vec()), values).unwrap(),
+        );
+        let schema = Schema::new(vec![Field::new("w", column.data_type().clone(), true)]);
+        RecordBatch::try_new(Arc::new(schema), vec![column]).unwrap()
+    }
+
+    fn messages(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut decoder = crate::Decoder::new();
+        decoder.push(bytes);
+        let mut out = Vec::new();
+        while decoder.next_message().unwrap().is_some() {
+            let info = decoder.last_message().unwrap();
+            let end = info.offset + info.prefix_bytes + info.metadata_bytes + info.body_bytes;
+            out.push(bytes[info.offset..end].to_vec());
+        }
+        out
+    }
+
+    fn read_stream(bytes: Vec<u8>) -> crate::Result<Vec<RecordBatch>> {
+        BufferStreamReader::try_new(Buffer::from(bytes))?.collect()
+    }
+
+    fn keys(max: i32) -> impl Strategy<Value = Vec<Option<i32>>> {
+        prop::collection::vec(prop::option::weighted(0.6, 0..max), 0..6)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// A dictionary sent after the first batch that uses it: read when that batch's
+        /// keys are all null, refused naming the id otherwise.
+        #[test]
+        fn a_dictionary_moved_after_its_first_batch(first in keys(3), second in keys(3)) {
+            let words = ["p", "q", "r"];
+            let batches = [words_batch(&words, &first), words_batch(&words, &second)];
+            let mut writer = StreamWriter::try_new(Vec::new(), batches[0].schema().clone(), WriteOptions::default()).unwrap();
+            for batch in &batches {
+                writer.write(batch).unwrap();
+            }
+            let parts = messages(&writer.into_inner().unwrap());
+            prop_assert_eq!(parts.len(), 4);
+            let mut moved = [&parts[0], &parts[2], &parts[1], &parts[3]].map(|m| m.as_slice()).concat();
+            moved.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
+            let all_null = first.iter().all(Option::is_none);
+            match read_stream(moved) {
+                Ok(read) => {
+                    prop_assert!(all_null);
+                    prop_assert_eq!(read[0].column(0).null_count(), first.len());
+                    prop_assert!(equal(&read[1].column(0).to_data(), &batches[1].column(0).to_data()));
+                }
+                Err(e) => {
+                    prop_assert!(!all_null);
+                    prop_assert!(e.to_string().contains("dictionary id 0 is used by non-null keys"), "{}", e);
+                }
+            }
+        }
+
+        /// A file whose footer lists a second, different dictionary for one id: refused;
+        /// one that only grows (a delta) reads.
+        #[test]
+        fn a_dictionary_replaced_in_a_file(first in keys(2), second in keys(2), grow in any::<bool>()) {
+            let later: &[&str] = if grow { &["p", "q", "x"] } else { &["x", "y"] };
+            let batches = [words_batch(&["p", "q"], &first), words_batch(later, &second)];
+            let bytes = file_with_stream_dictionaries(&batches);
+            match FileReader::from_buffer(Buffer::from(bytes)) {
+                Ok(mut reader) => {
+                    prop_assert!(grow);
+                    for (i, batch) in batches.iter().enumerate() {
+                        let read = reader.batch(i).unwrap();
+                        prop_assert!(equal(&read.column(0).to_data(), &batch.column(0).to_data()));
+                    }
+                }
+                Err(e) => {
+                    prop_assert!(!grow);
+                    prop_assert!(e.to_string().contains("replaces dictionary id 0"), "{}", e);
+                }
+            }
+        }
+
+        /// A dense union whose offsets into one child decrease: refused naming the slot.
+        #[test]
+        fn a_dense_union_offset_decreased(ids in prop::collection::vec(0i8..2, 2..8), pick in any::<prop::sample::Index>()) {
+            // Offsets counting up per child, then one pair of the same child swapped.
+            let mut next = [0i32; 2];
+            let offsets: Vec<i32> = ids.iter().map(|&id| { next[id as usize] += 1; next[id as usize] - 1 }).collect();
+            let pairs: Vec<(usize, usize)> = (0..ids.len())
+                .flat_map(|i| (i + 1..ids.len()).map(move |j| (i, j)))
+                .filter(|&(i, j)| ids[i] == ids[j])
+                .collect();
+            prop_assume!(!pairs.is_empty());
+            let (i, j) = pairs[pick.index(pairs.len())];
+            let union_type: DataType = "Union(Dense, 0 => a: Int32, 1 => b: Utf8)".parse().unwrap();
+            let a = Int32Array::from((0..next[0]).collect::<Vec<_>>()).to_data();
+            let b = StringArray::from((0..next[1]).map(|v| v.to_string()).collect::<Vec<_>>()).to_data();
+            let data = ArrayData::builder(union_type.clone())
+                .len(ids.len())
+                .buffers(vec![Buffer::from_slice_ref(&ids), Buffer::from_slice_ref(&offsets)])
+                .children(vec![a, b])
+                .build()
+                .unwrap();
+            let schema = Arc::new(Schema::new(vec![Field::new("u", union_type, true)]));
+            let batch = RecordBatch::try_new(schema.clone(), vec![make_array(data)]).unwrap();
+            let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
+            writer.write(&batch).unwrap();
+            let mut bytes = writer.into_inner().unwrap();
+            prop_assert!(read_stream(bytes.clone()).is_ok());
+            // The batch's body: type ids (padded to 8 bytes), then the offsets; swap two.
+            let mut decoder = crate::Decoder::new();
+            decoder.push(&bytes);
+            while decoder.next_message().unwrap().is_some() {}
+            let info = decoder.last_message().unwrap().clone();
+            let at = info.offset + info.prefix_bytes + info.metadata_bytes + ids.len().next_multiple_of(8);
+            let slot = |k: usize| at + 4 * k..at + 4 * k + 4;
+            let (x, y) = (bytes[slot(i)].to_vec(), bytes[slot(j)].to_vec());
+            bytes[slot(i)].copy_from_slice(&y);
+            bytes[slot(j)].copy_from_slice(&x);
+            let err = read_stream(bytes).unwrap_err();
+            // The first slot whose offset is below the last one of its child.
+            let mut swapped = offsets.clone();
+            swapped.swap(i, j);
+            let mut last = [-1i32; 2];
+            let first_bad = (0..ids.len())
+                .find(|&k| std::mem::replace(&mut last[ids[k] as usize], swapped[k]) > swapped[k])
+                .unwrap();
+            prop_assert!(err.to_string().contains(&format!("at slot {first_bad} of Union(Dense")), "{}", err);
+            prop_assert!(err.to_string().contains("is less than offset"), "{}", err);
+        }
+    }
+}
