@@ -4,15 +4,16 @@ use std::io::{Read, Seek, SeekFrom};
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_schema::{Metadata, Schema, SchemaRef};
+use alkaid_schema::{Metadata, SchemaRef};
 
 use super::body::read_up_to;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
-use super::state::{Decoded, ReadState, parse_footer, parse_message};
+use super::state::{Decoded, ReadState, parse_footer};
+use super::stream_schema::check_stream_schema;
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::schema::{decode_metadata, decode_schema};
+use crate::schema::decode_metadata;
 
 /// Random access to bytes: a file (through `Read + Seek`) or memory already in a [`Buffer`].
 pub trait ByteSource {
@@ -133,7 +134,8 @@ impl<S: ByteSource> FileReader<S> {
                 "{file_len} bytes are too few for an IPC file"
             )));
         }
-        let head = source.read_at(0, 8)?;
+        // The magic, and the prefix of the schema message that follows it.
+        let head = source.read_at(0, 16)?;
         // The padding after the magic is not read (Arrow C++ writes zeros and checks only
         // the magic), so whatever a writer left there is accepted.
         let magic = MAGICS
@@ -171,7 +173,8 @@ impl<S: ByteSource> FileReader<S> {
         let schema = footer
             .schema()
             .ok_or_else(|| IpcError::malformed("the footer has no schema"))?;
-        let footer_schema = state.set_schema(schema)?;
+        state.set_schema(schema)?;
+        let footer_loc = schema._tab.loc();
         let metadata = decode_metadata(footer.custom_metadata())?;
         let batches: Vec<fb::Block> = footer.recordBatches().iter().flatten().copied().collect();
         let mut reader = Self {
@@ -182,25 +185,19 @@ impl<S: ByteSource> FileReader<S> {
             file_len,
             next: 0,
         };
-        reader.check_stream_schema(&footer_schema, file_len - tail_len as u64 - footer_len)?;
+        let footer_start = file_len - tail_len as u64 - footer_len;
+        reader.check_stream_schema(&head[8..], &footer_bytes, footer_loc, footer_start)?;
         // The footer borrows its own bytes, not the reader, so it is walked in place. A file
-        // holds one dictionary per id, which later blocks may only extend: a second
-        // replacement would decode earlier batches against the wrong values.
-        let mut defined = std::collections::BTreeSet::new();
+        // holds one dictionary per id, which later blocks may only extend: the state
+        // refuses a second definition, which would decode earlier batches against the
+        // wrong values.
+        reader.state.one_dictionary_per_id = true;
         for (i, block) in footer.dictionaries().iter().flatten().enumerate() {
             match reader
                 .block(block)
                 .map_err(|e| e.context(format!("dictionary block {i}")))?
             {
-                Decoded::Dictionary { id, is_delta } => {
-                    if !is_delta && !defined.insert(id) {
-                        return Err(IpcError::malformed(format!(
-                            "dictionary block {i} replaces dictionary id {id}, which the file \
-                             already defines; a file holds one dictionary per id (deltas may \
-                             extend it)"
-                        )));
-                    }
-                }
+                Decoded::Dictionary { .. } => {}
                 _ => {
                     return Err(IpcError::malformed(format!(
                         "dictionary block {i} is not a dictionary batch"
@@ -256,41 +253,38 @@ impl<S: ByteSource> FileReader<S> {
         }
     }
 
-    /// Checks that the schema message opening the file's stream (right after the leading
-    /// magic) says what the footer says: a reader that streams the file and one that reads
-    /// the footer must see the same columns. `end` is where the footer starts.
-    fn check_stream_schema(&mut self, footer_schema: &Schema, end: u64) -> Result<()> {
-        let limit = self.state.options.max_metadata_bytes;
-        let prefix = self
-            .source
-            .read_at(8, 8.min(end.saturating_sub(8) as usize))?;
-        let (header, metadata) = match parse_prefix(&prefix, &self.state.options)? {
-            Some(Prefix::Message { header, metadata }) => (header, metadata),
-            _ => {
-                return Err(IpcError::malformed(
-                    "the file's stream does not start with a schema message",
-                ));
-            }
+    /// Reads the schema message that opens the file's stream (right after the leading
+    /// magic) and checks it against the footer's. `end` is where the footer starts.
+    /// `prefix` is the 8 bytes after the magic.
+    fn check_stream_schema(
+        &mut self,
+        prefix: &[u8],
+        footer: &[u8],
+        footer_loc: usize,
+        end: u64,
+    ) -> Result<()> {
+        let options = &self.state.options;
+        let Some(Prefix::Message { header, metadata }) = parse_prefix(prefix, options)? else {
+            return Err(IpcError::malformed(
+                "the file's stream does not start with a schema message",
+            ));
         };
         let message_len = header + metadata;
-        if message_len > limit.saturating_add(8) || 8 + message_len as u64 > end {
+        if 8 + message_len as u64 > end {
             return Err(IpcError::malformed(format!(
                 "the file's schema message ({message_len} bytes) does not fit before the footer"
             )));
         }
         let framed = self.source.read_at(8, message_len)?;
-        let message = parse_message(&framed[header..header + metadata], &self.state.options)?;
-        let schema = message.header_as_schema().ok_or_else(|| {
-            IpcError::malformed("the file's stream does not start with a schema message")
-        })?;
-        let (stream_schema, stream_ids) = decode_schema(schema)?;
-        if &stream_schema != footer_schema || stream_ids.ids() != self.state.ids.ids() {
-            return Err(IpcError::malformed(format!(
-                "the footer's schema ({footer_schema}) differs from the schema message at the \
-                 start of the file ({stream_schema})"
-            )));
-        }
-        Ok(())
+        let schema = self.state.schema.as_ref().expect("set from the footer");
+        check_stream_schema(
+            &framed,
+            footer,
+            footer_loc,
+            schema,
+            &self.state.ids,
+            options,
+        )
     }
 
     fn block(&mut self, block: &fb::Block) -> Result<Decoded> {

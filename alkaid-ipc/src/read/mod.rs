@@ -9,6 +9,7 @@ mod framing;
 mod options;
 mod state;
 mod stream;
+mod stream_schema;
 
 #[cfg(test)]
 mod tests;

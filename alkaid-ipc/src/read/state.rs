@@ -92,6 +92,9 @@ pub(crate) struct ReadState {
     dictionaries: BTreeMap<i64, ArrayData>,
     /// The schema declares the other byte order than this machine's.
     swap: bool,
+    /// A file: a dictionary id may be defined once (and extended by deltas), never
+    /// replaced.
+    pub one_dictionary_per_id: bool,
     pub options: ReadOptions,
 }
 
@@ -254,6 +257,12 @@ impl ReadState {
         reader.finish()?;
         self.validate(&values, path)?;
         let is_delta = dictionary.isDelta();
+        if !is_delta && self.one_dictionary_per_id && self.dictionaries.contains_key(&id) {
+            return Err(IpcError::malformed(format!(
+                "a replacement of dictionary id {id}, which the file already defines; a file \
+                 holds one dictionary per id (deltas may extend it)"
+            )));
+        }
         let values = match (is_delta, self.dictionaries.get(&id)) {
             (true, Some(existing)) => alkaid_data::concat(&[existing, &values])
                 .map_err(|e| IpcError::from(e).context(path))?,

@@ -130,7 +130,7 @@ fn a_file_that_replaces_a_dictionary_is_refused_naming_the_id() {
     assert_eq!(err.kind(), IpcErrorKind::Malformed);
     assert!(
         err.to_string().contains(
-            "dictionary block 1 replaces dictionary id 0, which the file already defines"
+            "dictionary block 1: a replacement of dictionary id 0, which the file already defines"
         ),
         "{err}"
     );
@@ -253,7 +253,7 @@ mod corrupted {
                 }
                 Err(e) => {
                     prop_assert!(!grow);
-                    prop_assert!(e.to_string().contains("replaces dictionary id 0"), "{}", e);
+                    prop_assert!(e.to_string().contains("a replacement of dictionary id 0"), "{}", e);
                 }
             }
         }
