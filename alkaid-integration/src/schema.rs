@@ -80,21 +80,12 @@ fn field_from_json(value: &JsonValue, ids: &mut Vec<i64>, depth: usize) -> Resul
         None => value_type,
         Some(dictionary) => {
             let index = dictionary.member("indexType").map_err(place)?;
-            let key = match type_from_json(index, Vec::new()).map_err(place)? {
-                DataType::Int8 => IntegerType::Int8,
-                DataType::Int16 => IntegerType::Int16,
-                DataType::Int32 => IntegerType::Int32,
-                DataType::Int64 => IntegerType::Int64,
-                DataType::UInt8 => IntegerType::UInt8,
-                DataType::UInt16 => IntegerType::UInt16,
-                DataType::UInt32 => IntegerType::UInt32,
-                DataType::UInt64 => IntegerType::UInt64,
-                other => {
-                    return Err(place(IntegrationError::new(format!(
-                        "dictionary index type {other} is not an integer type"
-                    ))));
-                }
-            };
+            let index_type = type_from_json(index, Vec::new()).map_err(place)?;
+            let key = IntegerType::from_data_type(&index_type).ok_or_else(|| {
+                place(IntegrationError::new(format!(
+                    "dictionary index type {index_type} is not an integer type"
+                )))
+            })?;
             let ordered = matches!(dictionary.get("isOrdered"), Some(JsonValue::Bool(true)));
             DataType::Dictionary {
                 key,
@@ -137,18 +128,10 @@ fn type_from_json(value: &JsonValue, children: Vec<FieldRef>) -> Result<DataType
         "bool" => leaf(D::Boolean),
         "int" => {
             let signed = matches!(value.get("isSigned"), Some(JsonValue::Bool(true)));
-            let integer = match (value.int_member("bitWidth")?, signed) {
-                (8, true) => D::Int8,
-                (16, true) => D::Int16,
-                (32, true) => D::Int32,
-                (64, true) => D::Int64,
-                (8, false) => D::UInt8,
-                (16, false) => D::UInt16,
-                (32, false) => D::UInt32,
-                (64, false) => D::UInt64,
-                (bits, _) => return Err(IntegrationError::new(format!("{bits}-bit integers"))),
-            };
-            leaf(integer)
+            let bits = value.int_member("bitWidth")?;
+            let integer = IntegerType::from_bit_width(bits, signed)
+                .ok_or_else(|| IntegrationError::new(format!("{bits}-bit integers")))?;
+            leaf(integer.to_data_type())
         }
         "floatingpoint" => leaf(match value.str_member("precision")? {
             "HALF" => D::Float16,

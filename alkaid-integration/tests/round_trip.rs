@@ -13,22 +13,8 @@ use alkaid_integration::{compare, read_json, write_json};
 use alkaid_ipc::{FileReader, FileWriter, Magic, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, arbitrary};
 use common::encode::encode;
-use common::{Rng, Value, generatable, value};
+use common::{Rng, Value, dictionary_of_dictionary, generatable, value};
 use proptest::prelude::*;
-
-/// Whether a dictionary's values are directly a dictionary somewhere (no field carries the
-/// inner encoding, in JSON as in IPC).
-fn dictionary_of_dictionary(data_type: &DataType) -> bool {
-    match data_type {
-        DataType::Dictionary { value, .. } => {
-            value.is_dictionary() || dictionary_of_dictionary(value)
-        }
-        other => other
-            .children()
-            .iter()
-            .any(|f| dictionary_of_dictionary(f.data_type())),
-    }
-}
 
 /// `value` with every NaN made 0: JSON numbers have no NaN, and the format writes floats
 /// as numbers (a NaN's payload could not survive it).

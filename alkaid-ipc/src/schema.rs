@@ -468,17 +468,7 @@ fn decode_field(
 }
 
 pub(crate) fn integer_type(bit_width: i32, signed: bool) -> Option<IntegerType> {
-    Some(match (bit_width, signed) {
-        (8, true) => IntegerType::Int8,
-        (16, true) => IntegerType::Int16,
-        (32, true) => IntegerType::Int32,
-        (64, true) => IntegerType::Int64,
-        (8, false) => IntegerType::UInt8,
-        (16, false) => IntegerType::UInt16,
-        (32, false) => IntegerType::UInt32,
-        (64, false) => IntegerType::UInt64,
-        _ => return None,
-    })
+    IntegerType::from_bit_width(i64::from(bit_width), signed)
 }
 
 fn time_unit(unit: fb::TimeUnit) -> Result<TimeUnit> {

@@ -15,25 +15,11 @@ use alkaid_ipc::{
     BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, Magic, StreamReader,
     StreamWriter, WriteOptions,
 };
-use alkaid_schema::{DataType, Field, Schema, arbitrary};
+use alkaid_schema::{Field, Schema, arbitrary};
 use common::decode::decode;
 use common::encode::encode;
-use common::{Rng, Value, generatable, value};
+use common::{Rng, Value, dictionary_of_dictionary, generatable, value};
 use proptest::prelude::*;
-
-/// Whether a dictionary's values are directly a dictionary somewhere (the format cannot
-/// express it; the writer refuses it, tested on its own below).
-fn dictionary_of_dictionary(data_type: &DataType) -> bool {
-    match data_type {
-        DataType::Dictionary { value, .. } => {
-            value.is_dictionary() || dictionary_of_dictionary(value)
-        }
-        other => other
-            .children()
-            .iter()
-            .any(|f| dictionary_of_dictionary(f.data_type())),
-    }
-}
 
 fn options(rng: &mut Rng) -> WriteOptions {
     let compression = match rng.below(3) {

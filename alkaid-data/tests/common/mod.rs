@@ -170,3 +170,17 @@ pub fn generatable(data_type: &DataType) -> bool {
         .iter()
         .all(|f| generatable(f.data_type()))
 }
+
+/// Whether a dictionary's values are directly a dictionary somewhere in `data_type`: no
+/// field carries the inner encoding, so neither IPC nor the integration JSON can write it.
+pub fn dictionary_of_dictionary(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Dictionary { value, .. } => {
+            value.is_dictionary() || dictionary_of_dictionary(value)
+        }
+        other => other
+            .children()
+            .iter()
+            .any(|f| dictionary_of_dictionary(f.data_type())),
+    }
+}

@@ -179,6 +179,20 @@ impl IntegerType {
         })
     }
 
+    /// The integer of `bits` (8, 16, 32 or 64) bits and the given signedness, as the
+    /// format's metadata describes integers.
+    ///
+    /// ```
+    /// use alkaid_schema::IntegerType;
+    /// assert_eq!(IntegerType::from_bit_width(16, false), Some(IntegerType::UInt16));
+    /// assert_eq!(IntegerType::from_bit_width(24, true), None);
+    /// ```
+    pub fn from_bit_width(bits: i64, signed: bool) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.byte_width() as i64 * 8 == bits && t.is_signed() == signed)
+    }
+
     /// Whether the integer is signed.
     pub fn is_signed(self) -> bool {
         matches!(self, Self::Int8 | Self::Int16 | Self::Int32 | Self::Int64)
