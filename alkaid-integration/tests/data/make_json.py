@@ -305,8 +305,15 @@ def tables():
         .cast(pa.timestamp("ns")),
         "ts_s_tz": pa.array(nulled([i * 10**8 for i in r]), pa.int64())
         .cast(pa.timestamp("s", "Europe/Paris")),
+        "dur_s": pa.array(nulled([i * -10**10 for i in r]), pa.int64()).cast(pa.duration("s")),
         "dur_ms": pa.array(nulled([i * -10**10 for i in r]), pa.int64())
         .cast(pa.duration("ms")),
+        "dur_us": pa.array(nulled([i * 10**12 for i in r]), pa.int64()).cast(pa.duration("us")),
+        "dur_ns": pa.array(nulled([i * 7 for i in r]), pa.int64()).cast(pa.duration("ns")),
+        "ts_ms": pa.array(nulled([i * 10**12 for i in r]), pa.int64())
+        .cast(pa.timestamp("ms", "UTC")),
+        "ts_us": pa.array(nulled([-i * 10**12 for i in r]), pa.int64())
+        .cast(pa.timestamp("us")),
         "interval_mdn": pa.array(nulled([pa.MonthDayNano([i, -i, i * 10**15]) for i in r]),
                                  pa.month_day_nano_interval()),
     })
@@ -332,6 +339,9 @@ def tables():
         "list_view": pa.ListViewArray.from_arrays(pa.array([0, 5, 2, 0, 9, 1, 3], pa.int32()),
                                                   pa.array([2, 0, 3, 1, 4, 2, 0], pa.int32()),
                                                   ints),
+        "large_list_view": pa.LargeListViewArray.from_arrays(
+            pa.array([0, 5, 2, 0, 9, 1, 3], pa.int64()), pa.array([2, 0, 3, 1, 4, 2, 0], pa.int64()),
+            pa.array(words + words + words)),
         "struct": pa.StructArray.from_arrays(
             [pa.array(nulled(words)), pa.array(range(7), pa.int64())],
             fields=[pa.field("s", pa.utf8()), pa.field("n", pa.int64(), False)],
@@ -370,6 +380,8 @@ def tables():
                                                  pa.array(["a", None, "c"])),
         "ree16": pa.RunEndEncodedArray.from_arrays(pa.array([7], pa.int16()),
                                                    pa.array([1.5], pa.float64())),
+        "ree64": pa.RunEndEncodedArray.from_arrays(pa.array([1, 4, 5, 7], pa.int64()),
+                                                   pa.array([True, False, None, True])),
     })
     uuid = pa.field("id", pa.binary(16), metadata={"ARROW:extension:name": "arrow.uuid",
                                                   "ARROW:extension:metadata": ""})
