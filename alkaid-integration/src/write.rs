@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use alkaid_buffer::native::{f16, i256};
-use alkaid_data::{ArrayData, layout};
+use alkaid_data::{ArrayData, ChildSpec, layout};
 use alkaid_ipc::DictionaryIds;
 use alkaid_schema::json::JsonValue;
 use alkaid_schema::{DataType, DecimalWidth, Field, IntervalUnit, PhysicalType, TimeUnit};
@@ -332,17 +332,7 @@ impl ColumnWriter<'_> {
                 }
             }
         }
-        if !matches!(
-            data_type.to_physical(),
-            PhysicalType::Null
-                | PhysicalType::Boolean
-                | PhysicalType::Primitive(_)
-                | PhysicalType::FixedSizeBinary(_)
-                | PhysicalType::Binary
-                | PhysicalType::LargeBinary
-                | PhysicalType::BinaryView
-                | PhysicalType::Dictionary(_)
-        ) {
+        if layout(data_type).children != ChildSpec::None {
             members.push(("children", JsonValue::Array(children)));
         }
         Ok(object(members))
