@@ -243,6 +243,8 @@ fn shape_vector<'b>(
             fb::TensorDim::create(
                 fbb,
                 &fb::TensorDimArgs {
+                    // Sizes, strides and counts were checked to fit `i64` when the tensor
+                    // was made.
                     size: size as i64,
                     name,
                 },
@@ -370,6 +372,7 @@ pub fn write_sparse_tensor(out: &mut impl Write, tensor: &SparseTensor) -> Resul
             let (indptr, rest) = locations.split_at(csf.indptr.len());
             let indptr_buffers = fbb.create_vector(indptr);
             let indices_buffers = fbb.create_vector(&rest[..csf.indices.len()]);
+            // A permutation of the dimensions, checked when the tensor was made.
             let order: Vec<i32> = csf.axis_order.iter().map(|&a| a as i32).collect();
             let axis_order = fbb.create_vector(&order);
             let table = fb::SparseTensorIndexCSF::create(

@@ -61,6 +61,16 @@ pub(crate) fn cell_width(value_type: &DataType) -> Result<usize> {
     }
 }
 
+/// Checks that every size and stride fits the format's `long` (`i64`).
+pub(crate) fn check_fits_i64(what: &str, values: &[usize]) -> Result<()> {
+    match values.iter().find(|&&v| i64::try_from(v).is_err()) {
+        None => Ok(()),
+        Some(v) => Err(IpcError::invalid_argument(format!(
+            "{what} {v} does not fit the format's 64-bit integers"
+        ))),
+    }
+}
+
 /// Checks that `names` is empty or names each of `ndim` dimensions.
 pub(crate) fn check_dim_names(names: &[String], ndim: usize) -> Result<()> {
     if names.is_empty() || names.len() == ndim {
@@ -78,9 +88,12 @@ pub(crate) fn check_dim_names(names: &[String], ndim: usize) -> Result<()> {
 pub fn row_major_strides(shape: &[usize], width: usize) -> Option<Vec<usize>> {
     let mut strides = vec![0; shape.len()];
     let mut step = width;
-    for (stride, &size) in strides.iter_mut().zip(shape).rev() {
-        *stride = step;
-        step = step.checked_mul(size.max(1))?;
+    for i in (0..shape.len()).rev() {
+        strides[i] = step;
+        // The outermost dimension's size steps past the tensor: no stride uses it.
+        if i > 0 {
+            step = step.checked_mul(shape[i].max(1))?;
+        }
     }
     Some(strides)
 }
@@ -114,6 +127,10 @@ impl Tensor {
                 shape.len()
             )));
         }
+        // A shape with a zero dimension holds no cells whatever its other sizes, so its
+        // row-major strides can outgrow the `i64` a message writes them as.
+        check_fits_i64("size", &shape)?;
+        check_fits_i64("stride", &strides)?;
         // The last byte any cell reaches: the cell at the far corner, unless there is none.
         if !shape.contains(&0) {
             let end = shape

@@ -4,7 +4,7 @@
 use alkaid_buffer::{Buffer, NativeType};
 use alkaid_schema::{DataType, IntegerType};
 
-use super::{cell_width, check_dim_names, read_native};
+use super::{cell_width, check_dim_names, check_fits_i64, read_native};
 use crate::error::{IpcError, Result};
 
 /// Which axis of a sparse matrix is compressed.
@@ -178,6 +178,11 @@ impl SparseTensor {
     ) -> Result<Self> {
         let width = cell_width(&value_type)?;
         check_dim_names(&dim_names, shape.len())?;
+        check_fits_i64("size", &shape)?;
+        check_fits_i64("stored cell count", &[non_zero_length])?;
+        if let SparseIndex::Coo(coo) = &index {
+            check_fits_i64("COO stride", &coo.strides)?;
+        }
         if non_zero_length
             .checked_mul(width)
             .is_none_or(|n| n > data.len())
@@ -373,7 +378,8 @@ impl SparseTensor {
     fn csf_levels(&self, csf: &CsfIndex) -> Result<(Vec<Vec<usize>>, Vec<Vec<usize>>)> {
         let ndim = self.shape.len();
         let mut seen = vec![false; ndim];
-        let permutation = csf.axis_order.len() == ndim
+        let permutation = i32::try_from(ndim).is_ok()
+            && csf.axis_order.len() == ndim
             && csf
                 .axis_order
                 .iter()

@@ -96,6 +96,40 @@ fn dense_tensors_refuse_what_does_not_fit() {
             .contains("1 strides for a shape of 2")
     );
     assert!(make(vec![usize::MAX, 2], None).is_err());
+    // No cells, so no data needed, but strides that the format's i64 cannot carry (found
+    // by fuzzing: the tensor read, then failed to read back after writing).
+    let empty = Tensor::try_new(
+        DataType::Int64,
+        Buffer::empty(),
+        vec![0, 1 << 60],
+        None,
+        vec![],
+    );
+    assert!(
+        empty
+            .unwrap_err()
+            .to_string()
+            .contains("does not fit the format's 64-bit integers")
+    );
+    // The outermost size never enters a stride.
+    assert!(
+        Tensor::try_new(
+            DataType::Int64,
+            Buffer::empty(),
+            vec![1 << 62, 0],
+            None,
+            vec![]
+        )
+        .is_ok()
+    );
+    let huge = Tensor::try_new(
+        DataType::Int8,
+        Buffer::empty(),
+        vec![0],
+        Some(vec![usize::MAX]),
+        vec![],
+    );
+    assert!(huge.is_err());
     assert!(Tensor::try_new(DataType::Utf8, cells.clone(), vec![1], None, vec![]).is_err());
     assert!(
         Tensor::try_new(
