@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use alkaid_buffer::native::{f16, i256};
-use alkaid_data::{ArrayData, ChildSpec, layout};
+use alkaid_data::{ArrayData, ChildSpec, layout, run_span};
 use alkaid_ipc::DictionaryIds;
 use alkaid_schema::json::JsonValue;
 use alkaid_schema::{DataType, DecimalWidth, Field, IntervalUnit, PhysicalType, TimeUnit};
@@ -347,21 +347,15 @@ fn run_end_window(data: &ArrayData) -> Result<(ArrayData, ArrayData)> {
             "a run-end encoded array without two children",
         ));
     };
+    let (start, len) = (data.offset(), data.len());
+    let span = run_span(run_ends, start, len)?;
     let width = run_ends.data_type().primitive_byte_width().unwrap_or(4);
-    let bytes = &run_ends.buffers()[0];
-    let ends: Vec<i64> = (run_ends.offset()..run_ends.offset() + run_ends.len())
-        .map(|i| int_at(bytes, width, i, true) as i64)
-        .collect();
-    let (start, stop) = (data.offset() as i64, (data.offset() + data.len()) as i64);
-    let first = ends.partition_point(|&end| end <= start);
-    let last = if data.is_empty() {
-        first
-    } else {
-        ends.partition_point(|&end| end < stop) + 1
-    };
-    let cut: Vec<i64> = ends[first..last.min(ends.len())]
-        .iter()
-        .map(|&end| end.min(stop) - start)
+    let cut: Vec<i64> = span
+        .clone()
+        .map(|k| {
+            let end = int_at(&run_ends.buffers()[0], width, run_ends.offset() + k, true) as i64;
+            end.min((start + len) as i64) - start as i64
+        })
         .collect();
     let buffer = match width {
         2 => alkaid_buffer::Buffer::from_vec(cut.iter().map(|&e| e as i16).collect::<Vec<_>>()),
@@ -372,5 +366,5 @@ fn run_end_window(data: &ArrayData) -> Result<(ArrayData, ArrayData)> {
         .len(cut.len())
         .buffers(vec![buffer])
         .build()?;
-    Ok((run_ends, values.slice(first, cut.len())))
+    Ok((run_ends, values.slice(span.start, span.len())))
 }

@@ -265,13 +265,25 @@ fn int_table<'b>(fbb: &mut FlatBufferBuilder<'b>, ty: IntegerType) -> WIPOffset<
     )
 }
 
-/// Writes `fbb`'s finished message and `buffers` as its body; returns the bytes written.
+/// Finishes `fbb` as a message around `header` and writes it with `body`; returns the bytes
+/// written.
 fn write_framed(
     out: &mut impl Write,
-    fbb: &FlatBufferBuilder<'_>,
-    body: Option<&Body>,
+    mut fbb: FlatBufferBuilder<'_>,
+    header_type: fb::MessageHeader,
+    header: WIPOffset<flatbuffers::UnionWIPOffset>,
+    body: &Body,
 ) -> Result<usize> {
-    let (meta, body) = write_message(out, fbb.finished_data(), body, 8)?;
+    let (metadata, namespace) = (Metadata::new(), Namespace::Alkaid);
+    finish_message(
+        &mut fbb,
+        header_type,
+        header,
+        body.len(),
+        &metadata,
+        namespace,
+    );
+    let (meta, body) = write_message(out, fbb.finished_data(), Some(body), 8)?;
     Ok(meta + body)
 }
 
@@ -297,15 +309,13 @@ pub fn write_tensor(out: &mut impl Write, tensor: &Tensor) -> Result<usize> {
             data: Some(&body.locations()[0]),
         },
     );
-    finish_message(
-        &mut fbb,
+    write_framed(
+        out,
+        fbb,
         fb::MessageHeader::Tensor,
         header.as_union_value(),
-        body.len(),
-        &Metadata::new(),
-        Namespace::Alkaid,
-    );
-    write_framed(out, &fbb, Some(&body))
+        &body,
+    )
 }
 
 /// Writes `tensor` as one sparse tensor message; returns the bytes written.
@@ -403,13 +413,11 @@ pub fn write_sparse_tensor(out: &mut impl Write, tensor: &SparseTensor) -> Resul
             data: locations.last(),
         },
     );
-    finish_message(
-        &mut fbb,
+    write_framed(
+        out,
+        fbb,
         fb::MessageHeader::SparseTensor,
         header.as_union_value(),
-        body.len(),
-        &Metadata::new(),
-        Namespace::Alkaid,
-    );
-    write_framed(out, &fbb, Some(&body))
+        &body,
+    )
 }
