@@ -9,8 +9,9 @@ use alkaid_data::ValidationLevel;
 use alkaid_ipc::{Compression, FileWriter, Magic, StreamWriter, WriteOptions};
 use alkaid_schema::{Field, Metadata};
 
+use crate::failure::Failure;
 use crate::input::Input;
-use crate::{Failure, progress};
+use crate::progress;
 
 /// Prints the schema: one field per line with its type, nullability and metadata.
 pub fn schema(path: &str) -> Result<(), Failure> {

@@ -20,7 +20,7 @@ use alkaid_ipc::{Compression, FileReader, FileWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use alkaid_select::{FilterPredicate, take_record_batch};
 
-use crate::Failure;
+use crate::failure::Failure;
 
 const ROWS: usize = 1 << 20;
 const BATCH_ROWS: usize = 1 << 16;

@@ -10,7 +10,7 @@ use alkaid_buffer::Buffer;
 use alkaid_ipc::{BufferStreamReader, FileReader};
 use alkaid_schema::{Metadata, SchemaRef};
 
-use crate::Failure;
+use crate::failure::Failure;
 
 /// An opened input: its bytes and how to read them.
 pub enum Input {

@@ -2,7 +2,7 @@
 
 use alkaid_ipc::{Decoded, Decoder, FileReader};
 
-use crate::Failure;
+use crate::failure::Failure;
 use crate::input::{bytes, is_file};
 
 /// Prints each message (its kind, position, metadata and body sizes, compression,

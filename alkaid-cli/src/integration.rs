@@ -9,7 +9,7 @@ use alkaid_buffer::Buffer;
 use alkaid_integration::{compare, read_json, write_json};
 use alkaid_ipc::{BufferStreamReader, FileReader, FileWriter, Magic, StreamWriter, WriteOptions};
 
-use crate::Failure;
+use crate::failure::Failure;
 use crate::input::bytes;
 
 /// What to do.

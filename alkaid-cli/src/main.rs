@@ -8,51 +8,19 @@
 
 mod commands;
 mod demo;
+mod failure;
 mod input;
 mod inspect;
 mod integration;
 mod progress;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use alkaid_ipc::{Compression, Magic};
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// A failure of the input or of the work: one line for standard error.
-#[derive(Debug)]
-pub struct Failure(String);
-
-impl Failure {
-    /// A failure described by `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-macro_rules! failure_from {
-    ($($error:ty),*) => {$(
-        impl From<$error> for Failure {
-            fn from(e: $error) -> Self {
-                Self(e.to_string())
-            }
-        }
-    )*};
-}
-failure_from!(
-    alkaid_ipc::IpcError,
-    alkaid_array::ArrayError,
-    alkaid_data::DataError,
-    alkaid_select::SelectError,
-    alkaid_integration::IntegrationError
-);
+use failure::Failure;
 
 /// The Alkaid columnar format's tool: a tour of the stack, and IPC files and streams
 /// inspected, printed, validated and converted.

@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | [`concat()`], [`concat_batches`] | arrays (or batches) one after another; dictionaries that differ are merged |
 //! | [`filter()`], [`filter_record_batch`], [`FilterPredicate`] | the slots a boolean mask selects; one prepared mask for every column |
-//! | [`take()`], [`take_record_batch`], [`take_unchecked`] | the slots (or rows) at integer indices, nulls and repeats allowed; out-of-range indices are errors (checked at no measurable cost, even by `take_unchecked`) |
+//! | [`take()`], [`take_record_batch`] | the slots (or rows) at integer indices, nulls and repeats allowed; out-of-range indices are errors (checked at no measurable cost, so there is no unchecked variant) |
 //! | [`interleave`], [`zip`], [`nullif`] | slots picked from several arrays; a choice between two sides by mask (either side may be a scalar); slots made null by mask, for every type |
 //!
 //! Every kernel takes every type of the format, nested to any depth and sliced at any
@@ -34,18 +34,16 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
-mod combine;
 mod concat;
 mod error;
 mod filter;
-mod flat;
-mod gather;
-mod nested;
-mod ranges;
+mod interleave;
 mod take;
+mod zip;
 
-pub use combine::{interleave, nullif, zip};
 pub use concat::{concat, concat_batches, concat_data};
 pub use error::SelectError;
 pub use filter::{FilterPredicate, filter, filter_record_batch};
-pub use take::{take, take_record_batch, take_unchecked};
+pub use interleave::interleave;
+pub use take::{take, take_record_batch};
+pub use zip::{nullif, zip};

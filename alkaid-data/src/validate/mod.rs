@@ -24,6 +24,7 @@
 //! arithmetic and every read goes through a bounds-checked slice.
 
 mod run_ends;
+mod slots;
 mod strict;
 mod structure;
 mod union;
@@ -32,6 +33,8 @@ mod views;
 
 #[cfg(test)]
 mod tests;
+
+use alkaid_schema::PhysicalType;
 
 use crate::{ArrayData, DataError};
 
@@ -58,7 +61,7 @@ pub(crate) fn validate(data: &ArrayData, level: ValidationLevel) -> Result<(), D
         validate(dictionary, level).map_err(|e| e.in_child("dictionary"))?;
     }
     if level >= ValidationLevel::Full {
-        values::check(data)?;
+        check_values(data)?;
     }
     if level >= ValidationLevel::Strict {
         strict::check(data)?;
@@ -71,7 +74,24 @@ pub(crate) fn check_structure_shallow(data: &ArrayData) -> Result<(), DataError>
     structure::check(data)
 }
 
-/// `offset + len` of an array; structure::check has verified that it does not overflow.
-pub(crate) fn end(data: &ArrayData) -> usize {
-    data.offset + data.len
+/// The full checks of `data` itself: one dispatch on the physical type.
+fn check_values(data: &ArrayData) -> Result<(), DataError> {
+    match data.data_type.to_physical() {
+        PhysicalType::Binary => values::check_binary::<i32>(data),
+        PhysicalType::LargeBinary => values::check_binary::<i64>(data),
+        PhysicalType::BinaryView => views::check(data),
+        PhysicalType::List => values::check_list::<i32>(data),
+        PhysicalType::LargeList => values::check_list::<i64>(data),
+        PhysicalType::ListView => values::check_list_view::<i32>(data),
+        PhysicalType::LargeListView => values::check_list_view::<i64>(data),
+        PhysicalType::Dictionary(key) => values::check_keys(data, key),
+        PhysicalType::SparseUnion | PhysicalType::DenseUnion => union::check(data),
+        PhysicalType::RunEndEncoded(_) => run_ends::check(data),
+        PhysicalType::Null
+        | PhysicalType::Boolean
+        | PhysicalType::Primitive(_)
+        | PhysicalType::FixedSizeBinary(_)
+        | PhysicalType::FixedSizeList(_)
+        | PhysicalType::Struct => Ok(()),
+    }
 }

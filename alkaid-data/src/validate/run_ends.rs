@@ -2,8 +2,7 @@
 
 use alkaid_schema::RunEndType;
 
-use super::end;
-use super::values::typed_slots;
+use super::slots::{end, typed_slots};
 use crate::{ArrayData, DataError, DataErrorKind};
 
 /// Run ends have no nulls, are positive and strictly increasing, and the last one reaches

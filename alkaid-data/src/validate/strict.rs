@@ -3,8 +3,7 @@
 use alkaid_buffer::native::i256;
 use alkaid_schema::{DataType, DecimalWidth, TimeUnit};
 
-use super::end;
-use super::values::typed_slots;
+use super::slots::{end, typed_slots};
 use crate::{ArrayData, DataError, DataErrorKind};
 
 const MILLISECONDS_PER_DAY: i64 = 86_400_000;

@@ -2,8 +2,7 @@
 
 use alkaid_schema::{DataType, UnionMode};
 
-use super::end;
-use super::values::typed_slots;
+use super::slots::{end, typed_slots};
 use crate::{ArrayData, DataError, DataErrorKind};
 
 /// Every type id is one the type declares; for dense unions, every offset is inside the

@@ -1,52 +1,11 @@
-//! Full validation: the checks that read values. Dispatches once on the physical type.
+//! Full validation of offsets, byte values, lists, list views and dictionary keys: the
+//! checks that read values (the dispatcher is `check_values` in `mod.rs`).
 
 use alkaid_buffer::OffsetSize;
-use alkaid_schema::{DataType, IntegerType, PhysicalType};
+use alkaid_schema::{DataType, IntegerType};
 
-use super::end;
+use super::slots::{end, typed_slots, utf8};
 use crate::{ArrayData, DataError, DataErrorKind};
-
-pub(super) fn check(data: &ArrayData) -> Result<(), DataError> {
-    match data.data_type.to_physical() {
-        PhysicalType::Binary => check_binary::<i32>(data),
-        PhysicalType::LargeBinary => check_binary::<i64>(data),
-        PhysicalType::BinaryView => super::views::check(data),
-        PhysicalType::List => check_list::<i32>(data),
-        PhysicalType::LargeList => check_list::<i64>(data),
-        PhysicalType::ListView => check_list_view::<i32>(data),
-        PhysicalType::LargeListView => check_list_view::<i64>(data),
-        PhysicalType::Dictionary(key) => check_keys(data, key),
-        PhysicalType::SparseUnion | PhysicalType::DenseUnion => super::union::check(data),
-        PhysicalType::RunEndEncoded(_) => super::run_ends::check(data),
-        PhysicalType::Null
-        | PhysicalType::Boolean
-        | PhysicalType::Primitive(_)
-        | PhysicalType::FixedSizeBinary(_)
-        | PhysicalType::FixedSizeList(_)
-        | PhysicalType::Struct => Ok(()),
-    }
-}
-
-/// The typed values of buffer `index` for slots `[from, to)`; structure::check made sure
-/// they exist and are aligned, so a failure here is reported rather than assumed away.
-pub(super) fn typed_slots<T: alkaid_buffer::NativeType>(
-    data: &ArrayData,
-    index: usize,
-    from: usize,
-    to: usize,
-) -> Result<&[T], DataError> {
-    let all = data.buffers[index].typed::<T>()?;
-    all.get(from..to).ok_or_else(|| {
-        DataError::new(
-            DataErrorKind::BufferTooShort,
-            format!(
-                "buffer {index} of {} has {} values, fewer than {to}",
-                data.data_type,
-                all.len()
-            ),
-        )
-    })
-}
 
 /// Checks the `len + 1` offsets of the array's slots: the first non-negative, none less than
 /// the one before, the last at most `limit`. Returns the first and last as `usize`; an
@@ -102,7 +61,7 @@ pub(super) fn check_offsets<O: OffsetSize>(
     Ok((first, last))
 }
 
-fn check_binary<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
+pub(super) fn check_binary<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     let bytes = &data.buffers[1];
     let (first, last) = check_offsets::<O>(data, bytes.len(), "data")?;
     if data.data_type.is_string() {
@@ -114,15 +73,6 @@ fn check_binary<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
         check_utf8_with_boundaries(&data.data_type, &bytes[first..last], first, offsets)?;
     }
     Ok(())
-}
-
-/// Checks that `bytes` are UTF-8: SIMD validation (several times std's speed on non-ASCII
-/// text), and std's validator again only on failure, for the position of the first error.
-fn utf8(bytes: &[u8]) -> Result<(), std::str::Utf8Error> {
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(_) => Ok(()),
-        Err(_) => std::str::from_utf8(bytes).map(|_| ()),
-    }
 }
 
 /// Checks that `text` (which starts at byte `start` of the data) is UTF-8 and that no offset
@@ -172,20 +122,7 @@ fn check_utf8_with_boundaries<O: OffsetSize>(
     Ok(())
 }
 
-/// Checks UTF-8 of one value (views, which have no offsets to share).
-pub(super) fn check_utf8(data_type: &DataType, bytes: &[u8], slot: usize) -> Result<(), DataError> {
-    utf8(bytes).map_err(|e| {
-        DataError::new(
-            DataErrorKind::Utf8,
-            format!(
-                "invalid UTF-8 in slot {slot} of {data_type} at byte {}",
-                e.valid_up_to()
-            ),
-        )
-    })
-}
-
-fn check_list<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
+pub(super) fn check_list<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     let child = &data.children[0];
     let (first, last) = check_offsets::<O>(data, child.len(), "child")?;
     if let DataType::Map(_) = &data.data_type {
@@ -219,7 +156,7 @@ fn check_map_keys(
     Ok(())
 }
 
-fn check_list_view<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
+pub(super) fn check_list_view<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     let offsets = typed_slots::<O>(data, 0, data.offset, end(data))?;
     let sizes = typed_slots::<O>(data, 1, data.offset, end(data))?;
     let child_len = data.children[0].len();
@@ -241,7 +178,7 @@ fn check_list_view<O: OffsetSize>(data: &ArrayData) -> Result<(), DataError> {
     Ok(())
 }
 
-fn check_keys(data: &ArrayData, key: IntegerType) -> Result<(), DataError> {
+pub(super) fn check_keys(data: &ArrayData, key: IntegerType) -> Result<(), DataError> {
     let dictionary_len = data.dictionary.as_ref().map_or(0, |d| d.len());
     match key {
         IntegerType::Int8 => check_keys_of::<i8>(data, dictionary_len),

@@ -2,8 +2,7 @@
 
 use alkaid_buffer::native::ByteView;
 
-use super::end;
-use super::values::{check_utf8, typed_slots};
+use super::slots::{check_utf8, end, typed_slots};
 use crate::{ArrayData, DataError, DataErrorKind};
 
 /// Every view, null slots included (readers may look at any view): a non-negative length;

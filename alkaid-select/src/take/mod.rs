@@ -11,13 +11,31 @@
 //! slices with alkaid-data's `concat`, correct for every type and slower.
 
 use alkaid_array::{Array, ArrayRef, RecordBatch, make_array, make_builder};
-use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetSize};
+use alkaid_buffer::{Buffer, OffsetSize};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
 
+pub(crate) mod gather;
+mod nested;
+mod nulls;
+mod ranges;
+
 use crate::error::SelectError;
-use crate::gather::{self, Positions};
-use crate::{nested, ranges};
+use gather::Positions;
+use nested::TakeChild;
+use nulls::taken_nulls;
+
+/// The dispatcher as the nested kernels see it: they take their children through it.
+struct Dispatch;
+
+impl TakeChild for Dispatch {
+    fn take<P: Positions + ?Sized>(
+        data: &ArrayData,
+        indices: &P,
+    ) -> Result<ArrayData, SelectError> {
+        take_data(data, indices)
+    }
+}
 
 /// The slots of `array` at `indices` (any integer type; a null index gives a null slot).
 ///
@@ -53,37 +71,6 @@ pub fn take(array: &dyn Array, indices: &dyn Array) -> Result<ArrayRef, SelectEr
         }
     };
     Ok(make_array(taken))
-}
-
-/// [`take`] for indices the caller has checked already: every non-null index is below
-/// `array.len()`.
-///
-/// It runs the same code as `take`. The range check is fused into the gather and costs
-/// nothing measurable (a checked take of 1 Mi random `i32`s runs at the speed of
-/// arrow-select's, which checks nothing), so skipping it would buy nothing; an index out
-/// of range is still an error, never undefined behaviour. The contract leaves room to drop
-/// the check should a layout ever show a cost.
-///
-/// # Safety
-/// Every non-null index is below `array.len()` (not relied on today; see above).
-///
-/// # Errors
-/// As [`take`].
-///
-/// ```
-/// use alkaid_array::{Int32Array, UInt8Array};
-/// use alkaid_select::take_unchecked;
-/// let values = Int32Array::from(vec![10, 20, 30]);
-/// // SAFETY: every index is below 3.
-/// let picked = unsafe { take_unchecked(&values, &UInt8Array::from(vec![2, 0])) }?;
-/// assert_eq!(picked.len(), 2);
-/// # Ok::<(), alkaid_select::SelectError>(())
-/// ```
-pub unsafe fn take_unchecked(
-    array: &dyn Array,
-    indices: &dyn Array,
-) -> Result<ArrayRef, SelectError> {
-    take(array, indices)
 }
 
 /// The rows of `batch` at `indices`, every column taken with the same indices.
@@ -200,15 +187,17 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
             }));
     if !direct {
         return match data.data_type().to_physical() {
-            PhysicalType::List => nested::list::<i32, P>(data, indices),
-            PhysicalType::LargeList => nested::list::<i64, P>(data, indices),
+            PhysicalType::List => nested::list::<i32, P, Dispatch>(data, indices),
+            PhysicalType::LargeList => nested::list::<i64, P, Dispatch>(data, indices),
             PhysicalType::ListView => nested::list_view(data, indices, 4),
             PhysicalType::LargeListView => nested::list_view(data, indices, 8),
-            PhysicalType::FixedSizeList(size) => nested::fixed_size_list(data, indices, size),
-            PhysicalType::Struct => nested::structure(data, indices),
-            PhysicalType::SparseUnion => nested::sparse_union(data, indices),
-            PhysicalType::DenseUnion => nested::dense_union(data, indices),
-            PhysicalType::RunEndEncoded(_) => nested::run_end_encoded(data, indices),
+            PhysicalType::FixedSizeList(size) => {
+                nested::fixed_size_list::<P, Dispatch>(data, indices, size)
+            }
+            PhysicalType::Struct => nested::structure::<P, Dispatch>(data, indices),
+            PhysicalType::SparseUnion => nested::sparse_union::<P, Dispatch>(data, indices),
+            PhysicalType::DenseUnion => nested::dense_union::<P, Dispatch>(data, indices),
+            PhysicalType::RunEndEncoded(_) => nested::run_end_encoded::<P, Dispatch>(data, indices),
             _ => by_slices(data, indices),
         };
     }
@@ -250,22 +239,6 @@ pub(crate) fn take_data<P: Positions + ?Sized>(
     // here accepts under a null. Full checks would re-read every byte (a 1 Mi-row `Utf8`
     // take spent 1.7 ms of 20 re-checking UTF-8).
     unsafe { gather::finish_flat(builder, data, spec.variadic, buffers) }
-}
-
-/// The validity of the taken slots: null where the index is null or the slot was; `None`
-/// when nothing is null.
-pub(crate) fn taken_nulls<P: Positions + ?Sized>(
-    data: &ArrayData,
-    indices: &P,
-) -> Option<NullBuffer> {
-    match data.nulls().filter(|n| n.null_count() > 0) {
-        None => indices.nulls(),
-        Some(nulls) => {
-            let validity = nulls.validity();
-            let bits = indices.gather_bits(validity.inner(), validity.offset());
-            Some(NullBuffer::new(BooleanBuffer::new(bits, 0, indices.len())))
-        }
-    }
 }
 
 /// Every other layout: one-slot slices (and one-slot null arrays for null indices), joined.
@@ -323,6 +296,8 @@ mod tests {
     use alkaid_array::{BooleanArray, Int32Array, NullArray, StringArray, UInt32Array};
     use alkaid_buffer::Buffer;
     use alkaid_schema::Fields;
+
+    use alkaid_buffer::NullBuffer;
 
     use super::*;
 
@@ -417,20 +392,6 @@ mod tests {
                 assert_eq!(filtered.value(k), *word, "slot {k}, long {long}");
             }
         }
-    }
-
-    #[test]
-    fn unchecked_take_gives_what_take_gives() {
-        let words = StringArray::from(vec![Some("a"), None, Some("c")]);
-        let indices = Int32Array::from(vec![Some(2), None, Some(1), Some(0)]);
-        // SAFETY: every index is below 3.
-        let unchecked = unsafe { take_unchecked(&words, &indices) }.unwrap();
-        let checked = take(&words, &indices).unwrap();
-        assert!(alkaid_data::equal(&unchecked.to_data(), &checked.to_data()));
-        assert_eq!(unchecked.null_count(), 2);
-        // A broken promise is still caught.
-        // SAFETY: deliberately not true, to show the check stays.
-        assert!(unsafe { take_unchecked(&words, &Int32Array::from(vec![3])) }.is_err());
     }
 
     #[test]

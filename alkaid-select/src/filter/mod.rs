@@ -18,7 +18,7 @@ use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::SelectError;
-use crate::gather::{self, Present, SetBits};
+use crate::take::gather::{self, Present, SetBits};
 use crate::take::take_data;
 
 /// How a prepared mask selects.

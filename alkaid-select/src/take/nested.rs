@@ -11,17 +11,26 @@ use alkaid_buffer::{Buffer, OffsetSize};
 use alkaid_data::{ArrayData, ArrayDataBuilder, BufferSpec, ChildSpec, layout, run_span};
 use alkaid_schema::DataType;
 
+use super::gather::{self, Positions, Present};
+use super::nulls::taken_nulls;
+use super::ranges;
 use crate::error::SelectError;
-use crate::gather::{self, Positions, Present};
-use crate::ranges;
-use crate::take::{take_data, taken_nulls};
+
+/// How these kernels take a child: the dispatcher (`take_data` in `take/mod.rs`) passes
+/// itself as `C`, so the recursion into children goes through a type parameter instead of
+/// an import back up the module tree.
+pub(crate) trait TakeChild {
+    /// The slots of `data` at `indices`.
+    fn take<P: Positions + ?Sized>(data: &ArrayData, indices: &P)
+    -> Result<ArrayData, SelectError>;
+}
 
 /// Builds a result whose children were built by these kernels.
 ///
 /// # Safety
 /// The buffers must be valid for the children given, as each caller argues.
 unsafe fn assemble(builder: ArrayDataBuilder) -> Result<ArrayData, SelectError> {
-    // SAFETY: the caller vouches for this level; every child was built by `take_data`,
+    // SAFETY: the caller vouches for this level; every child was built by `C::take` (`take_data`),
     // which checked it at least structurally.
     Ok(unsafe { builder.build_structural_shallow() }?)
 }
@@ -39,7 +48,7 @@ fn overflow(data: &ArrayData, what: &str) -> SelectError {
 
 /// Lists (and maps): offsets from the taken lengths, and the child taken at every position
 /// the taken lists cover.
-pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
+pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
@@ -53,7 +62,7 @@ pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
         Some(2) => flat_values::<O, P, 2>(data, offsets, indices)?,
         Some(4) => flat_values::<O, P, 4>(data, offsets, indices)?,
         Some(8) => flat_values::<O, P, 8>(data, offsets, indices)?,
-        _ => child_positions(data, offsets, indices)?,
+        _ => child_positions::<O, P, C>(data, offsets, indices)?,
     };
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
@@ -66,7 +75,7 @@ pub(crate) fn list<O: OffsetSize, P: Positions + ?Sized>(
 }
 
 /// The new offsets of the taken lists, and their child taken at every position they cover.
-fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
+fn child_positions<O: OffsetSize, P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     offsets: &[O],
     indices: &P,
@@ -112,7 +121,7 @@ fn child_positions<O: OffsetSize, P: Positions + ?Sized>(
     if O::from_usize(child_positions.len()).is_none() {
         return Err(overflow(data, "lists"));
     }
-    let child = take_data(&data.children()[0], &Present(&child_positions))?;
+    let child = C::take(&data.children()[0], &Present(&child_positions))?;
     Ok((new_offsets, child))
 }
 
@@ -185,7 +194,7 @@ pub(crate) fn list_view<P: Positions + ?Sized>(
 
 /// Fixed-size lists: the child's `size` slots under each taken slot (nulls under a null
 /// index).
-pub(crate) fn fixed_size_list<P: Positions + ?Sized>(
+pub(crate) fn fixed_size_list<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
     size: i32,
@@ -197,7 +206,7 @@ pub(crate) fn fixed_size_list<P: Positions + ?Sized>(
         Some(i) => child_positions.extend(((base + i) * size..(base + i + 1) * size).map(Some)),
         None => child_positions.extend(std::iter::repeat_n(None, size)),
     });
-    let child = take_data(&data.children()[0], child_positions.as_slice())?;
+    let child = C::take(&data.children()[0], child_positions.as_slice())?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .nulls(taken_nulls(data, indices))
@@ -208,22 +217,22 @@ pub(crate) fn fixed_size_list<P: Positions + ?Sized>(
 
 /// The children of a layout whose child slots line up with its own (structs, sparse
 /// unions), each taken at the same positions.
-fn aligned_children<P: Positions + ?Sized>(
+fn aligned_children<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<Vec<ArrayData>, SelectError> {
     data.children()
         .iter()
-        .map(|child| take_data(&child.slice(data.offset(), data.len()), indices))
+        .map(|child| C::take(&child.slice(data.offset(), data.len()), indices))
         .collect()
 }
 
 /// Structs: every child taken at the same positions.
-pub(crate) fn structure<P: Positions + ?Sized>(
+pub(crate) fn structure<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
-    let children = aligned_children(data, indices)?;
+    let children = aligned_children::<P, C>(data, indices)?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .nulls(taken_nulls(data, indices))
@@ -264,13 +273,13 @@ fn taken_type_ids<P: Positions + ?Sized>(
 
 /// Sparse unions: type ids, and every child taken at the same positions (a null index is
 /// a null in the first child, which its type id selects).
-pub(crate) fn sparse_union<P: Positions + ?Sized>(
+pub(crate) fn sparse_union<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
     let (_, null_id) = union_of(data)?;
     let type_ids = taken_type_ids(data, indices, null_id)?;
-    let children = aligned_children(data, indices)?;
+    let children = aligned_children::<P, C>(data, indices)?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .buffers(vec![Buffer::from_vec(type_ids)])
@@ -283,7 +292,7 @@ pub(crate) fn sparse_union<P: Positions + ?Sized>(
 /// Dense unions: type ids, and each child taken at the positions its taken slots point
 /// to, in order, so the new offsets count up per child (a null index points to a null
 /// appended to the first child).
-pub(crate) fn dense_union<P: Positions + ?Sized>(
+pub(crate) fn dense_union<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
@@ -311,7 +320,7 @@ pub(crate) fn dense_union<P: Positions + ?Sized>(
         .children()
         .iter()
         .zip(&child_positions)
-        .map(|(child, positions)| take_data(child, positions.as_slice()))
+        .map(|(child, positions)| C::take(child, positions.as_slice()))
         .collect::<Result<Vec<_>, _>>()?;
     let builder = ArrayData::builder(data.data_type().clone())
         .len(indices.len())
@@ -327,7 +336,7 @@ pub(crate) fn dense_union<P: Positions + ?Sized>(
 
 /// Run-end encoded: the run under each taken slot, consecutive equal runs joined, and the
 /// values taken at those runs (a null index is a run of a null value).
-pub(crate) fn run_end_encoded<P: Positions + ?Sized>(
+pub(crate) fn run_end_encoded<P: Positions + ?Sized, C: TakeChild>(
     data: &ArrayData,
     indices: &P,
 ) -> Result<ArrayData, SelectError> {
@@ -373,7 +382,7 @@ pub(crate) fn run_end_encoded<P: Positions + ?Sized>(
         .len(runs.len())
         .buffers(vec![ends])
         .build()?;
-    let values = take_data(values, runs.as_slice())?;
+    let values = C::take(values, runs.as_slice())?;
     Ok(ArrayData::builder(data.data_type().clone())
         .len(indices.len())
         .children(vec![run_ends, values])

@@ -18,7 +18,7 @@ use std::mem::MaybeUninit;
 
 use alkaid_buffer::OffsetSize;
 
-use crate::gather::{self, Positions};
+use super::gather::{self, Positions};
 
 /// Offsets of the copied slots (from 0) and their items.
 pub(crate) struct Copied<O, T> {
