@@ -7,7 +7,7 @@
 
 use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NativeType};
-use alkaid_data::ArrayData;
+use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType, UnionMode};
 
 use crate::dictionary::{DictionaryIds, count_dictionaries};
@@ -60,20 +60,21 @@ impl<'a> Encoder<'a> {
         self.out
             .nodes
             .push(fb::FieldNode::new(len as i64, null_count as i64));
-        let physical = data.data_type().to_physical();
-        let has_validity = !matches!(
-            physical,
-            PhysicalType::Null
-                | PhysicalType::SparseUnion
-                | PhysicalType::DenseUnion
-                | PhysicalType::RunEndEncoded(_)
-        );
-        if has_validity {
+        // Which buffers and children to write comes from the layout table, as everywhere
+        // else; what this walk adds is how each is cut down to the slice.
+        let spec = layout(data.data_type());
+        if spec.has_validity {
             let validity = match data.nulls() {
                 Some(nulls) if nulls.null_count() > 0 => nulls.validity().bit_aligned(),
                 _ => Buffer::empty(),
             };
             self.out.buffers.push(validity);
+        }
+        if spec.children == ChildSpec::RunEndsAndValues {
+            return self.run_end_encoded(data);
+        }
+        if spec.buffers.contains(&BufferSpec::UnionOffsets) {
+            return self.dense_union(data);
         }
         let buffer = |i: usize| -> Result<&Buffer> {
             data.buffers().get(i).ok_or_else(|| {
@@ -84,89 +85,91 @@ impl<'a> Encoder<'a> {
                 ))
             })
         };
-        let child = |i: usize| -> Result<&ArrayData> {
-            data.children().get(i).ok_or_else(|| {
-                IpcError::invalid_argument(format!(
-                    "a {} array has {} children",
-                    data.data_type(),
-                    data.children().len()
-                ))
-            })
-        };
-        match physical {
-            PhysicalType::Null => {}
-            PhysicalType::Boolean => {
-                let values = BooleanBuffer::try_new(buffer(0)?.clone(), offset, len)
-                    .map_err(|e| IpcError::invalid_argument(e.to_string()))?;
-                self.out.buffers.push(values.bit_aligned());
-            }
-            PhysicalType::Primitive(primitive) => {
-                let width = primitive.byte_width();
-                self.out
-                    .buffers
-                    .push(fixed(buffer(0)?, offset, len, width)?);
-            }
-            PhysicalType::FixedSizeBinary(width) => {
-                let width = usize::try_from(width).unwrap_or(0);
-                self.out
-                    .buffers
-                    .push(fixed(buffer(0)?, offset, len, width)?);
-            }
-            PhysicalType::Dictionary(key) => {
-                self.out
-                    .buffers
-                    .push(fixed(buffer(0)?, offset, len, key.byte_width())?);
-                let DataType::Dictionary { value, .. } = data.data_type() else {
-                    unreachable!("a dictionary layout comes from a dictionary type")
-                };
-                let values = data.dictionary().ok_or_else(|| {
-                    IpcError::invalid_argument("a dictionary array has no dictionary")
-                })?;
-                let position = self.cursor;
-                self.cursor += 1 + count_dictionaries(value);
-                self.out.dictionaries.push(FoundDictionary {
-                    id: self.ids.id_at(position),
-                    position,
-                    values: values.clone(),
+        // The child slots the written slots reference, where offsets or views say.
+        let mut child_range = None;
+        match spec.buffers[..] {
+            [BufferSpec::Offsets { width }, BufferSpec::Data] => match width {
+                4 => self.bytes::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
+                _ => self.bytes::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
+            },
+            [BufferSpec::Offsets { width }] => {
+                child_range = Some(match width {
+                    4 => self.offsets::<i32>(buffer(0)?, offset, len)?,
+                    _ => self.offsets::<i64>(buffer(0)?, offset, len)?,
                 });
             }
-            PhysicalType::Binary => self.bytes::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
-            PhysicalType::LargeBinary => self.bytes::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
-            PhysicalType::BinaryView => self.views(data.buffers(), offset, len)?,
-            PhysicalType::List => {
-                let (start, end) = self.offsets::<i32>(buffer(0)?, offset, len)?;
-                self.array(&child(0)?.try_slice(start, end - start)?)?;
+            [BufferSpec::ViewOffsets { width }, BufferSpec::Sizes { .. }] => {
+                child_range = Some(match width {
+                    4 => self.list_views::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
+                    _ => self.list_views::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
+                });
             }
-            PhysicalType::LargeList => {
-                let (start, end) = self.offsets::<i64>(buffer(0)?, offset, len)?;
-                self.array(&child(0)?.try_slice(start, end - start)?)?;
-            }
-            PhysicalType::ListView => {
-                let (start, end) = self.list_views::<i32>(buffer(0)?, buffer(1)?, offset, len)?;
-                self.array(&child(0)?.try_slice(start, end - start)?)?;
-            }
-            PhysicalType::LargeListView => {
-                let (start, end) = self.list_views::<i64>(buffer(0)?, buffer(1)?, offset, len)?;
-                self.array(&child(0)?.try_slice(start, end - start)?)?;
-            }
-            PhysicalType::FixedSizeList(size) => {
-                let size = usize::try_from(size).unwrap_or(0);
-                self.array(&child(0)?.try_slice(offset * size, len * size)?)?;
-            }
-            PhysicalType::Struct => {
-                for child in data.children() {
-                    self.array(&child.try_slice(offset, len)?)?;
+            [BufferSpec::Views] => self.views(data.buffers(), offset, len)?,
+            _ => {
+                for (i, buffer_spec) in spec.buffers.iter().enumerate() {
+                    let written = match *buffer_spec {
+                        BufferSpec::Bitmap => {
+                            BooleanBuffer::try_new(buffer(i)?.clone(), offset, len)
+                                .map_err(|e| IpcError::invalid_argument(e.to_string()))?
+                                .bit_aligned()
+                        }
+                        BufferSpec::Fixed { width, .. } => fixed(buffer(i)?, offset, len, width)?,
+                        BufferSpec::TypeIds => fixed(buffer(i)?, offset, len, 1)?,
+                        other => {
+                            return Err(IpcError::invalid_argument(format!(
+                                "buffer {i} of a {} array is {other:?}, which needs a \
+                                 partner buffer in the layout",
+                                data.data_type()
+                            )));
+                        }
+                    };
+                    self.out.buffers.push(written);
                 }
             }
-            PhysicalType::SparseUnion => {
-                self.out.buffers.push(fixed(buffer(0)?, offset, len, 1)?);
-                for child in data.children() {
-                    self.array(&child.try_slice(offset, len)?)?;
-                }
-            }
-            PhysicalType::DenseUnion => self.dense_union(data)?,
-            PhysicalType::RunEndEncoded(_) => self.run_end_encoded(data)?,
         }
+        if spec.dictionary {
+            self.dictionary(data)?;
+        }
+        match spec.children {
+            ChildSpec::None | ChildSpec::RunEndsAndValues => {}
+            ChildSpec::One => {
+                let (start, end) = match (child_range, data.data_type().to_physical()) {
+                    (Some(range), _) => range,
+                    (None, PhysicalType::FixedSizeList(size)) => {
+                        let size = usize::try_from(size).unwrap_or(0);
+                        (offset * size, (offset + len) * size)
+                    }
+                    (None, _) => (0, 0),
+                };
+                let child = data.children().first().ok_or_else(|| {
+                    IpcError::invalid_argument(format!("a {} array has no child", data.data_type()))
+                })?;
+                self.array(&child.try_slice(start, end - start)?)?;
+            }
+            ChildSpec::PerField => {
+                for child in data.children() {
+                    self.array(&child.try_slice(offset, len)?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the dictionary of a dictionary-encoded array, to be written before the batch.
+    fn dictionary(&mut self, data: &ArrayData) -> Result<()> {
+        let DataType::Dictionary { value, .. } = data.data_type() else {
+            unreachable!("a dictionary layout comes from a dictionary type")
+        };
+        let values = data
+            .dictionary()
+            .ok_or_else(|| IpcError::invalid_argument("a dictionary array has no dictionary"))?;
+        let position = self.cursor;
+        self.cursor += 1 + count_dictionaries(value);
+        self.out.dictionaries.push(FoundDictionary {
+            id: self.ids.id_at(position),
+            position,
+            values: values.clone(),
+        });
         Ok(())
     }
 
