@@ -8,12 +8,7 @@ use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
-use crate::types::*;
-use crate::{
-    BinaryArray, BooleanArray, FixedSizeBinaryArray, FixedSizeListArray, LargeBinaryArray,
-    LargeListArray, LargeStringArray, ListArray, NullArray, PrimitiveArray, StringArray,
-    StructArray,
-};
+use crate::visit::{ArrayVisitor, TypedArray, visit_array};
 
 /// An array of any type, shared and dyn-safe.
 ///
@@ -123,131 +118,18 @@ impl Array for ArrayData {
 /// assert_eq!(&array.as_primitive::<alkaid_array::types::Int32Type>().values()[..], &[1, 2, 3]);
 /// ```
 pub fn make_array(data: ArrayData) -> ArrayRef {
-    macro_rules! primitive {
-        ($t:ty) => {
-            Arc::new(PrimitiveArray::<$t>::try_from(data).expect("the data type was matched"))
-        };
-    }
-    match data.data_type() {
-        DataType::Null => Arc::new(NullArray::try_from(data).expect("the data type was matched")),
-        DataType::Boolean => {
-            Arc::new(BooleanArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Int8 => primitive!(Int8Type),
-        DataType::Int16 => primitive!(Int16Type),
-        DataType::Int32 => primitive!(Int32Type),
-        DataType::Int64 => primitive!(Int64Type),
-        DataType::UInt8 => primitive!(UInt8Type),
-        DataType::UInt16 => primitive!(UInt16Type),
-        DataType::UInt32 => primitive!(UInt32Type),
-        DataType::UInt64 => primitive!(UInt64Type),
-        DataType::Float16 => primitive!(Float16Type),
-        DataType::Float32 => primitive!(Float32Type),
-        DataType::Float64 => primitive!(Float64Type),
-        DataType::Date32 => primitive!(Date32Type),
-        DataType::Date64 => primitive!(Date64Type),
-        DataType::Time(alkaid_schema::TimeUnit::Second) => primitive!(Time32SecondType),
-        DataType::Time(alkaid_schema::TimeUnit::Millisecond) => primitive!(Time32MillisecondType),
-        DataType::Time(alkaid_schema::TimeUnit::Microsecond) => primitive!(Time64MicrosecondType),
-        DataType::Time(alkaid_schema::TimeUnit::Nanosecond) => primitive!(Time64NanosecondType),
-        DataType::Timestamp(alkaid_schema::TimeUnit::Second, _) => primitive!(TimestampSecondType),
-        DataType::Timestamp(alkaid_schema::TimeUnit::Millisecond, _) => {
-            primitive!(TimestampMillisecondType)
-        }
-        DataType::Timestamp(alkaid_schema::TimeUnit::Microsecond, _) => {
-            primitive!(TimestampMicrosecondType)
-        }
-        DataType::Timestamp(alkaid_schema::TimeUnit::Nanosecond, _) => {
-            primitive!(TimestampNanosecondType)
-        }
-        DataType::Duration(alkaid_schema::TimeUnit::Second) => primitive!(DurationSecondType),
-        DataType::Duration(alkaid_schema::TimeUnit::Millisecond) => {
-            primitive!(DurationMillisecondType)
-        }
-        DataType::Duration(alkaid_schema::TimeUnit::Microsecond) => {
-            primitive!(DurationMicrosecondType)
-        }
-        DataType::Duration(alkaid_schema::TimeUnit::Nanosecond) => {
-            primitive!(DurationNanosecondType)
-        }
-        DataType::Interval(alkaid_schema::IntervalUnit::YearMonth) => {
-            primitive!(IntervalYearMonthType)
-        }
-        DataType::Interval(alkaid_schema::IntervalUnit::DayTime) => primitive!(IntervalDayTimeType),
-        DataType::Interval(alkaid_schema::IntervalUnit::MonthDayNano) => {
-            primitive!(IntervalMonthDayNanoType)
-        }
-        DataType::Decimal(decimal) => match decimal.width() {
-            alkaid_schema::DecimalWidth::W32 => primitive!(Decimal32Type),
-            alkaid_schema::DecimalWidth::W64 => primitive!(Decimal64Type),
-            alkaid_schema::DecimalWidth::W128 => primitive!(Decimal128Type),
-            alkaid_schema::DecimalWidth::W256 => primitive!(Decimal256Type),
-        },
-        DataType::Binary => {
-            Arc::new(BinaryArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::LargeBinary => {
-            Arc::new(LargeBinaryArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Utf8 => Arc::new(StringArray::try_from(data).expect("the data type was matched")),
-        DataType::LargeUtf8 => {
-            Arc::new(LargeStringArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::List(_) => {
-            Arc::new(ListArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::LargeList(_) => {
-            Arc::new(LargeListArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::FixedSizeBinary(_) => {
-            Arc::new(FixedSizeBinaryArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::FixedSizeList(..) => {
-            Arc::new(FixedSizeListArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Dictionary { key, .. } => match key {
-            alkaid_schema::IntegerType::Int8 => dictionary::<Int8Type>(data),
-            alkaid_schema::IntegerType::Int16 => dictionary::<Int16Type>(data),
-            alkaid_schema::IntegerType::Int32 => dictionary::<Int32Type>(data),
-            alkaid_schema::IntegerType::Int64 => dictionary::<Int64Type>(data),
-            alkaid_schema::IntegerType::UInt8 => dictionary::<UInt8Type>(data),
-            alkaid_schema::IntegerType::UInt16 => dictionary::<UInt16Type>(data),
-            alkaid_schema::IntegerType::UInt32 => dictionary::<UInt32Type>(data),
-            alkaid_schema::IntegerType::UInt64 => dictionary::<UInt64Type>(data),
-        },
-        DataType::RunEndEncoded(ree) => match ree.run_end_type() {
-            alkaid_schema::RunEndType::Int16 => run::<Int16Type>(data),
-            alkaid_schema::RunEndType::Int32 => run::<Int32Type>(data),
-            alkaid_schema::RunEndType::Int64 => run::<Int64Type>(data),
-        },
-        DataType::BinaryView => {
-            Arc::new(crate::BinaryViewArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Utf8View => {
-            Arc::new(crate::StringViewArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::ListView(_) => {
-            Arc::new(crate::ListViewArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::LargeListView(_) => {
-            Arc::new(crate::LargeListViewArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Map(_) => {
-            Arc::new(crate::MapArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Union(_) => {
-            Arc::new(crate::UnionArray::try_from(data).expect("the data type was matched"))
-        }
-        DataType::Struct(_) => {
-            Arc::new(StructArray::try_from(data).expect("the data type was matched"))
-        }
-    }
+    visit_array(&data.data_type().clone(), MakeArray(data))
 }
 
-fn dictionary<K: crate::DictionaryKey>(data: ArrayData) -> ArrayRef {
-    Arc::new(crate::DictionaryArray::<K>::try_from(data).expect("the key type was matched"))
-}
+/// The typed array of `data`'s type, made from it.
+struct MakeArray(ArrayData);
 
-fn run<R: crate::RunEndIndex>(data: ArrayData) -> ArrayRef {
-    Arc::new(crate::RunArray::<R>::try_from(data).expect("the run end type was matched"))
+impl ArrayVisitor for MakeArray {
+    type Output = ArrayRef;
+
+    fn visit<A: TypedArray>(self) -> ArrayRef {
+        // `visit_array` chose `A` for this data type, and valid data of a type always makes
+        // that type's array; a failure here is a bug in the map, not bad input.
+        Arc::new(A::try_from(self.0).expect("visit_array picks the typed array of the data type"))
+    }
 }

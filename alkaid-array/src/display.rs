@@ -11,7 +11,8 @@
 
 use std::fmt::{self, Write};
 
-use alkaid_schema::{DataType, DecimalWidth, IntervalUnit, TimeUnit};
+use alkaid_buffer::NativeType;
+use alkaid_schema::{DataType, IntervalUnit, TimeUnit};
 
 use crate::types::*;
 use crate::{
@@ -71,11 +72,6 @@ fn write_value(out: &mut String, array: &dyn Array, i: usize) -> fmt::Result {
     if has_own_validity && array.is_null(i) || matches!(data_type, DataType::Null) {
         return out.write_str("null");
     }
-    macro_rules! plain {
-        ($t:ty) => {
-            write!(out, "{}", array.as_primitive::<$t>().value(i))
-        };
-    }
     match data_type {
         DataType::Null => out.write_str("null"),
         DataType::Boolean => write!(
@@ -87,89 +83,6 @@ fn write_value(out: &mut String, array: &dyn Array, i: usize) -> fmt::Result {
                 .expect("typed")
                 .value(i)
         ),
-        DataType::Int8 => plain!(Int8Type),
-        DataType::Int16 => plain!(Int16Type),
-        DataType::Int32 => plain!(Int32Type),
-        DataType::Int64 => plain!(Int64Type),
-        DataType::UInt8 => plain!(UInt8Type),
-        DataType::UInt16 => plain!(UInt16Type),
-        DataType::UInt32 => plain!(UInt32Type),
-        DataType::UInt64 => plain!(UInt64Type),
-        DataType::Float16 => plain!(Float16Type),
-        DataType::Float32 => plain!(Float32Type),
-        DataType::Float64 => plain!(Float64Type),
-        DataType::Decimal(decimal) => {
-            let digits = match decimal.width() {
-                DecimalWidth::W32 => array.as_primitive::<Decimal32Type>().value(i).to_string(),
-                DecimalWidth::W64 => array.as_primitive::<Decimal64Type>().value(i).to_string(),
-                DecimalWidth::W128 => array.as_primitive::<Decimal128Type>().value(i).to_string(),
-                DecimalWidth::W256 => array.as_primitive::<Decimal256Type>().value(i).to_string(),
-            };
-            out.write_str(&with_scale(&digits, decimal.scale()))
-        }
-        DataType::Date32 => write_date(
-            out,
-            i64::from(array.as_primitive::<Date32Type>().value(i)) * 86_400,
-            "days",
-        ),
-        DataType::Date64 => {
-            let millis = array.as_primitive::<Date64Type>().value(i);
-            write_date(out, millis.div_euclid(1000), "ms").map(|_| ())
-        }
-        DataType::Time(unit) => {
-            let raw = match unit {
-                TimeUnit::Second => i64::from(array.as_primitive::<Time32SecondType>().value(i)),
-                TimeUnit::Millisecond => {
-                    i64::from(array.as_primitive::<Time32MillisecondType>().value(i))
-                }
-                TimeUnit::Microsecond => array.as_primitive::<Time64MicrosecondType>().value(i),
-                TimeUnit::Nanosecond => array.as_primitive::<Time64NanosecondType>().value(i),
-            };
-            write_time(out, raw, *unit)
-        }
-        DataType::Timestamp(unit, timezone) => {
-            let raw = match unit {
-                TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(i),
-                TimeUnit::Millisecond => array.as_primitive::<TimestampMillisecondType>().value(i),
-                TimeUnit::Microsecond => array.as_primitive::<TimestampMicrosecondType>().value(i),
-                TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(i),
-            };
-            write_timestamp(out, raw, *unit, timezone.as_deref())
-        }
-        DataType::Duration(unit) => {
-            let raw = match unit {
-                TimeUnit::Second => array.as_primitive::<DurationSecondType>().value(i),
-                TimeUnit::Millisecond => array.as_primitive::<DurationMillisecondType>().value(i),
-                TimeUnit::Microsecond => array.as_primitive::<DurationMicrosecondType>().value(i),
-                TimeUnit::Nanosecond => array.as_primitive::<DurationNanosecondType>().value(i),
-            };
-            let duration = match unit {
-                TimeUnit::Second => jiff::SignedDuration::from_secs(raw),
-                TimeUnit::Millisecond => jiff::SignedDuration::from_millis(raw),
-                TimeUnit::Microsecond => jiff::SignedDuration::from_micros(raw),
-                TimeUnit::Nanosecond => jiff::SignedDuration::from_nanos(raw),
-            };
-            write!(out, "{duration}")
-        }
-        DataType::Interval(IntervalUnit::YearMonth) => {
-            write!(
-                out,
-                "{} months",
-                array.as_primitive::<IntervalYearMonthType>().value(i)
-            )
-        }
-        DataType::Interval(IntervalUnit::DayTime) => {
-            let v = array.as_primitive::<IntervalDayTimeType>().value(i);
-            write!(out, "{} days {} ms", v.days, v.milliseconds)
-        }
-        DataType::Interval(IntervalUnit::MonthDayNano) => {
-            let v = array.as_primitive::<IntervalMonthDayNanoType>().value(i);
-            write!(
-                out,
-                "{} months {} days {} ns",
-                v.months, v.days, v.nanoseconds
-            )
-        }
         DataType::FixedSizeBinary(_) => write_hex(out, fixed_binary(array).value(i)),
         DataType::Binary => write_hex(
             out,
@@ -253,6 +166,49 @@ fn write_value(out: &mut String, array: &dyn Array, i: usize) -> fmt::Result {
             alkaid_schema::RunEndType::Int32 => write_run::<Int32Type>(out, array, i),
             alkaid_schema::RunEndType::Int64 => write_run::<Int64Type>(out, array, i),
         },
+        // Every remaining type is fixed-width.
+        _ => visit_primitive(data_type, PrimitiveText { out, array, i })
+            .unwrap_or_else(|| write!(out, "<{data_type}>")),
+    }
+}
+
+/// Writes one fixed-width value, reached through the primitive visitor.
+struct PrimitiveText<'a> {
+    out: &'a mut String,
+    array: &'a dyn Array,
+    i: usize,
+}
+
+impl PrimitiveVisitor for PrimitiveText<'_> {
+    type Output = fmt::Result;
+
+    fn visit<T: PrimitiveType>(self) -> fmt::Result {
+        let PrimitiveText { out, array, i } = self;
+        let value = array.as_primitive::<T>().value(i);
+        // Dates, times, timestamps and durations are all `i32` or `i64`.
+        let raw = || value.to_i64().unwrap_or_default();
+        match array.data_type() {
+            DataType::Decimal(decimal) => {
+                out.write_str(&with_scale(&value.to_string(), decimal.scale()))
+            }
+            DataType::Date32 => write_date(out, raw() * 86_400, "days"),
+            DataType::Date64 => write_date(out, raw().div_euclid(1000), "ms"),
+            DataType::Time(unit) => write_time(out, raw(), *unit),
+            DataType::Timestamp(unit, timezone) => {
+                write_timestamp(out, raw(), *unit, timezone.as_deref())
+            }
+            DataType::Duration(unit) => {
+                let duration = match unit {
+                    TimeUnit::Second => jiff::SignedDuration::from_secs(raw()),
+                    TimeUnit::Millisecond => jiff::SignedDuration::from_millis(raw()),
+                    TimeUnit::Microsecond => jiff::SignedDuration::from_micros(raw()),
+                    TimeUnit::Nanosecond => jiff::SignedDuration::from_nanos(raw()),
+                };
+                write!(out, "{duration}")
+            }
+            DataType::Interval(IntervalUnit::YearMonth) => write!(out, "{value} months"),
+            _ => write!(out, "{value}"),
+        }
     }
 }
 

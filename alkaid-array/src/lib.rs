@@ -42,17 +42,31 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
-/// The two `Array` methods that every typed array writes the same way: `as_any` returns the
-/// array itself, and `slice` boxes the typed `slice_typed`. Used inside `impl Array for …`;
-/// defined before the modules so that textual macro scoping reaches them all.
-macro_rules! as_any_and_slice {
-    () => {
-        fn as_any(&self) -> &dyn ::std::any::Any {
-            self
+/// The `Array` methods that every typed array writes the same way: `as_any` returns the
+/// array itself, `slice` boxes the typed `slice_typed`, and `data_type`, `len` and `nulls`
+/// read the given expressions (`self` is passed in so that they can name it). Each
+/// `impl Array for …` is then this line and `to_data`. Defined before the modules so that
+/// textual macro scoping reaches them all.
+macro_rules! array_basics {
+    ($self:ident => data_type: $data_type:expr, len: $len:expr, nulls: $nulls:expr) => {
+        fn as_any(&$self) -> &dyn ::std::any::Any {
+            $self
         }
 
-        fn slice(&self, offset: usize, len: usize) -> $crate::ArrayRef {
-            ::std::sync::Arc::new(self.slice_typed(offset, len))
+        fn slice(&$self, offset: usize, len: usize) -> $crate::ArrayRef {
+            ::std::sync::Arc::new($self.slice_typed(offset, len))
+        }
+
+        fn data_type(&$self) -> &::alkaid_schema::DataType {
+            $data_type
+        }
+
+        fn len(&$self) -> usize {
+            $len
+        }
+
+        fn nulls(&$self) -> Option<&::alkaid_buffer::NullBuffer> {
+            $nulls
         }
     };
 }
@@ -79,6 +93,7 @@ mod structure;
 pub mod types;
 mod union;
 mod view;
+mod visit;
 
 pub use array::{Array, ArrayRef, make_array};
 pub use boolean::{BooleanArray, BooleanBuilder};
@@ -115,6 +130,7 @@ pub use view::{
     BinaryViewArray, BinaryViewType, ByteViewType, GenericByteViewArray, GenericByteViewBuilder,
     StringViewArray, StringViewType,
 };
+pub use visit::{ArrayVisitor, TypedArray, visit_array};
 
 macro_rules! primitive_aliases {
     ($($alias:ident => $t:ident),* $(,)?) => {$(

@@ -10,7 +10,7 @@ use alkaid_buffer::native::{f16, i256};
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, layout};
 use alkaid_schema::json::JsonValue;
-use alkaid_schema::{DataType, DecimalWidth, Field, IntervalUnit, PhysicalType, TimeUnit};
+use alkaid_schema::{DataType, DecimalWidth, Field, PhysicalType, PrimitiveType};
 
 use crate::error::{IntegrationError, Result};
 use crate::json::{Get, int, unhex, wide_int};
@@ -113,48 +113,15 @@ fn interval_objects(values: &[JsonValue], members: &[(&str, usize)]) -> Result<B
     Ok(aligned(out))
 }
 
-/// The `DATA` of a fixed-width type.
+/// The `DATA` of a fixed-width type, by its physical type (decimals, strings in JSON, by
+/// their width).
 fn fixed_values(data_type: &DataType, values: &[JsonValue]) -> Result<Buffer> {
-    use DataType as D;
-    Ok(match data_type {
-        D::Int8 => integers(values, 1, true)?,
-        D::Int16 => integers(values, 2, true)?,
-        D::Int32 | D::Date32 | D::Interval(IntervalUnit::YearMonth) => integers(values, 4, true)?,
-        D::Time(TimeUnit::Second | TimeUnit::Millisecond) => integers(values, 4, true)?,
-        D::Int64 | D::Date64 | D::Time(_) | D::Timestamp(..) | D::Duration(_) => {
-            integers(values, 8, true)?
-        }
-        D::UInt8 => integers(values, 1, false)?,
-        D::UInt16 => integers(values, 2, false)?,
-        D::UInt32 => integers(values, 4, false)?,
-        D::UInt64 => integers(values, 8, false)?,
-        D::Float16 => {
-            let halves = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| float(v, i).map(f16::from_f64));
-            Buffer::from_vec(halves.collect::<Result<Vec<_>>>()?)
-        }
-        D::Float32 => {
-            let floats = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| float(v, i).map(|f| f as f32));
-            Buffer::from_vec(floats.collect::<Result<Vec<_>>>()?)
-        }
-        D::Float64 => {
-            let floats = values.iter().enumerate().map(|(i, v)| float(v, i));
-            Buffer::from_vec(floats.collect::<Result<Vec<_>>>()?)
-        }
-        D::Decimal(decimal) => decimals(values, decimal.width())?,
-        D::Interval(IntervalUnit::DayTime) => {
-            interval_objects(values, &[("days", 4), ("milliseconds", 4)])?
-        }
-        D::Interval(IntervalUnit::MonthDayNano) => {
-            interval_objects(values, &[("months", 4), ("days", 4), ("nanoseconds", 8)])?
-        }
-        D::FixedSizeBinary(width) => {
-            let width = usize::try_from(*width).unwrap_or(0);
+    use PrimitiveType as P;
+    let primitive = match (data_type, data_type.to_physical()) {
+        (DataType::Decimal(decimal), _) => return decimals(values, decimal.width()),
+        (_, PhysicalType::Primitive(primitive)) => primitive,
+        (_, PhysicalType::FixedSizeBinary(width)) => {
+            let width = usize::try_from(width).unwrap_or(0);
             let mut out = Vec::with_capacity(values.len() * width);
             for (i, value) in values.iter().enumerate() {
                 let bytes = unhex(value).map_err(|e| e.context(format!("value {i}")))?;
@@ -166,9 +133,33 @@ fn fixed_values(data_type: &DataType, values: &[JsonValue]) -> Result<Buffer> {
                 }
                 out.extend_from_slice(&bytes);
             }
-            aligned(out)
+            return Ok(aligned(out));
         }
-        other => return Err(IntegrationError::new(format!("{other} is not fixed-width"))),
+        (other, _) => return Err(IntegrationError::new(format!("{other} is not fixed-width"))),
+    };
+    let floats = || values.iter().enumerate().map(|(i, v)| float(v, i));
+    Ok(match primitive {
+        P::Int8 | P::Int16 | P::Int32 | P::Int64 | P::Int128 | P::Int256 => {
+            integers(values, primitive.byte_width(), true)?
+        }
+        P::UInt8 | P::UInt16 | P::UInt32 | P::UInt64 => {
+            integers(values, primitive.byte_width(), false)?
+        }
+        P::Float16 => Buffer::from_vec(
+            floats()
+                .map(|f| f.map(f16::from_f64))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        P::Float32 => Buffer::from_vec(
+            floats()
+                .map(|f| f.map(|f| f as f32))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        P::Float64 => Buffer::from_vec(floats().collect::<Result<Vec<_>>>()?),
+        P::DayTime => interval_objects(values, &[("days", 4), ("milliseconds", 4)])?,
+        P::MonthDayNano => {
+            interval_objects(values, &[("months", 4), ("days", 4), ("nanoseconds", 8)])?
+        }
     })
 }
 

@@ -10,7 +10,7 @@ use alkaid_buffer::native::{f16, i256};
 use alkaid_data::{ArrayData, ChildSpec, layout, run_span};
 use alkaid_ipc::DictionaryIds;
 use alkaid_schema::json::JsonValue;
-use alkaid_schema::{DataType, DecimalWidth, Field, IntervalUnit, PhysicalType, TimeUnit};
+use alkaid_schema::{DataType, Field, PhysicalType, PrimitiveType};
 
 use crate::error::{IntegrationError, Result};
 use crate::json::{array, hex, object, string};
@@ -55,81 +55,60 @@ fn float_json(value: f64) -> JsonValue {
     }
 }
 
-/// The `DATA` of slots `[from, to)` of a fixed-width buffer of `data_type`.
+/// The `DATA` of slots `[from, to)` of a fixed-width buffer of `data_type`. Values are
+/// read by their physical type; only decimals (strings in JSON) need the logical one.
 fn fixed_json(data_type: &DataType, bytes: &[u8], from: usize, to: usize) -> Vec<JsonValue> {
-    use DataType as D;
-    let ints = |width: usize, signed: bool| {
-        (from..to)
-            .map(|i| integer_json(int_at(bytes, width, i, signed), width))
-            .collect()
+    use PrimitiveType as P;
+    let primitive = match data_type.to_physical() {
+        PhysicalType::Primitive(primitive) => primitive,
+        PhysicalType::FixedSizeBinary(width) => {
+            let width = usize::try_from(width).unwrap_or(0);
+            return (from..to)
+                .map(|i| hex(&bytes[i * width..(i + 1) * width]))
+                .collect();
+        }
+        _ => return Vec::new(),
     };
-    match data_type {
-        D::Int8 => ints(1, true),
-        D::Int16 => ints(2, true),
-        D::Int32 | D::Date32 | D::Interval(IntervalUnit::YearMonth) => ints(4, true),
-        D::Time(TimeUnit::Second | TimeUnit::Millisecond) => ints(4, true),
-        D::Int64 | D::Date64 | D::Time(_) | D::Timestamp(..) | D::Duration(_) => ints(8, true),
-        D::UInt8 => ints(1, false),
-        D::UInt16 => ints(2, false),
-        D::UInt32 => ints(4, false),
-        D::UInt64 => ints(8, false),
-        D::Float16 => (from..to)
-            .map(|i| {
-                let bits = u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
-                float_json(f16::from_bits(bits).to_f64())
-            })
-            .collect(),
-        D::Float32 => (from..to)
-            .map(|i| {
-                let raw = bytes[4 * i..4 * i + 4].try_into().expect("4 bytes");
-                float_json(f64::from(f32::from_le_bytes(raw)))
-            })
-            .collect(),
-        D::Float64 => (from..to)
-            .map(|i| {
-                float_json(f64::from_le_bytes(
-                    bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
-                ))
-            })
-            .collect(),
-        D::Decimal(decimal) if decimal.width() == DecimalWidth::W256 => (from..to)
-            .map(|i| {
+    let width = primitive.byte_width();
+    let decimal = matches!(data_type, DataType::Decimal(_));
+    (from..to)
+        .map(|i| match primitive {
+            P::Int256 => {
                 let raw: [u8; 32] = bytes[32 * i..32 * i + 32].try_into().expect("32 bytes");
                 string(&i256::from_le_bytes(raw).to_string())
-            })
-            .collect(),
-        D::Decimal(decimal) => {
-            let width = usize::from(decimal.width().bits() / 8);
-            (from..to)
-                .map(|i| string(&int_at(bytes, width, i, true).to_string()))
-                .collect()
-        }
-        D::Interval(IntervalUnit::DayTime) => (from..to)
-            .map(|i| {
-                object([
-                    ("days", number(int_at(bytes, 4, 2 * i, true))),
-                    ("milliseconds", number(int_at(bytes, 4, 2 * i + 1, true))),
-                ])
-            })
-            .collect(),
-        D::Interval(IntervalUnit::MonthDayNano) => (from..to)
-            .map(|i| {
+            }
+            _ if decimal => string(&int_at(bytes, width, i, true).to_string()),
+            P::Int8 | P::Int16 | P::Int32 | P::Int64 | P::Int128 => {
+                integer_json(int_at(bytes, width, i, true), width)
+            }
+            P::UInt8 | P::UInt16 | P::UInt32 | P::UInt64 => {
+                integer_json(int_at(bytes, width, i, false), width)
+            }
+            P::Float16 => {
+                let bits = u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+                float_json(f16::from_bits(bits).to_f64())
+            }
+            P::Float32 => {
+                let raw = bytes[4 * i..4 * i + 4].try_into().expect("4 bytes");
+                float_json(f64::from(f32::from_le_bytes(raw)))
+            }
+            P::Float64 => float_json(f64::from_le_bytes(
+                bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
+            )),
+            P::DayTime => object([
+                ("days", number(int_at(bytes, 4, 2 * i, true))),
+                ("milliseconds", number(int_at(bytes, 4, 2 * i + 1, true))),
+            ]),
+            P::MonthDayNano => {
                 let cell = &bytes[16 * i..16 * i + 16];
                 object([
                     ("months", number(int_at(cell, 4, 0, true))),
                     ("days", number(int_at(cell, 4, 1, true))),
                     ("nanoseconds", string(&int_at(cell, 8, 1, true).to_string())),
                 ])
-            })
-            .collect(),
-        D::FixedSizeBinary(width) => {
-            let width = usize::try_from(*width).unwrap_or(0);
-            (from..to)
-                .map(|i| hex(&bytes[i * width..(i + 1) * width]))
-                .collect()
-        }
-        _ => Vec::new(),
-    }
+            }
+        })
+        .collect()
 }
 
 /// A binary or text value as JSON.

@@ -89,7 +89,7 @@ impl BooleanArray {
 }
 
 impl Array for BooleanArray {
-    as_any_and_slice!();
+    array_basics!(self => data_type: { static TYPE: DataType = DataType::Boolean; &TYPE }, len: self.values.len(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let (buffer, offset, len) = self.values.clone().into_parts();
@@ -101,19 +101,6 @@ impl Array for BooleanArray {
         // SAFETY: a BooleanBuffer covers offset + len bits of its buffer, and the validity
         // (if any) has len bits: all a boolean array needs.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        static TYPE: DataType = DataType::Boolean;
-        &TYPE
-    }
-
-    fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

@@ -214,7 +214,7 @@ impl<T: ByteArrayType> Clone for GenericByteArray<T> {
 }
 
 impl<T: ByteArrayType> Array for GenericByteArray<T> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: T::data_type(), len: self.offsets.value_count(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(T::DATA_TYPE)
@@ -227,18 +227,6 @@ impl<T: ByteArrayType> Array for GenericByteArray<T> {
         // SAFETY: the array's parts passed full validation when it was made (or were built
         // monotonic by its builder), and slicing keeps them valid.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        T::data_type()
-    }
-
-    fn len(&self) -> usize {
-        self.offsets.value_count()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

@@ -9,7 +9,6 @@ pub use builder::{
 use std::fmt;
 use std::sync::Arc;
 
-use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, IntegerType};
 
@@ -147,7 +146,7 @@ impl<K: DictionaryKey> Clone for DictionaryArray<K> {
 }
 
 impl<K: DictionaryKey> Array for DictionaryArray<K> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.keys.len(), nulls: self.keys.nulls());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -158,18 +157,6 @@ impl<K: DictionaryKey> Array for DictionaryArray<K> {
         // SAFETY: the keys were checked against this dictionary when the array was made (or
         // were handed out by a builder that owns the dictionary); slicing keeps them.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.keys.nulls()
     }
 }
 

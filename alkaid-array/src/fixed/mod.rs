@@ -95,7 +95,7 @@ impl FixedSizeBinaryArray {
 }
 
 impl Array for FixedSizeBinaryArray {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.len, nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -104,18 +104,6 @@ impl Array for FixedSizeBinaryArray {
             .buffers(vec![self.values.clone()]);
         // SAFETY: values holds exactly len * width bytes; the validity has len bits.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 
@@ -259,7 +247,7 @@ impl FixedSizeListArray {
 }
 
 impl Array for FixedSizeListArray {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.len, nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -268,18 +256,6 @@ impl Array for FixedSizeListArray {
             .children(vec![self.values.to_data()]);
         // SAFETY: values holds exactly len * size valid slots of the field's type.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

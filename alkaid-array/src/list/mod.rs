@@ -123,7 +123,7 @@ impl<O: OffsetSize> Clone for GenericListArray<O> {
 }
 
 impl<O: OffsetSize> Array for GenericListArray<O> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.offsets.value_count(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -134,18 +134,6 @@ impl<O: OffsetSize> Array for GenericListArray<O> {
         // SAFETY: the parts passed full validation when the array was made (or were built
         // consistent by its builder); slicing keeps the offsets inside the child.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.offsets.value_count()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

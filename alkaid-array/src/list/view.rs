@@ -127,7 +127,7 @@ impl<O: OffsetSize> GenericListViewArray<O> {
 }
 
 impl<O: OffsetSize> Array for GenericListViewArray<O> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.offsets.len(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -141,18 +141,6 @@ impl<O: OffsetSize> Array for GenericListViewArray<O> {
         // SAFETY: every view was checked inside the child when the array was made (or
         // recorded by the builder from the child's own length); slicing keeps them.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.offsets.len()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

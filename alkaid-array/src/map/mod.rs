@@ -125,7 +125,7 @@ impl MapArray {
 }
 
 impl Array for MapArray {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.offsets.value_count(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -136,18 +136,6 @@ impl Array for MapArray {
         // SAFETY: offsets and entries passed full validation (keys included) when the array
         // was made; slicing keeps the offsets inside the entries.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.offsets.value_count()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

@@ -158,7 +158,7 @@ impl<T: PrimitiveType> Clone for PrimitiveArray<T> {
 }
 
 impl<T: PrimitiveType> Array for PrimitiveArray<T> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.values.len(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -168,18 +168,6 @@ impl<T: PrimitiveType> Array for PrimitiveArray<T> {
         // SAFETY: the values are an aligned ScalarBuffer of len elements of the type's width,
         // and the validity (if any) has len bits: all a primitive array needs.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

@@ -7,7 +7,6 @@ pub use builder::{ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, StringRu
 use std::fmt;
 use std::sync::Arc;
 
-use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, Field, RunEndEncodedType, RunEndType};
 
@@ -176,7 +175,8 @@ impl<R: RunEndIndex> Clone for RunArray<R> {
 }
 
 impl<R: RunEndIndex> Array for RunArray<R> {
-    as_any_and_slice!();
+    // Run-end encoded arrays have no validity of their own; nulls live in the values.
+    array_basics!(self => data_type: &self.data_type, len: self.len, nulls: None);
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -186,19 +186,6 @@ impl<R: RunEndIndex> Array for RunArray<R> {
         // SAFETY: the run ends were validated (positive, increasing, not null, as many as
         // values) and cover offset + len, which slicing only shrinks.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Run-end encoded arrays have no validity of their own; nulls live in the values.
-    fn nulls(&self) -> Option<&NullBuffer> {
-        None
     }
 }
 

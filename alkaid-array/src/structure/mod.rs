@@ -133,7 +133,7 @@ impl StructArray {
 }
 
 impl Array for StructArray {
-    as_any_and_slice!();
+    array_basics!(self => data_type: &self.data_type, len: self.len, nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let builder = ArrayData::builder(self.data_type.clone())
@@ -142,18 +142,6 @@ impl Array for StructArray {
             .children(self.columns.iter().map(|c| c.to_data()).collect());
         // SAFETY: every column is a valid array of its field's type and exactly len long.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

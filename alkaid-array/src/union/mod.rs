@@ -4,7 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-use alkaid_buffer::{MutableBuffer, NullBuffer, ScalarBuffer};
+use alkaid_buffer::{MutableBuffer, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, Fields, UnionMode, UnionType};
 
@@ -151,7 +151,8 @@ impl UnionArray {
 }
 
 impl Array for UnionArray {
-    as_any_and_slice!();
+    // Unions have no validity of their own; nulls live in the children.
+    array_basics!(self => data_type: &self.data_type, len: self.type_ids.len(), nulls: None);
 
     fn to_data(&self) -> ArrayData {
         let mut buffers = vec![self.type_ids.inner().clone()];
@@ -163,19 +164,6 @@ impl Array for UnionArray {
         // SAFETY: type ids and offsets were checked against the children when the array was
         // made (or recorded by the builder); slicing keeps them consistent.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        &self.data_type
-    }
-
-    fn len(&self) -> usize {
-        self.type_ids.len()
-    }
-
-    /// Unions have no validity of their own; nulls live in the children.
-    fn nulls(&self) -> Option<&NullBuffer> {
-        None
     }
 }
 

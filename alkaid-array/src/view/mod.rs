@@ -174,7 +174,7 @@ impl<T: ByteViewType> Clone for GenericByteViewArray<T> {
 }
 
 impl<T: ByteViewType> Array for GenericByteViewArray<T> {
-    as_any_and_slice!();
+    array_basics!(self => data_type: T::data_type(), len: self.views.len(), nulls: self.nulls.as_ref());
 
     fn to_data(&self) -> ArrayData {
         let mut buffers = vec![self.views.inner().clone()];
@@ -186,18 +186,6 @@ impl<T: ByteViewType> Array for GenericByteViewArray<T> {
         // SAFETY: the views passed full validation against these data buffers (or were
         // written by the builder for them); slicing keeps every view.
         unsafe { builder.build_unchecked() }
-    }
-
-    fn data_type(&self) -> &DataType {
-        T::data_type()
-    }
-
-    fn len(&self) -> usize {
-        self.views.len()
-    }
-
-    fn nulls(&self) -> Option<&NullBuffer> {
-        self.nulls.as_ref()
     }
 }
 

@@ -1,5 +1,7 @@
 //! The two interval values wider than one integer (year-month intervals are a plain `i32`).
 
+use std::fmt;
+
 use super::{NativeType, sealed};
 
 /// An interval of days and milliseconds (the spec's `DAY_TIME` unit), 8 bytes.
@@ -53,6 +55,24 @@ impl IntervalMonthDayNano {
             days,
             nanoseconds,
         }
+    }
+}
+
+/// `2 days 3600000 ms`.
+impl fmt::Display for IntervalDayTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} days {} ms", self.days, self.milliseconds)
+    }
+}
+
+/// `1 months 15 days 500 ns`.
+impl fmt::Display for IntervalMonthDayNano {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} months {} days {} ns",
+            self.months, self.days, self.nanoseconds
+        )
     }
 }
 

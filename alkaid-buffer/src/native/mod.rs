@@ -41,6 +41,20 @@ pub trait NativeType:
 {
     /// Reverses the byte order of each field of the value.
     fn swap_bytes(self) -> Self;
+
+    /// The value as an `i64`, for the integers whose value fits one; `None` for every
+    /// other value (floats, 256-bit integers, intervals, views). Lets code generic over
+    /// the native type read dates, times and durations, which are all `i32` or `i64`.
+    ///
+    /// ```
+    /// use alkaid_buffer::NativeType;
+    /// assert_eq!(7u8.to_i64(), Some(7));
+    /// assert_eq!(u64::MAX.to_i64(), None);
+    /// assert_eq!(1.5f64.to_i64(), None);
+    /// ```
+    fn to_i64(self) -> Option<i64> {
+        None
+    }
 }
 
 macro_rules! native_int {
@@ -50,6 +64,10 @@ macro_rules! native_int {
             #[inline]
             fn swap_bytes(self) -> Self {
                 <$t>::swap_bytes(self)
+            }
+            #[inline]
+            fn to_i64(self) -> Option<i64> {
+                i64::try_from(self).ok()
             }
         }
     )*};
