@@ -149,20 +149,21 @@ pub fn concat_with<E: From<DataError>>(
     };
     builder = builder.children(children);
     if spec.dictionary {
-        let dictionary = first.dictionary().ok_or_else(|| {
+        let dictionary = first.shared_dictionary().ok_or_else(|| {
             DataError::new(
                 DataErrorKind::Dictionary,
                 "a dictionary array has no dictionary",
             )
         })?;
         for array in &arrays[1..] {
-            let other = array.dictionary().ok_or_else(|| {
+            let other = array.shared_dictionary().ok_or_else(|| {
                 DataError::new(
                     DataErrorKind::Dictionary,
                     "a dictionary array has no dictionary",
                 )
             })?;
-            if !equal(dictionary, other) {
+            // One shared dictionary (a stream's batches) needs no comparison.
+            if !std::sync::Arc::ptr_eq(dictionary, other) && !equal(dictionary, other) {
                 return Err(DataError::new(
                     DataErrorKind::Dictionary,
                     "expected dictionary arrays sharing one dictionary, found different dictionaries (merge them first)",

@@ -1,5 +1,7 @@
 //! [`ArrayData`]: the type-erased array every typed array, kernel and reader works with.
 
+use std::sync::Arc;
+
 use alkaid_buffer::{Buffer, NullBuffer};
 use alkaid_schema::DataType;
 
@@ -50,7 +52,8 @@ pub struct ArrayData {
     pub(crate) nulls: Option<NullBuffer>,
     pub(crate) buffers: Vec<Buffer>,
     pub(crate) children: Vec<ArrayData>,
-    pub(crate) dictionary: Option<Box<ArrayData>>,
+    /// Shared: a stream's batches, slices and taken results all point at one dictionary.
+    pub(crate) dictionary: Option<Arc<ArrayData>>,
 }
 
 /// The pieces of an [`ArrayData`], moved out by [`ArrayData::into_parts`]; each field is
@@ -69,9 +72,8 @@ pub struct ArrayDataParts {
     pub buffers: Vec<Buffer>,
     /// Child arrays.
     pub children: Vec<ArrayData>,
-    /// The dictionary of a dictionary array, still boxed: the parts of every array are
-    /// moved around, and an inline dictionary would double their size.
-    pub dictionary: Option<Box<ArrayData>>,
+    /// The dictionary of a dictionary array, shared with every array that uses it.
+    pub dictionary: Option<Arc<ArrayData>>,
 }
 
 impl ArrayData {
@@ -165,6 +167,13 @@ impl ArrayData {
     /// The dictionary of a dictionary array.
     pub fn dictionary(&self) -> Option<&ArrayData> {
         self.dictionary.as_deref()
+    }
+
+    /// The dictionary as the shared pointer this array holds: passing it to another
+    /// array's [`ArrayDataBuilder::dictionary`] shares it in O(1), where passing
+    /// [`dictionary`](Self::dictionary)`.clone()` copies its tree of buffer handles.
+    pub fn shared_dictionary(&self) -> Option<&Arc<ArrayData>> {
+        self.dictionary.as_ref()
     }
 
     /// The array taken apart, for typed arrays that keep its pieces: moving them out costs
@@ -286,10 +295,11 @@ impl ArrayDataBuilder {
         self
     }
 
-    /// The dictionary of a dictionary array.
+    /// The dictionary of a dictionary array: an [`ArrayData`], or an `Arc` of one to share
+    /// it with other arrays (see [`ArrayData::shared_dictionary`]).
     #[inline]
-    pub fn dictionary(mut self, dictionary: ArrayData) -> Self {
-        self.data.dictionary = Some(Box::new(dictionary));
+    pub fn dictionary(mut self, dictionary: impl Into<Arc<ArrayData>>) -> Self {
+        self.data.dictionary = Some(dictionary.into());
         self
     }
 
@@ -416,6 +426,16 @@ mod tests {
         .build()
         .unwrap()
         .slice(1, 3);
+        // Clones and slices share the dictionary itself, not a copy of its tree.
+        let shared = keys.shared_dictionary().unwrap();
+        assert!(Arc::ptr_eq(
+            shared,
+            keys.clone().shared_dictionary().unwrap()
+        ));
+        assert!(Arc::ptr_eq(
+            shared,
+            keys.slice(1, 1).shared_dictionary().unwrap()
+        ));
         let parts = keys.clone().into_parts();
         assert_eq!(&parts.data_type, keys.data_type());
         assert_eq!((parts.len, parts.offset), (3, 1));

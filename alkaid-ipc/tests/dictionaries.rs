@@ -311,3 +311,49 @@ fn deltas_of_nested_dictionary_values() {
         &second.to_data()
     ));
 }
+
+#[test]
+fn batches_of_a_stream_share_its_dictionary_and_writing_them_again_sends_it_once() {
+    let values = strings(&["red", "green", "blue"]);
+    let first = words(vec![0, 1, 2], &values);
+    let second = words(vec![2, 2, 0, 1], &values);
+    let schema = schema_of(&[&first]);
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for column in [first, second] {
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), vec![column]).unwrap())
+            .unwrap();
+    }
+    let bytes = writer.into_inner().unwrap();
+    let batches: Vec<RecordBatch> = StreamReader::try_new(&bytes[..])
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // Both batches point at the one dictionary the reader decoded: O(1) per batch, not a
+    // copy of its tree, and a slice of a batch points there too.
+    let shared = |batch: &RecordBatch| {
+        batch
+            .column(0)
+            .to_data()
+            .shared_dictionary()
+            .cloned()
+            .unwrap()
+    };
+    assert!(Arc::ptr_eq(&shared(&batches[0]), &shared(&batches[1])));
+    assert!(Arc::ptr_eq(
+        &shared(&batches[0]),
+        &shared(&batches[1].slice(1, 2))
+    ));
+    assert_eq!(
+        decoded(batches[1].column(0)),
+        ["blue", "blue", "red", "green"]
+    );
+    // Written again, the shared dictionary is recognised by its pointer and sent once.
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for batch in &batches {
+        writer.write(batch).unwrap();
+    }
+    assert_eq!(dictionary_messages(&writer.into_inner().unwrap()), 1);
+}

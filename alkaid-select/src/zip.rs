@@ -95,7 +95,7 @@ pub fn nullif(array: &dyn Array, mask: &BooleanArray) -> Result<ArrayRef, Select
             .nulls(Some(NullBuffer::new(validity)))
             .buffers(data.buffers().to_vec())
             .children(data.children().to_vec());
-        let rebuilt = match data.dictionary() {
+        let rebuilt = match data.shared_dictionary() {
             Some(dictionary) => rebuilt.dictionary(dictionary.clone()),
             None => rebuilt,
         };

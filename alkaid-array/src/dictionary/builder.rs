@@ -70,6 +70,7 @@ impl<K: DictionaryKey> Keys<K> {
         DictionaryArray {
             data_type,
             keys,
+            values_data: Arc::new(values.to_data()),
             values,
         }
     }
@@ -340,6 +341,7 @@ impl<K: DictionaryKey> PlainDictionaryBuilder<K> {
         Ok(DictionaryArray {
             data_type,
             keys,
+            values_data: Arc::new(values.to_data()),
             values,
         })
     }

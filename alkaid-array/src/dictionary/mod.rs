@@ -66,6 +66,9 @@ pub struct DictionaryArray<K: DictionaryKey> {
     data_type: DataType,
     keys: PrimitiveArray<K>,
     values: ArrayRef,
+    /// `values` as the shared data it came from, so that `to_data` hands the same
+    /// dictionary on in O(1) (a stream's batches and every slice share one).
+    values_data: Arc<ArrayData>,
 }
 
 impl<K: DictionaryKey> DictionaryArray<K> {
@@ -131,6 +134,7 @@ impl<K: DictionaryKey> DictionaryArray<K> {
             data_type: self.data_type.clone(),
             keys: self.keys.slice_typed(offset, len),
             values: Arc::clone(&self.values),
+            values_data: Arc::clone(&self.values_data),
         }
     }
 }
@@ -141,6 +145,7 @@ impl<K: DictionaryKey> Clone for DictionaryArray<K> {
             data_type: self.data_type.clone(),
             keys: self.keys.clone(),
             values: Arc::clone(&self.values),
+            values_data: Arc::clone(&self.values_data),
         }
     }
 }
@@ -153,7 +158,7 @@ impl<K: DictionaryKey> Array for DictionaryArray<K> {
             .len(self.keys.len())
             .nulls(self.keys.nulls().cloned())
             .buffers(vec![self.keys.values().inner().clone()])
-            .dictionary(self.values.to_data());
+            .dictionary(Arc::clone(&self.values_data));
         // SAFETY: the keys were checked against this dictionary when the array was made (or
         // were handed out by a builder that owns the dictionary); slicing keeps them.
         unsafe { builder.build_unchecked() }
@@ -192,7 +197,8 @@ impl<K: DictionaryKey> TryFrom<ArrayData> for DictionaryArray<K> {
         Ok(Self {
             data_type: parts.data_type,
             keys,
-            values: make_array(*dictionary),
+            values: make_array(ArrayData::clone(&dictionary)),
+            values_data: dictionary,
         })
     }
 }

@@ -5,6 +5,8 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
+use std::sync::Arc;
+
 use alkaid_buffer::{Buffer, NullBuffer};
 use proptest::prelude::*;
 
@@ -23,7 +25,7 @@ fn corrupt(data: &ArrayData, rng: &mut Rng) -> ArrayData {
         if k < out.children.len() {
             out.children[k] = corrupt(&out.children[k], rng);
         } else if let Some(dictionary) = &out.dictionary {
-            out.dictionary = Some(Box::new(corrupt(dictionary, rng)));
+            out.dictionary = Some(Arc::new(corrupt(dictionary, rng)));
         }
         return out;
     }
@@ -89,7 +91,7 @@ fn corrupt(data: &ArrayData, rng: &mut Rng) -> ArrayData {
         _ => {
             out.dictionary = match out.dictionary {
                 Some(_) => None,
-                None => out.children.first().cloned().map(Box::new),
+                None => out.children.first().cloned().map(Arc::new),
             };
         }
     }

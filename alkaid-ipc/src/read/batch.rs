@@ -6,6 +6,7 @@
 //! compressed, misaligned for their type, or written in the other byte order.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
@@ -26,7 +27,7 @@ pub(crate) struct BodyReader<'a> {
     codec: Option<fb::CompressionType>,
     pub body: &'a Buffer,
     pub ids: &'a DictionaryIds,
-    pub dictionaries: &'a BTreeMap<i64, ArrayData>,
+    pub dictionaries: &'a BTreeMap<i64, Arc<ArrayData>>,
     /// Byte-swap fixed-width values (the schema says big-endian).
     pub swap: bool,
     /// Metadata V4: every type but Null carries a validity buffer, unions and run-end
@@ -51,7 +52,7 @@ impl<'a> BodyReader<'a> {
         batch: fb::RecordBatch<'a>,
         body: &'a Buffer,
         ids: &'a DictionaryIds,
-        dictionaries: &'a BTreeMap<i64, ArrayData>,
+        dictionaries: &'a BTreeMap<i64, Arc<ArrayData>>,
         cursor: usize,
     ) -> Result<Self> {
         let codec = match batch.compression() {
@@ -251,12 +252,12 @@ impl<'a> BodyReader<'a> {
         value: &DataType,
         all_null: bool,
         path: Path<'_>,
-    ) -> Result<ArrayData> {
+    ) -> Result<Arc<ArrayData>> {
         let id = self.ids.id_at(self.cursor);
         self.cursor += 1 + count_dictionaries(value);
         match self.dictionaries.get(&id) {
             Some(dictionary) => Ok(dictionary.clone()),
-            None if all_null => Ok(ArrayData::new_empty(value)),
+            None if all_null => Ok(Arc::new(ArrayData::new_empty(value))),
             None => Err(IpcError::malformed(format!(
                 "{path}: dictionary id {id} is used by non-null keys before any dictionary \
                  batch defines it"

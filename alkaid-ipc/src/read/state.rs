@@ -89,7 +89,8 @@ pub(crate) struct ReadState {
     pub ids: DictionaryIds,
     /// Ordered rather than hashed: a file has a handful of dictionaries, and a lookup then
     /// costs a few comparisons instead of a SipHash of the id.
-    dictionaries: BTreeMap<i64, ArrayData>,
+    /// Shared: every batch that uses a dictionary points at this one (O(1) per batch).
+    dictionaries: BTreeMap<i64, Arc<ArrayData>>,
     /// The schema declares the other byte order than this machine's.
     swap: bool,
     /// A file: a dictionary id may be defined once (and extended by deltas), never
@@ -273,7 +274,7 @@ impl ReadState {
             }
             (false, _) => values,
         };
-        self.dictionaries.insert(id, values);
+        self.dictionaries.insert(id, Arc::new(values));
         Ok(Decoded::Dictionary { id, is_delta })
     }
 }

@@ -5,6 +5,8 @@
 //! and children, value bytes and view data are cut down to the part the slice references.
 //! Nothing is copied where a slice of the input already has the right bytes.
 
+use std::sync::Arc;
+
 use alkaid_buffer::native::ByteView;
 use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NativeType};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
@@ -18,7 +20,9 @@ use crate::fb;
 pub(crate) struct FoundDictionary {
     pub id: i64,
     pub position: usize,
-    pub values: ArrayData,
+    /// Shared with the array, so that the writer can tell an unchanged dictionary by
+    /// its pointer.
+    pub values: Arc<ArrayData>,
 }
 
 /// What one walk produces.
@@ -161,7 +165,7 @@ impl<'a> Encoder<'a> {
             unreachable!("a dictionary layout comes from a dictionary type")
         };
         let values = data
-            .dictionary()
+            .shared_dictionary()
             .ok_or_else(|| IpcError::invalid_argument("a dictionary array has no dictionary"))?;
         let position = self.cursor;
         self.cursor += 1 + count_dictionaries(value);

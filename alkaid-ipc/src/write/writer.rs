@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
+use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_data::{ArrayData, equal};
@@ -56,7 +57,7 @@ pub(crate) struct WriterCore<W: Write> {
     /// Whether this is a file (no dictionary replacement, blocks recorded).
     file: bool,
     /// The dictionary each id currently stands for (after deltas).
-    sent: HashMap<i64, ArrayData>,
+    sent: HashMap<i64, Arc<ArrayData>>,
     /// Ids whose dictionary the batch being written has already settled.
     this_batch: HashSet<i64>,
     pub dictionary_blocks: Vec<fb::Block>,
@@ -200,7 +201,7 @@ impl<W: Write> WriterCore<W> {
                      id (it may grow by deltas); write a stream to replace dictionaries"
                 )));
             }
-            Change::Replace => (values.clone(), false),
+            Change::Replace => (ArrayData::clone(&values), false),
         };
         let mut encoder = Encoder::new(&self.ids, position + 1);
         encoder.array(&written)?;
@@ -246,7 +247,11 @@ impl<W: Write> WriterCore<W> {
     }
 }
 
-fn compare(previous: &ArrayData, next: &ArrayData, deltas: bool) -> Change {
+fn compare(previous: &Arc<ArrayData>, next: &Arc<ArrayData>, deltas: bool) -> Change {
+    // The same dictionary object (a batch read from a stream, or slices of one column).
+    if Arc::ptr_eq(previous, next) {
+        return Change::Unchanged;
+    }
     let same_memory = |a: &ArrayData, b: &ArrayData| {
         a.len() == b.len()
             && a.offset() == b.offset()

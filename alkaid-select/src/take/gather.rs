@@ -537,7 +537,7 @@ pub(crate) unsafe fn finish_flat(
         buffers.extend(view_buffers(views, &data.buffers()[1..], data.len())?);
     }
     let mut builder = builder.buffers(buffers);
-    if let Some(dictionary) = data.dictionary() {
+    if let Some(dictionary) = data.shared_dictionary() {
         builder = builder.dictionary(dictionary.clone());
     }
     // SAFETY: per the caller, the values are valid; the structural checks still run.
