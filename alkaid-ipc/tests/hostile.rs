@@ -11,7 +11,7 @@ use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
     BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, IpcErrorKind,
-    StreamReader, StreamWriter, WriteOptions,
+    ReadOptions, StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Schema};
 use support::{first_batch_error, stream};
@@ -68,7 +68,10 @@ fn read_everything(bytes: &[u8]) {
                 }
             }
         }
-        if let Ok(reader) = BufferStreamReader::try_new(Buffer::from_slice_ref(bytes)) {
+        // Decompressing ahead on two threads: the same errors, at the same buffers.
+        let threads = ReadOptions::default().with_decompression_threads(2);
+        if let Ok(reader) = BufferStreamReader::with_options(Buffer::from_slice_ref(bytes), threads)
+        {
             for batch in reader {
                 if batch.is_err() {
                     break;
@@ -196,6 +199,14 @@ fn a_buffer_claiming_two_to_the_62_bytes_is_an_error() {
         let err = first_batch_error(&bytes);
         assert_eq!(err.kind(), IpcErrorKind::Malformed, "{err}");
         assert!(err.to_string().contains("buffer"), "{err}");
+        // Decompressed ahead on threads, the error is the same, with the same place.
+        let threads = ReadOptions::default().with_decompression_threads(3);
+        let ahead = BufferStreamReader::with_options(Buffer::from(bytes.clone()), threads)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(ahead.to_string(), err.to_string());
     }
     assert!(LARGEST.load(Ordering::Relaxed) < MAX_ALLOCATION);
 }
@@ -314,7 +325,7 @@ fn nulls_in_a_field_that_is_not_nullable_are_read_unless_the_check_is_asked_for(
         .unwrap();
     assert!(!batch.schema().fields()[0].is_nullable());
     assert_eq!(batch.column(0).null_count(), 4);
-    let checked = alkaid_ipc::ReadOptions::default().with_nullability_check(true);
+    let checked = ReadOptions::default().with_nullability_check(true);
     let err = StreamReader::with_options(&spliced[..], checked)
         .unwrap()
         .next()

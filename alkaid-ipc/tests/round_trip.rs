@@ -12,8 +12,8 @@ use alkaid_array::{ArrayRef, RecordBatch, make_array};
 use alkaid_buffer::Buffer;
 use alkaid_data::equal;
 use alkaid_ipc::{
-    BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, Magic, StreamReader,
-    StreamWriter, WriteOptions,
+    BufferStreamReader, Compression, Decoded, Decoder, FileReader, FileWriter, Magic, ReadOptions,
+    StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{Field, Schema, arbitrary};
 use common::decode::decode;
@@ -98,7 +98,9 @@ proptest! {
         let bytes = writer.into_inner().unwrap();
         let read: Vec<RecordBatch> = StreamReader::try_new(&bytes[..]).unwrap().collect::<Result<_, _>>().unwrap();
         check(&batches, &expected, read)?;
-        let read: Vec<RecordBatch> = BufferStreamReader::try_new(Buffer::from(bytes.clone())).unwrap().collect::<Result<_, _>>().unwrap();
+        // Zero-copy, with buffers decompressed ahead on up to three threads.
+        let threads = ReadOptions::default().with_decompression_threads(1 + rng.below(3));
+        let read: Vec<RecordBatch> = BufferStreamReader::with_options(Buffer::from(bytes.clone()), threads).unwrap().collect::<Result<_, _>>().unwrap();
         check(&batches, &expected, read)?;
 
         // The push decoder, fed in random pieces.

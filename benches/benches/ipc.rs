@@ -291,6 +291,25 @@ fn ipc(c: &mut Criterion) {
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
             },
         );
+        if codec != "none" {
+            // Alkaid decompressing each message's buffers on both cores
+            // (`ReadOptions::with_decompression_threads(2)`); arrow-ipc has no such option,
+            // so its side is the same single-threaded read as above.
+            group.versus(
+                &format!("stream/{codec}_2_threads"),
+                || {
+                    let options = alkaid_ipc::ReadOptions::default().with_decompression_threads(2);
+                    let reader =
+                        alkaid_ipc::StreamReader::with_options(&ours_bytes[..], options).unwrap();
+                    reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+                },
+                || {
+                    let reader =
+                        arrow_ipc::reader::StreamReader::try_new(&arrow_bytes[..], None).unwrap();
+                    reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+                },
+            );
+        }
     }
     group.finish();
 

@@ -38,6 +38,9 @@ pub(crate) struct BodyReader<'a> {
     pub trusted: bool,
     pub cursor: usize,
     decompressor: Decompressor,
+    /// Buffers decompressed ahead on several threads, by buffer index (`None` once taken,
+    /// or where the location lies outside the body and `next_buffer` reports it).
+    decompressed: Vec<Option<Result<Buffer>>>,
     node: usize,
     buffer: usize,
     variadic: usize,
@@ -80,6 +83,7 @@ impl<'a> BodyReader<'a> {
             trusted: false,
             cursor,
             decompressor: Decompressor::default(),
+            decompressed: Vec::new(),
             node: 0,
             buffer: 0,
             variadic: 0,
@@ -98,6 +102,58 @@ impl<'a> BodyReader<'a> {
             )));
         }
         Ok(())
+    }
+
+    /// Decompresses every buffer of a compressed body now, on up to `threads` threads,
+    /// each with its own codec contexts; `next_buffer` then takes them in walk order.
+    /// Errors stay with their buffer and are reported when the walk reaches it, with its
+    /// path, as when decompressing one at a time.
+    pub fn decompress_ahead(&mut self, threads: usize) {
+        let (Some(codec), Some(locations)) = (self.codec, self.buffers) else {
+            return;
+        };
+        let count = locations.len();
+        if threads <= 1 || count <= 1 {
+            return;
+        }
+        let body = self.body;
+        let located: Vec<Option<Buffer>> = locations
+            .iter()
+            .map(|location| {
+                let start = usize::try_from(location.offset()).ok()?;
+                let length = usize::try_from(location.length()).ok()?;
+                (start.checked_add(length)? <= body.len()).then(|| body.slice(start, length))
+            })
+            .collect();
+        let threads = threads.min(count);
+        let mut decompressed: Vec<Option<Result<Buffer>>> = (0..count).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|first| {
+                    let located = &located;
+                    scope.spawn(move || {
+                        let mut decompressor = Decompressor::default();
+                        (first..count)
+                            .step_by(threads)
+                            .filter_map(|i| {
+                                let bytes = located[i].as_ref()?;
+                                Some((i, decompressor.decompress(codec, bytes)))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for handle in handles {
+                // A panic in a codec is a bug; pass it on rather than hide it.
+                let results = handle
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                for (i, result) in results {
+                    decompressed[i] = Some(result);
+                }
+            }
+        });
+        self.decompressed = decompressed;
     }
 
     fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
@@ -138,9 +194,13 @@ impl<'a> BodyReader<'a> {
             )));
         };
         let bytes = self.body.slice(start, end - start);
-        match self.codec {
-            None => Ok(bytes),
-            Some(codec) => self
+        let ahead = self.decompressed.get_mut(index).and_then(Option::take);
+        match (self.codec, ahead) {
+            (None, _) => Ok(bytes),
+            (Some(_), Some(result)) => {
+                result.map_err(|e| e.context(format!("{path}: buffer {index}")))
+            }
+            (Some(codec), None) => self
                 .decompressor
                 .decompress(codec, &bytes)
                 .map_err(|e| e.context(format!("{path}: buffer {index}"))),

@@ -188,6 +188,7 @@ impl ReadState {
         reader.swap = self.swap;
         reader.legacy_validity = legacy_validity;
         reader.trusted = !self.options.full_validation;
+        reader.decompress_ahead(self.options.decompression_threads);
         Ok(reader)
     }
 
