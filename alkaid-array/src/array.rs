@@ -118,18 +118,24 @@ impl Array for ArrayData {
 /// assert_eq!(&array.as_primitive::<alkaid_array::types::Int32Type>().values()[..], &[1, 2, 3]);
 /// ```
 pub fn make_array(data: ArrayData) -> ArrayRef {
-    visit_array(&data.data_type().clone(), MakeArray(data))
+    // The visit picks the constructor from the type alone, so that `data` need not be
+    // borrowed by the visit and moved into it at once (no clone of its data type).
+    let make = visit_array(data.data_type(), MakeArray);
+    make(data)
 }
 
-/// The typed array of `data`'s type, made from it.
-struct MakeArray(ArrayData);
+/// Picks the typed array's constructor for a data type.
+struct MakeArray;
 
 impl ArrayVisitor for MakeArray {
-    type Output = ArrayRef;
+    type Output = fn(ArrayData) -> ArrayRef;
 
-    fn visit<A: TypedArray>(self) -> ArrayRef {
-        // `visit_array` chose `A` for this data type, and valid data of a type always makes
-        // that type's array; a failure here is a bug in the map, not bad input.
-        Arc::new(A::try_from(self.0).expect("visit_array picks the typed array of the data type"))
+    fn visit<A: TypedArray>(self) -> Self::Output {
+        fn make<A: TypedArray>(data: ArrayData) -> ArrayRef {
+            // `visit_array` chose `A` for this data type, and valid data of a type always
+            // makes that type's array; a failure here is a bug in the map, not bad input.
+            Arc::new(A::try_from(data).expect("visit_array picks the typed array of the data type"))
+        }
+        make::<A>
     }
 }

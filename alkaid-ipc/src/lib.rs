@@ -65,6 +65,7 @@ mod compression;
 mod dictionary;
 mod error;
 mod lz4_frame;
+mod parallel;
 mod path;
 mod read;
 mod schema;

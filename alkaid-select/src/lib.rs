@@ -34,6 +34,7 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+mod batch;
 mod concat;
 mod error;
 mod filter;

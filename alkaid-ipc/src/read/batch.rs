@@ -16,6 +16,7 @@ use crate::compression::Decompressor;
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::parallel::round_robin;
 use crate::path::Path;
 
 /// Everything a body walk reads from.
@@ -112,48 +113,20 @@ impl<'a> BodyReader<'a> {
         let (Some(codec), Some(locations)) = (self.codec, self.buffers) else {
             return;
         };
-        let count = locations.len();
-        if threads <= 1 || count <= 1 {
+        if threads <= 1 || locations.len() <= 1 {
             return;
         }
-        let body = self.body;
-        let located: Vec<Option<Buffer>> = locations
-            .iter()
-            .map(|location| {
-                let start = usize::try_from(location.offset()).ok()?;
-                let length = usize::try_from(location.length()).ok()?;
-                (start.checked_add(length)? <= body.len()).then(|| body.slice(start, length))
-            })
-            .collect();
-        let threads = threads.min(count);
-        let mut decompressed: Vec<Option<Result<Buffer>>> = (0..count).map(|_| None).collect();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|first| {
-                    let located = &located;
-                    scope.spawn(move || {
-                        let mut decompressor = Decompressor::default();
-                        (first..count)
-                            .step_by(threads)
-                            .filter_map(|i| {
-                                let bytes = located[i].as_ref()?;
-                                Some((i, decompressor.decompress(codec, bytes)))
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for handle in handles {
-                // A panic in a codec is a bug; pass it on rather than hide it.
-                let results = handle
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
-                for (i, result) in results {
-                    decompressed[i] = Some(result);
-                }
-            }
+        let located: Vec<Option<Buffer>> = locations.iter().map(|l| self.located(l)).collect();
+        self.decompressed = round_robin(&located, threads, Decompressor::default, |d, bytes| {
+            bytes.as_ref().map(|bytes| d.decompress(codec, bytes))
         });
-        self.decompressed = decompressed;
+    }
+
+    /// The bytes of the body at `location`, or `None` if they lie outside it.
+    fn located(&self, location: &fb::Buffer) -> Option<Buffer> {
+        let start = usize::try_from(location.offset()).ok()?;
+        let length = usize::try_from(location.length()).ok()?;
+        (start.checked_add(length)? <= self.body.len()).then(|| self.body.slice(start, length))
     }
 
     fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
@@ -181,19 +154,14 @@ impl<'a> BodyReader<'a> {
             })?;
         let index = self.buffer;
         self.buffer += 1;
-        let (offset, length) = (location.offset(), location.length());
-        let range = usize::try_from(offset)
-            .ok()
-            .zip(usize::try_from(length).ok())
-            .and_then(|(o, l)| Some((o, o.checked_add(l)?)))
-            .filter(|&(_, end)| end <= self.body.len());
-        let Some((start, end)) = range else {
+        let Some(bytes) = self.located(location) else {
             return Err(IpcError::malformed(format!(
-                "{path}: buffer {index} ({length} bytes at {offset}) lies outside the {}-byte body",
+                "{path}: buffer {index} ({} bytes at {}) lies outside the {}-byte body",
+                location.length(),
+                location.offset(),
                 self.body.len()
             )));
         };
-        let bytes = self.body.slice(start, end - start);
         let ahead = self.decompressed.get_mut(index).and_then(Option::take);
         match (self.codec, ahead) {
             (None, _) => Ok(bytes),

@@ -90,25 +90,26 @@ impl<'a> Encoder<'a> {
             })
         };
         // The child slots the written slots reference, where offsets or views say.
-        let mut child_range = None;
-        match spec.buffers[..] {
-            [BufferSpec::Offsets { width }, BufferSpec::Data] => match width {
-                4 => self.bytes::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
-                _ => self.bytes::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
-            },
-            [BufferSpec::Offsets { width }] => {
-                child_range = Some(match width {
-                    4 => self.offsets::<i32>(buffer(0)?, offset, len)?,
-                    _ => self.offsets::<i64>(buffer(0)?, offset, len)?,
-                });
+        let child_range = match spec.buffers[..] {
+            [BufferSpec::Offsets { width }, BufferSpec::Data] => {
+                match width {
+                    4 => self.bytes::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
+                    _ => self.bytes::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
+                }
+                None
             }
-            [BufferSpec::ViewOffsets { width }, BufferSpec::Sizes { .. }] => {
-                child_range = Some(match width {
-                    4 => self.list_views::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
-                    _ => self.list_views::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
-                });
+            [BufferSpec::Offsets { width }] => Some(match width {
+                4 => self.offsets::<i32>(buffer(0)?, offset, len)?,
+                _ => self.offsets::<i64>(buffer(0)?, offset, len)?,
+            }),
+            [BufferSpec::ViewOffsets { width }, BufferSpec::Sizes { .. }] => Some(match width {
+                4 => self.list_views::<i32>(buffer(0)?, buffer(1)?, offset, len)?,
+                _ => self.list_views::<i64>(buffer(0)?, buffer(1)?, offset, len)?,
+            }),
+            [BufferSpec::Views] => {
+                self.views(data.buffers(), offset, len)?;
+                None
             }
-            [BufferSpec::Views] => self.views(data.buffers(), offset, len)?,
             _ => {
                 for (i, buffer_spec) in spec.buffers.iter().enumerate() {
                     let written = match *buffer_spec {
@@ -129,8 +130,9 @@ impl<'a> Encoder<'a> {
                     };
                     self.out.buffers.push(written);
                 }
+                None
             }
-        }
+        };
         if spec.dictionary {
             self.dictionary(data)?;
         }

@@ -11,6 +11,7 @@ use super::options::WriteOptions;
 use crate::compression::{Compression, Compressor};
 use crate::error::Result;
 use crate::fb;
+use crate::parallel::round_robin;
 use crate::schema::encode_metadata;
 use alkaid_schema::extension::Namespace;
 
@@ -88,43 +89,18 @@ impl Body {
 }
 
 fn compress_all(buffers: &[Buffer], codec: Compression, threads: usize) -> Result<Vec<Piece>> {
-    let compress = |compressor: &mut Compressor, buffer: &Buffer| -> Result<Piece> {
-        let mut out = Vec::new();
-        compressor.compress_into(buffer.as_slice(), &mut out)?;
-        Ok(Piece::Owned(out))
-    };
-    if threads <= 1 || buffers.len() <= 1 {
-        let mut compressor = Compressor::new(codec);
-        return buffers
-            .iter()
-            .map(|b| compress(&mut compressor, b))
-            .collect();
-    }
-    // Hand out buffers round robin so that large columns spread over the threads.
-    let threads = threads.min(buffers.len());
-    let mut results: Vec<Option<Result<Piece>>> = (0..buffers.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut compressor = Compressor::new(codec);
-                    (t..buffers.len())
-                        .step_by(threads)
-                        .map(|i| (i, compress(&mut compressor, &buffers[i])))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for handle in handles {
-            for (i, piece) in handle.join().expect("a compression thread panicked") {
-                results[i] = Some(piece);
-            }
-        }
-    });
-    results
-        .into_iter()
-        .map(|piece| piece.expect("every buffer was compressed"))
-        .collect()
+    round_robin(
+        buffers,
+        threads,
+        || Compressor::new(codec),
+        |compressor, buffer| {
+            let mut out = Vec::new();
+            compressor.compress_into(buffer.as_slice(), &mut out)?;
+            Ok(Piece::Owned(out))
+        },
+    )
+    .into_iter()
+    .collect()
 }
 
 /// The `RecordBatch` table of a batch of `length` rows.

@@ -192,19 +192,23 @@ impl<W: Write> WriterCore<W> {
                 "fields sharing dictionary id {id} hold different dictionaries in one batch"
             )));
         }
+        let delta;
         let (written, is_delta) = match change {
             Change::Unchanged => return Ok(()),
-            Change::Delta(delta) => (delta, true),
+            Change::Delta(tail) => {
+                delta = tail;
+                (&delta, true)
+            }
             Change::Replace if self.file && self.sent.contains_key(&id) => {
                 return Err(IpcError::invalid_argument(format!(
                     "dictionary {id} changed between batches: a file holds one dictionary per \
                      id (it may grow by deltas); write a stream to replace dictionaries"
                 )));
             }
-            Change::Replace => (ArrayData::clone(&values), false),
+            Change::Replace => (values.as_ref(), false),
         };
         let mut encoder = Encoder::new(&self.ids, position + 1);
-        encoder.array(&written)?;
+        encoder.array(written)?;
         let mut encoded = encoder.finish();
         for nested in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(nested)?;

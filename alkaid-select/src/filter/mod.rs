@@ -17,6 +17,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType};
 
+use crate::batch::each_column;
 use crate::error::SelectError;
 use crate::take::gather::{self, Present, SetBits};
 use crate::take::take_data;
@@ -275,16 +276,7 @@ pub fn filter_record_batch(
             mask.len()
         )));
     }
-    let columns = batch
-        .columns()
-        .iter()
-        .map(|c| predicate.filter(c.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new_with_rows(
-        batch.schema().clone(),
-        columns,
-        predicate.count(),
-    )?)
+    each_column(batch, predicate.count(), |column| predicate.filter(column))
 }
 
 #[cfg(test)]

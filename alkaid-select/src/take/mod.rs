@@ -20,6 +20,7 @@ mod nested;
 mod nulls;
 mod ranges;
 
+use crate::batch::each_column;
 use crate::error::SelectError;
 use gather::Positions;
 use nested::TakeChild;
@@ -100,16 +101,7 @@ pub fn take_record_batch(
     batch: &RecordBatch,
     indices: &dyn Array,
 ) -> Result<RecordBatch, SelectError> {
-    let columns = batch
-        .columns()
-        .iter()
-        .map(|column| take(column.as_ref(), indices))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new_with_rows(
-        batch.schema().clone(),
-        columns,
-        indices.len(),
-    )?)
+    each_column(batch, indices.len(), |column| take(column, indices))
 }
 
 /// Takes with indices read in place from their buffer, after checking every valid one.
