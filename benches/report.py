@@ -1,28 +1,38 @@
 #!/usr/bin/env python3
-"""Turn criterion's latest results into the markdown table of benches/README.md.
+"""Turn the benchmarks' latest results into the tables of benches/README.md.
 
-Every benchmark id is `group/impl/parameter` with impl `alkaid` or `arrow`; the table pairs
-the two and gives the ratio arrow-rs / Alkaid (above 1: Alkaid is faster).
+Inputs (each optional but the first):
+- criterion's results with the system allocator (`target/criterion`);
+- criterion's results with mimalloc (`target/criterion-mimalloc`, from
+  `CRITERION_HOME=target/criterion-mimalloc cargo bench -p alkaid-benches --features mimalloc`);
+- pyarrow's figures (`target/criterion-pyarrow/results.json`, from `pyarrow_bench.py`).
 
-Rows measured with `alkaid_benches::VersusGroup::versus` (select and ipc) take that ratio from the paired
-runs it records under `criterion/paired/`: both libraries' total times over runs that
-alternated one with the other, so that both saw the same machine at each moment. Other rows
-divide the two fastest samples.
+Every Rust benchmark id is `group/impl/parameter`, with impl `alkaid` or `arrow` for the
+compared rows and anything else (`memcpy`, `alone`) for floors. The first table pairs the
+libraries; its ratio columns are the faster peer's time over Alkaid's (above 1: Alkaid is
+faster), one per allocator. Against arrow-rs the ratio is the paired one that
+`alkaid_benches::VersusGroup::versus` records under `paired/` (both libraries timed in
+alternation, so both saw the same machine); against pyarrow, which runs in another process
+at another moment, it is the ratio of the fastest samples.
 
-Each figure is the fastest of criterion's samples (time per iteration), not the median: the
+Each figure is the fastest of its samples (time per iteration), not the median: the
 benchmark machines are shared virtual machines where other tenants add noise of 10-20% in
-either direction, and the fastest sample is the figure least disturbed by it. The median is
-printed after it for reference.
+either direction, and the fastest sample is the figure least disturbed by it.
 
-usage: python3 benches/report.py [target/criterion]
+usage: python3 benches/report.py [--system DIR] [--mimalloc DIR] [--pyarrow FILE]
 """
+import argparse
 import json
+import math
 import pathlib
-import sys
+
+Figures = dict[tuple[str, str], dict[str, float]]
 
 
-def fmt(ns: float) -> str:
+def fmt(ns: float | None) -> str:
     """Three significant digits in the largest unit that keeps the number at least 1."""
+    if ns is None:
+        return "–"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1.0)):
         if ns >= scale or unit == "ns":
             value = ns / scale
@@ -31,31 +41,92 @@ def fmt(ns: float) -> str:
     raise AssertionError("unreachable")
 
 
-def main() -> None:
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
-    rows: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+def criterion(root: pathlib.Path) -> tuple[Figures, dict[tuple[str, str], float]]:
+    """The fastest sample of every figure by (group, case) and impl, and the paired ratios."""
+    rows: Figures = {}
     for sample_file in sorted(root.glob("*/*/*/new/sample.json")):
         bench = json.loads((sample_file.parent / "benchmark.json").read_text())
         group, impl, param = bench["group_id"], bench["function_id"], bench["value_str"]
-        if impl not in ("alkaid", "arrow"):
-            continue
         sample = json.loads(sample_file.read_text())
         fastest = min(t / n for t, n in zip(sample["times"], sample["iters"]))
-        estimates = json.loads((sample_file.parent / "estimates.json").read_text())
-        rows.setdefault((group, param), {})[impl] = (fastest, estimates["median"]["point_estimate"])
-    paired: dict[tuple[str, str], float] = {}
+        rows.setdefault((group, param), {})[impl] = fastest
+    paired = {}
     for paired_file in sorted(root.glob("paired/*/*.json")):
         record = json.loads(paired_file.read_text())
         paired[(record["group"], record["id"])] = record["arrow_ns"] / record["alkaid_ns"]
-    print("| group | case | Alkaid | arrow-rs | arrow-rs / Alkaid | medians |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for (group, param), times in sorted(rows.items()):
-        ours, theirs = times.get("alkaid"), times.get("arrow")
-        if not (ours and theirs):
+    return rows, paired
+
+
+def peer_ratio(key, times, paired, python) -> float | None:
+    """The faster peer's time over Alkaid's, or None without Alkaid or any peer."""
+    ours = times.get("alkaid")
+    if ours is None:
+        return None
+    ratios = []
+    if "arrow" in times:
+        ratios.append(paired.get(key, times["arrow"] / ours))
+    if key in python:
+        ratios.append(python[key] / ours)
+    return min(ratios) if ratios else None
+
+
+def summary(label: str, ratios: list[float]) -> str:
+    if not ratios:
+        return f"- {label}: no rows"
+    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    behind = sum(r < 1.0 for r in ratios)
+    return (f"- {label}: {len(ratios)} rows, geometric mean {geomean:.2f}×, "
+            f"{behind} below 1.00×, lowest {min(ratios):.2f}×")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--system", default="target/criterion", type=pathlib.Path)
+    parser.add_argument("--mimalloc", default="target/criterion-mimalloc", type=pathlib.Path)
+    parser.add_argument("--pyarrow", default="target/criterion-pyarrow/results.json",
+                        type=pathlib.Path)
+    args = parser.parse_args()
+    system, system_paired = criterion(args.system)
+    mimalloc, mimalloc_paired = criterion(args.mimalloc) if args.mimalloc.exists() else ({}, {})
+    python = {}
+    if args.pyarrow.exists():
+        for r in json.loads(args.pyarrow.read_text())["results"]:
+            python[(r["group"], r["id"])] = r["fastest_ns"]
+
+    print("| group | case | Alkaid | arrow-rs | pyarrow | peer / Alkaid "
+          "| Alkaid, mimalloc | arrow-rs, mimalloc | peer / Alkaid, mimalloc |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    system_ratios, mimalloc_ratios = [], []
+    keys = sorted(k for k in set(system) | set(mimalloc)
+                  if "alkaid" in system.get(k, {}) or "alkaid" in mimalloc.get(k, {}))
+    for key in keys:
+        plain, mi = system.get(key, {}), mimalloc.get(key, {})
+        r_plain = peer_ratio(key, plain, system_paired, python)
+        r_mi = peer_ratio(key, mi, mimalloc_paired, python)
+        if r_plain is None and r_mi is None:
             continue
-        ratio = paired.get((group, param), theirs[0] / ours[0])
-        print(f"| {group} | {param} | {fmt(ours[0])} | {fmt(theirs[0])} | "
-              f"{ratio:.2f}× | {fmt(ours[1])} / {fmt(theirs[1])} |")
+        if r_plain is not None:
+            system_ratios.append(r_plain)
+        if r_mi is not None:
+            mimalloc_ratios.append(r_mi)
+        ratio = lambda r: "–" if r is None else f"{r:.2f}×"
+        print(f"| {key[0]} | {key[1]} | {fmt(plain.get('alkaid'))} | {fmt(plain.get('arrow'))} "
+              f"| {fmt(python.get(key))} | {ratio(r_plain)} | {fmt(mi.get('alkaid'))} "
+              f"| {fmt(mi.get('arrow'))} | {ratio(r_mi)} |")
+    print()
+    print(summary("system allocator", system_ratios))
+    print(summary("mimalloc", mimalloc_ratios))
+
+    floors = sorted(k for k in set(system) | set(mimalloc)
+                    if not {"alkaid", "arrow"} & (set(system.get(k, {})) | set(mimalloc.get(k, {}))))
+    if floors:
+        print()
+        print("| floor | case | system allocator | mimalloc |")
+        print("| --- | --- | ---: | ---: |")
+        for key in floors:
+            plain, mi = system.get(key, {}), mimalloc.get(key, {})
+            for impl in sorted(set(plain) | set(mi)):
+                print(f"| {key[0]} {impl} | {key[1]} | {fmt(plain.get(impl))} | {fmt(mi.get(impl))} |")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,13 @@
 //! written as zero bytes with no length (as other implementations do).
 
 use std::io::Read;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use alkaid_buffer::Buffer;
 
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::lz4_frame::Lz4FrameEncoder;
+use crate::lz4_frame::{self, Lz4FrameEncoder};
 use crate::read::{fill, mapping};
 
 /// How the buffers of a message body are compressed.
@@ -151,6 +152,17 @@ impl Decompressor {
         if plausible && let Some(map) = mapping(declared as usize) {
             return self.decompress_mapped(codec, &payload, map);
         }
+        if plausible && codec == fb::CompressionType::LZ4_FRAME {
+            let mut out = vec![0; declared as usize];
+            if let Some(written) = lz4_frame::decompress_into(&payload, &mut out)
+                .map_err(|e| into_declared(e, declared))?
+            {
+                if written as u64 != declared {
+                    return Err(size_mismatch(declared as usize, written));
+                }
+                return Ok(Buffer::from(out));
+            }
+        }
         let mut out;
         let result = match codec {
             fb::CompressionType::ZSTD if plausible => {
@@ -210,6 +222,10 @@ impl Decompressor {
         let produced = if codec == fb::CompressionType::ZSTD {
             self.zstd_context()?
                 .decompress_to_buffer(payload, &mut out[..])
+        } else if let Some(written) =
+            lz4_frame::decompress_into(payload, &mut out).map_err(|e| into_declared(e, declared))?
+        {
+            Ok(written)
         } else {
             let mut decoder = lz4_flex::frame::FrameDecoder::new(payload);
             fill(&mut decoder, &mut out).and_then(|n| {
@@ -225,6 +241,40 @@ impl Decompressor {
                 "a compressed buffer does not decompress into its declared {declared} bytes: {e}"
             ))),
         }
+    }
+}
+
+/// `error`, from decompressing a buffer that declares `declared` bytes, saying so.
+fn into_declared(error: IpcError, declared: impl std::fmt::Display) -> IpcError {
+    IpcError::malformed(format!(
+        "a compressed buffer does not decompress into its declared {declared} bytes: {}",
+        error.message()
+    ))
+}
+
+/// Decompression contexts kept between messages and lent to one message's walk at a time
+/// (a zstd context is worth keeping: making one costs more than a small buffer's work). A
+/// reader decodes its messages in turn; the lock only makes lending possible from `&self`.
+#[derive(Debug, Default)]
+pub(crate) struct DecompressorPool(Mutex<Vec<Decompressor>>);
+
+impl DecompressorPool {
+    /// The kept contexts: none on first use (they are made as needed).
+    pub(crate) fn lend(&self) -> Vec<Decompressor> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Keeps `contexts` for the next walk, unless more are kept already.
+    pub(crate) fn give_back(&self, contexts: Vec<Decompressor>) {
+        let mut kept = self.lock();
+        if kept.len() < contexts.len() {
+            *kept = contexts;
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Decompressor>> {
+        // The contexts hold no invariant a panic elsewhere could break.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

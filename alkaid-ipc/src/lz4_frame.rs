@@ -1,4 +1,5 @@
-//! The LZ4 frame format, written block by block straight from the input.
+//! The LZ4 frame format, written block by block straight from the input and read block by
+//! block straight into the output.
 //!
 //! lz4_flex's `FrameEncoder` copies every block of input into a buffer of its own before
 //! compressing it; here each block is compressed where it lies. The frame is the plainest
@@ -6,8 +7,18 @@
 //! C++ uses) reads it: independent blocks, no checksums, no content size, no dictionary.
 //! The maximum block size is the smallest that holds the whole input, as lz4_flex chooses
 //! it, so that a reader's block buffer is never much larger than the buffer itself.
+//!
+//! Likewise lz4_flex's `FrameDecoder` decompresses each block into a buffer of its own (as
+//! large as the frame's maximum block size, allocated per frame) and copies it out;
+//! [`decompress_into`] decompresses each block into its place in the output, whose size the
+//! IPC body declares. It reads what Arrow C++ writes too: linked blocks (each may refer to
+//! the 64 KiB before it, which is right there in the output) and checksums.
 
-use lz4_flex::block::{CompressTable, compress_into_with_table, get_maximum_output_size};
+use lz4_flex::block::{
+    CompressTable, compress_into_with_table, decompress_into as decompress_block,
+    decompress_into_with_dict, get_maximum_output_size,
+};
+use twox_hash::XxHash32;
 
 use crate::error::{IpcError, Result};
 
@@ -68,6 +79,114 @@ impl Lz4FrameEncoder {
         out.extend_from_slice(&0u32.to_le_bytes());
         Ok(())
     }
+}
+
+/// FLG bits: independent blocks, a checksum after each block, the content size in the
+/// descriptor, a checksum of the content after the end mark, a dictionary id.
+const INDEPENDENT: u8 = 0x20;
+const BLOCK_CHECKSUM: u8 = 0x10;
+const CONTENT_SIZE: u8 = 0x08;
+const CONTENT_CHECKSUM: u8 = 0x04;
+const RESERVED_AND_DICTIONARY: u8 = 0x03;
+
+/// How far back a linked block's matches may reach.
+const WINDOW: usize = 64 << 10;
+
+/// Decompresses the LZ4 frame `input` into `out`, whose length is the size the frame must
+/// decompress to, and returns the number of bytes written. A frame that would write more
+/// than `out` holds is an error; one that writes less returns the smaller count.
+///
+/// `None` says that `input` is not one frame of the kinds read here (not the frame magic, a
+/// dictionary id, reserved bits set, bytes after the frame such as a second frame): the
+/// caller falls back to lz4_flex's general decoder, which reads those or names what is
+/// wrong. Every block is bounds-checked by lz4_flex's checked decoder, its size by the
+/// frame's maximum block size, and every checksum the frame carries is verified.
+pub(crate) fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<Option<usize>> {
+    let Some(&[m0, m1, m2, m3, flg, bd]) = input.get(..6) else {
+        return Ok(None);
+    };
+    let block_max = match bd {
+        0x40 => 64 << 10,
+        0x50 => 256 << 10,
+        0x60 => 1 << 20,
+        0x70 => 4 << 20,
+        _ => return Ok(None),
+    };
+    if u32::from_le_bytes([m0, m1, m2, m3]) != MAGIC
+        || flg >> 6 != 0b01
+        || flg & RESERVED_AND_DICTIONARY != 0
+    {
+        return Ok(None);
+    }
+    let descriptor_end = if flg & CONTENT_SIZE != 0 { 14 } else { 6 };
+    let Some(&checksum) = input.get(descriptor_end) else {
+        return Err(lz4_error("the frame ends inside its descriptor"));
+    };
+    if (XxHash32::oneshot(0, &input[4..descriptor_end]) >> 8) as u8 != checksum {
+        return Err(lz4_error("the frame descriptor's checksum does not match"));
+    }
+    if descriptor_end == 14 {
+        let declared = u64::from_le_bytes(input[6..14].try_into().expect("8 bytes"));
+        if declared != out.len() as u64 {
+            return Err(lz4_error(&format!(
+                "the frame declares a content size of {declared} bytes"
+            )));
+        }
+    }
+    let mut at = descriptor_end + 1;
+    let mut written = 0;
+    loop {
+        let size = read_u32(input, &mut at)?;
+        if size == 0 {
+            break;
+        }
+        let len = (size & !UNCOMPRESSED) as usize;
+        if len > block_max {
+            return Err(lz4_error(&format!(
+                "a block of {len} bytes is larger than the frame's {block_max}"
+            )));
+        }
+        let block = input
+            .get(at..at + len)
+            .ok_or_else(|| lz4_error("the frame ends inside a block"))?;
+        at += len;
+        if flg & BLOCK_CHECKSUM != 0 && read_u32(input, &mut at)? != XxHash32::oneshot(0, block) {
+            return Err(lz4_error("a block's checksum does not match"));
+        }
+        let (before, after) = out.split_at_mut(written);
+        let room = after.len().min(block_max);
+        let dest = &mut after[..room];
+        written += if size & UNCOMPRESSED != 0 {
+            dest.get_mut(..len)
+                .ok_or_else(|| lz4_error("the frame holds more bytes than declared"))?
+                .copy_from_slice(block);
+            len
+        } else if flg & INDEPENDENT != 0 || before.is_empty() {
+            decompress_block(block, dest).map_err(|e| lz4_error(&e.to_string()))?
+        } else {
+            let window = &before[before.len().saturating_sub(WINDOW)..];
+            decompress_into_with_dict(block, dest, window).map_err(|e| lz4_error(&e.to_string()))?
+        };
+    }
+    if flg & CONTENT_CHECKSUM != 0
+        && read_u32(input, &mut at)? != XxHash32::oneshot(0, &out[..written])
+    {
+        return Err(lz4_error("the frame's content checksum does not match"));
+    }
+    Ok((at == input.len()).then_some(written))
+}
+
+/// The little-endian `u32` at `*at`, moving past it.
+fn read_u32(input: &[u8], at: &mut usize) -> Result<u32> {
+    let bytes = input
+        .get(*at..*at + 4)
+        .ok_or_else(|| lz4_error("the frame ends early"))?;
+    *at += 4;
+    Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+}
+
+fn lz4_error(what: &str) -> IpcError {
+    IpcError::malformed(format!("lz4: {what}"))
 }
 
 #[cfg(test)]
@@ -142,5 +261,122 @@ mod tests {
         let first_block = u32::from_le_bytes(stored[7..11].try_into().unwrap());
         assert_eq!(first_block, (4 << 20) | UNCOMPRESSED);
         assert!(frame(&text).len() < text.len() / 4);
+    }
+
+    /// lz4_flex's encoder in every frame shape the format has: linked or independent
+    /// blocks, with or without block and content checksums and the content size.
+    fn their_frame(input: &[u8], linked: bool, checksums: bool, size: bool) -> Vec<u8> {
+        let mut info = FrameInfo::new();
+        info.block_size = BlockSize::Max64KB;
+        info.block_mode = if linked {
+            BlockMode::Linked
+        } else {
+            BlockMode::Independent
+        };
+        info.block_checksums = checksums;
+        info.content_checksum = checksums;
+        info.content_size = size.then_some(input.len() as u64);
+        let mut encoder = FrameEncoder::with_frame_info(info, Vec::new());
+        encoder.write_all(input).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    fn read_into(frame: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
+        let mut out = vec![0u8; len];
+        Ok(decompress_into(frame, &mut out)?.map(|n| out[..n].to_vec()))
+    }
+
+    #[test]
+    fn reads_every_frame_shape_straight_into_the_output() {
+        // Repeats with a period that crosses the 64 KiB block edges, so linked blocks refer
+        // back into the block before.
+        let input: Vec<u8> = (0..400_000u32).map(|i| (i * 7 % 1009) as u8).collect();
+        for linked in [false, true] {
+            for checksums in [false, true] {
+                for size in [false, true] {
+                    let frame = their_frame(&input, linked, checksums, size);
+                    let read = read_into(&frame, input.len()).unwrap();
+                    assert_eq!(
+                        read.as_deref(),
+                        Some(&input[..]),
+                        "{linked} {checksums} {size}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            read_into(&frame(&input), input.len()).unwrap().unwrap(),
+            input
+        );
+        // Stored blocks, from incompressible input.
+        let noise: Vec<u8> = (0..100_000u64)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8)
+            .collect();
+        assert_eq!(
+            read_into(&frame(&noise), noise.len()).unwrap().unwrap(),
+            noise
+        );
+    }
+
+    #[test]
+    fn sizes_other_than_the_output_are_errors_or_short_counts() {
+        let input = vec![5u8; 200_000];
+        let frame = frame(&input);
+        assert!(
+            read_into(&frame, input.len() - 1).is_err(),
+            "one byte too many"
+        );
+        assert_eq!(read_into(&frame, input.len() + 1).unwrap().unwrap(), input);
+        let sized = their_frame(&input, false, false, true);
+        let err = read_into(&sized, input.len() + 1).unwrap_err();
+        assert!(err.message().contains("content size of 200000"), "{err}");
+    }
+
+    #[test]
+    fn other_frames_are_left_to_the_general_decoder() {
+        let input = b"left to lz4_flex".repeat(10);
+        let ours = frame(&input);
+        let mut two = ours.clone();
+        two.extend_from_slice(&ours);
+        assert_eq!(
+            read_into(&two, 2 * input.len()).unwrap(),
+            None,
+            "two frames"
+        );
+        let mut dictionary = ours.clone();
+        dictionary[4] |= 0x01;
+        assert_eq!(read_into(&dictionary, input.len()).unwrap(), None);
+        assert_eq!(
+            read_into(b"\x04\x22", 10).unwrap(),
+            None,
+            "shorter than a header"
+        );
+        assert_eq!(read_into(&[0u8; 32], 10).unwrap(), None, "no magic");
+    }
+
+    #[test]
+    fn damaged_frames_never_panic_and_checksums_catch_changed_bytes() {
+        let input: Vec<u8> = (0..150_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 997) as u8)
+            .collect();
+        for checksums in [false, true] {
+            let frame = their_frame(&input, true, checksums, false);
+            // Every byte of the header and the first block's start, then a stride through
+            // the rest.
+            let positions = (0..64).chain((64..frame.len()).step_by(97));
+            for at in positions {
+                let mut damaged = frame.clone();
+                damaged[at] ^= 0x5A;
+                let read = read_into(&damaged, input.len());
+                if checksums && let Ok(Some(out)) = read {
+                    assert_eq!(out, input, "a flip at {at} passed every checksum");
+                }
+            }
+            // Cut short anywhere: an error (or, before the magic is whole, not a frame).
+            for len in (0..frame.len()).step_by(101).chain([frame.len() - 1]) {
+                let read = read_into(&frame[..len], input.len());
+                assert!(matches!(read, Err(_) | Ok(None)), "cut at {len}");
+            }
+        }
     }
 }

@@ -2,30 +2,39 @@
 //! and the reader's decompression ahead of the walk.
 
 /// `work(state, item)` for every item, on up to `threads` threads (on the caller's thread
-/// when one is asked for or there is at most one item), each thread with its own `state()`
-/// (codec contexts). Items are handed out round robin, so that the large buffers of one
-/// column spread over the threads. The results come back in the items' order.
-pub(crate) fn round_robin<T: Sync, S, R: Send>(
+/// when one is asked for or there is at most one item), each thread with a state of its own
+/// (codec contexts) taken from `states`, which `make` tops up when it holds fewer than the
+/// threads used. The states stay in `states` for the next call: a zstd context holds
+/// megabytes of tables, and making one per message would cost more than a small message's
+/// work. Items are handed out round robin, so that the large buffers of one column spread
+/// over the threads. The results come back in the items' order.
+pub(crate) fn round_robin<T: Sync, S: Send, R: Send>(
     items: &[T],
     threads: usize,
-    state: impl Fn() -> S + Sync,
+    states: &mut Vec<S>,
+    make: impl Fn() -> S,
     work: impl Fn(&mut S, &T) -> R + Sync,
 ) -> Vec<R> {
-    if threads <= 1 || items.len() <= 1 {
-        let mut state = state();
-        return items.iter().map(|item| work(&mut state, item)).collect();
+    let threads = threads.clamp(1, items.len().max(1));
+    while states.len() < threads {
+        states.push(make());
     }
-    let threads = threads.min(items.len());
+    if threads == 1 {
+        let state = &mut states[0];
+        return items.iter().map(|item| work(state, item)).collect();
+    }
     let mut results: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
-        let (state, work) = (&state, &work);
-        let handles: Vec<_> = (0..threads)
-            .map(|first| {
+        let work = &work;
+        let handles: Vec<_> = states
+            .iter_mut()
+            .take(threads)
+            .enumerate()
+            .map(|(first, state)| {
                 scope.spawn(move || {
-                    let mut state = state();
                     (first..items.len())
                         .step_by(threads)
-                        .map(|i| (i, work(&mut state, &items[i])))
+                        .map(|i| (i, work(state, &items[i])))
                         .collect::<Vec<_>>()
                 })
             })
@@ -49,19 +58,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn results_come_back_in_order_whatever_the_threads() {
+    fn results_come_back_in_order_and_states_are_kept_between_calls() {
         let items: Vec<usize> = (0..37).collect();
-        for threads in [0, 1, 2, 5, 64] {
-            let states = std::sync::atomic::AtomicUsize::new(0);
-            let doubled = round_robin(
-                &items,
-                threads,
-                || states.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-                |_, &i| i * 2,
-            );
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = || made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut states = Vec::new();
+        for threads in [0, 1, 2, 5, 64, 2] {
+            let doubled = round_robin(&items, threads, &mut states, make, |_, &i| i * 2);
             assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
-            // One state per thread used, never one per item.
-            assert_eq!(states.into_inner(), threads.clamp(1, items.len()));
         }
+        // One state per thread ever used at once, never one per item or per call.
+        assert_eq!(made.into_inner(), items.len());
+        assert_eq!(states.len(), items.len());
+        // No items: nothing to do, one state at most.
+        let none: Vec<usize> = round_robin(&[], 4, &mut Vec::new(), || 0u8, |_, &i: &usize| i);
+        assert!(none.is_empty());
     }
 }

@@ -225,3 +225,86 @@ fn writers_refuse_what_the_format_cannot_hold() {
         .unwrap();
     assert!(err.to_string().contains("field d"), "{err}");
 }
+
+/// A writer that takes a few bytes per call, from one slice or from several, and is
+/// sometimes interrupted: messages go out as vectored writes, which must still deliver
+/// every byte in order to any `Write`.
+struct Trickle {
+    out: Vec<u8>,
+    calls: usize,
+    vectored: bool,
+}
+
+impl std::io::Write for Trickle {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls.is_multiple_of(7) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = bytes.len().min(1 + self.calls % 5);
+        self.out.extend_from_slice(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn write_vectored(&mut self, slices: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        if !self.vectored {
+            // The trait's default: the first non-empty slice only.
+            let first = slices
+                .iter()
+                .find(|s| !s.is_empty())
+                .map_or(&[][..], |s| &s[..]);
+            return self.write(first);
+        }
+        self.calls += 1;
+        if self.calls.is_multiple_of(7) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        // Across slice boundaries, stopping part way into one.
+        let mut budget = 3 + self.calls % 11;
+        let mut written = 0;
+        for slice in slices {
+            let n = slice.len().min(budget);
+            self.out.extend_from_slice(&slice[..n]);
+            written += n;
+            budget -= n;
+            if budget == 0 {
+                break;
+            }
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn messages_reach_writers_that_take_a_few_bytes_at_a_time() {
+    let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let batch = batch_of(Arc::new(StringArray::from(
+        words.iter().map(String::as_str).collect::<Vec<_>>(),
+    )));
+    for compression in [Compression::None, Compression::Lz4Frame] {
+        let options = WriteOptions::default().with_compression(compression);
+        let expected = stream_bytes(&batch, options.clone());
+        for vectored in [false, true] {
+            let trickle = Trickle {
+                out: Vec::new(),
+                calls: 0,
+                vectored,
+            };
+            let mut writer =
+                StreamWriter::try_new(trickle, batch.schema().clone(), options.clone()).unwrap();
+            writer.write(&batch).unwrap();
+            let trickle = writer.into_inner().unwrap();
+            assert!(trickle.calls > 100, "{} calls", trickle.calls);
+            assert_eq!(trickle.out, expected, "{compression:?} vectored {vectored}");
+        }
+        let read = read_one(&expected);
+        assert!(alkaid_data::equal(
+            &read.column(0).to_data(),
+            &batch.column(0).to_data()
+        ));
+    }
+}

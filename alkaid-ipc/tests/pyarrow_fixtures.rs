@@ -9,7 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use alkaid_array::RecordBatch;
+use alkaid_array::{Array, RecordBatch};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{FileReader, IpcErrorKind, StreamReader};
 use alkaid_schema::Metadata;
@@ -425,5 +425,31 @@ fn writes_large_lz4_frames_for_pyarrow() {
             ));
         }
         std::fs::write(dir.join(format!("large_lz4_{name}.stream")), bytes).unwrap();
+    }
+}
+
+/// pyarrow's LZ4 frames link their 64 KiB blocks: a match may reach back into the block
+/// before, which the frame reader finds in the output it has already written.
+#[test]
+fn reads_pyarrow_lz4_frames_of_linked_blocks() {
+    let bytes = std::fs::read(fixture("large_lz4_linked.stream")).unwrap();
+    let magic = bytes
+        .windows(4)
+        .position(|w| w == [0x04, 0x22, 0x4D, 0x18])
+        .expect("an LZ4 frame");
+    assert_eq!(
+        bytes[magic + 4] & 0x20,
+        0,
+        "the fixture's blocks are linked, not independent"
+    );
+    let batches = read_stream("large_lz4_linked.stream");
+    let column = batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<alkaid_array::Int64Array>()
+        .unwrap();
+    assert_eq!(column.len(), 300_000);
+    for (i, value) in column.values().iter().enumerate() {
+        assert_eq!(*value, (i as i64 * 7919) % 1009, "row {i}");
     }
 }

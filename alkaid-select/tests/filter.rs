@@ -44,8 +44,11 @@ proptest! {
     ) {
         prop_assume!(generatable(&data_type));
         let mut rng = Rng::new(seed);
-        let values: Vec<Value> = (0..len).map(|_| value(&data_type, &mut rng, 0.3)).collect();
-        let array = make_array(encode(&data_type, &values, &mut rng));
+        // Sliced at a random offset, so that every path meets a non-zero one.
+        let skip = rng.below(3);
+        let all: Vec<Value> = (0..len + skip).map(|_| value(&data_type, &mut rng, 0.3)).collect();
+        let array = make_array(encode(&data_type, &all, &mut rng)).slice(skip, len);
+        let values = &all[skip..];
         let bits = mask(len, &mut rng);
         let expected: Vec<Value> = values
             .iter()

@@ -5,153 +5,34 @@
 use std::sync::Arc;
 
 use alkaid_benches::VersusGroup;
-use alkaid_benches::data::Rng;
+use alkaid_benches::export;
+use alkaid_benches::ipc_batch::{ROWS, alkaid_batch, arrow_batch, columns};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-const ROWS: usize = 4 << 20;
-
-/// The columns' values, shared by both libraries.
-struct Columns {
-    ints: Vec<Option<i64>>,
-    floats: Vec<f64>,
-    flags: Vec<bool>,
-    words: Vec<String>,
-    lists: Vec<Vec<i32>>,
-    keys: Vec<i32>,
-    dictionary: Vec<String>,
-}
-
-fn columns(rows: usize) -> Columns {
-    let mut rng = Rng::new(42);
-    let mut next = |n: u64| rng.next_u64() % n;
-    Columns {
-        ints: (0..rows)
-            .map(|i| (i % 7 != 0).then_some(next(1 << 40) as i64))
-            .collect(),
-        floats: (0..rows).map(|_| next(1_000_000) as f64 / 7.0).collect(),
-        flags: (0..rows).map(|_| next(2) == 0).collect(),
-        words: (0..rows)
-            .map(|_| format!("w{}", next(1 << 30)).repeat(1 + next(2) as usize))
-            .collect(),
-        lists: (0..rows)
-            .map(|_| (0..next(4)).map(|v| v as i32).collect())
-            .collect(),
-        keys: (0..rows).map(|_| next(1000) as i32).collect(),
-        dictionary: (0..1000).map(|i| format!("category {i}")).collect(),
-    }
-}
-
-fn alkaid_batch(c: &Columns) -> alkaid_array::RecordBatch {
-    use alkaid_array::types::Int32Type;
-    use alkaid_array::*;
-    let mut lists = GenericListBuilder::<i32, _>::new(
-        PrimitiveBuilder::<Int32Type>::with_capacity(c.lists.len() * 2),
-    );
-    for list in &c.lists {
-        for &v in list {
-            lists.values().append_value(v);
-        }
-        lists.append(true);
-    }
-    let words = StringArray::from(c.words.iter().map(String::as_str).collect::<Vec<_>>());
-    let dictionary: ArrayRef = Arc::new(StringArray::from(
-        c.dictionary.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
-    let keys = Int32Array::from(c.keys.clone());
-    let struct_fields = alkaid_schema::Fields::from(vec![
-        alkaid_schema::Field::new("a", alkaid_schema::DataType::Int32, false),
-        alkaid_schema::Field::new("b", alkaid_schema::DataType::Float64, false),
-    ]);
-    let structs = StructArray::try_new(
-        struct_fields,
-        vec![
-            Arc::new(keys.clone()),
-            Arc::new(Float64Array::from(c.floats.clone())),
-        ],
-        None,
-    )
-    .unwrap();
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(c.ints.clone())),
-        Arc::new(Float64Array::from(c.floats.clone())),
-        Arc::new(BooleanArray::from(c.flags.clone())),
-        Arc::new(words),
-        Arc::new(lists.finish().unwrap()),
-        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, dictionary).unwrap()),
-        Arc::new(structs),
-    ];
-    let fields: Vec<alkaid_schema::Field> = [
-        "ints", "floats", "flags", "words", "lists", "dict", "struct",
-    ]
-    .iter()
-    .zip(&columns)
-    .map(|(name, column)| alkaid_schema::Field::new(*name, column.data_type().clone(), true))
-    .collect();
-    RecordBatch::try_new(Arc::new(alkaid_schema::Schema::new(fields)), columns).unwrap()
-}
-
-fn arrow_batch(c: &Columns) -> arrow_array::RecordBatch {
-    use arrow_array::types::Int32Type;
-    use arrow_array::*;
-    let lists = ListArray::from_iter_primitive::<Int32Type, _, _>(
-        c.lists
-            .iter()
-            .map(|l| Some(l.iter().map(|&v| Some(v)).collect::<Vec<_>>())),
-    );
-    let words = StringArray::from(c.words.iter().map(String::as_str).collect::<Vec<_>>());
-    let dictionary = StringArray::from(c.dictionary.iter().map(String::as_str).collect::<Vec<_>>());
-    let keys = Int32Array::from(c.keys.clone());
-    let structs = StructArray::from(vec![
-        (
-            Arc::new(arrow_schema::Field::new(
-                "a",
-                arrow_schema::DataType::Int32,
-                false,
-            )),
-            Arc::new(keys.clone()) as ArrayRef,
-        ),
-        (
-            Arc::new(arrow_schema::Field::new(
-                "b",
-                arrow_schema::DataType::Float64,
-                false,
-            )),
-            Arc::new(Float64Array::from(c.floats.clone())) as ArrayRef,
-        ),
-    ]);
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(c.ints.clone())),
-        Arc::new(Float64Array::from(c.floats.clone())),
-        Arc::new(BooleanArray::from(c.flags.clone())),
-        Arc::new(words),
-        Arc::new(lists),
-        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(dictionary)).unwrap()),
-        Arc::new(structs),
-    ];
-    RecordBatch::try_from_iter(
-        [
-            "ints", "floats", "flags", "words", "lists", "dict", "struct",
-        ]
-        .into_iter()
-        .zip(columns),
-    )
-    .unwrap()
-}
-
+/// Alkaid's write options for `codec` (`none`, `lz4`, `zstd`, or either codec followed by
+/// `_2_threads`: compression on both cores).
 fn alkaid_options(codec: &str) -> alkaid_ipc::WriteOptions {
     use alkaid_ipc::Compression;
-    let compression = match codec {
+    let (name, threads) = match codec.strip_suffix("_2_threads") {
+        Some(name) => (name, 2),
+        None => (codec, 1),
+    };
+    let compression = match name {
         "lz4" => Compression::Lz4Frame,
         "zstd" => Compression::ZSTD, // level 3, what arrow-ipc uses
         _ => Compression::None,
     };
-    alkaid_ipc::WriteOptions::default().with_compression(compression)
+    alkaid_ipc::WriteOptions::default()
+        .with_compression(compression)
+        .with_compression_threads(threads)
 }
 
+/// arrow-ipc's write options for `codec`; it has no parallel compression, so `_2_threads`
+/// writes as the single-threaded codec does.
 fn arrow_options(codec: &str) -> arrow_ipc::writer::IpcWriteOptions {
     use arrow_ipc::CompressionType;
-    let compression = match codec {
+    let compression = match codec.trim_end_matches("_2_threads") {
         "lz4" => Some(CompressionType::LZ4_FRAME),
         "zstd" => Some(CompressionType::ZSTD),
         _ => None,
@@ -180,14 +61,6 @@ fn arrow_write(batch: &arrow_array::RecordBatch, codec: &str, out: &mut Vec<u8>)
     .unwrap();
     writer.write(batch).unwrap();
     writer.finish().unwrap();
-}
-
-fn alkaid_file(batch: &alkaid_array::RecordBatch) -> Vec<u8> {
-    let options = alkaid_options("none").with_magic(alkaid_ipc::Magic::Arrow);
-    let mut writer =
-        alkaid_ipc::FileWriter::try_new(Vec::new(), batch.schema().clone(), options).unwrap();
-    writer.write(batch).unwrap();
-    writer.into_inner().unwrap()
 }
 
 fn arrow_file(batch: &arrow_array::RecordBatch) -> Vec<u8> {
@@ -245,13 +118,27 @@ fn ipc(c: &mut Criterion) {
         .throughput(Throughput::Bytes(bytes));
     // Each library writes into its own reused buffer.
     let mut their_out = Vec::new();
-    for codec in ["none", "lz4", "zstd"] {
+    for codec in ["none", "lz4", "zstd", "lz4_2_threads", "zstd_2_threads"] {
         group.versus(
             &format!("stream/{codec}"),
             || alkaid_write(&ours, codec, &mut out),
             || arrow_write(&theirs, codec, &mut their_out),
         );
     }
+    // Into a new vector each time: growth and fresh pages are part of the cost.
+    group.versus(
+        "stream/none_new_vec",
+        || {
+            let mut fresh = Vec::new();
+            alkaid_write(&ours, "none", &mut fresh);
+            fresh
+        },
+        || {
+            let mut fresh = Vec::new();
+            arrow_write(&theirs, "none", &mut fresh);
+            fresh
+        },
+    );
     // The floor: copying the uncompressed stream's bytes into a reused buffer.
     alkaid_write(&ours, "none", &mut out);
     let mut copy = vec![0u8; out.len()];
@@ -268,6 +155,7 @@ fn ipc(c: &mut Criterion) {
             b.iter(|| black_box(out.to_vec()))
         });
     group.finish();
+    codec_alone(c, &ours, bytes);
 
     let mut group = VersusGroup::new(c, "ipc_read");
     group
@@ -277,6 +165,7 @@ fn ipc(c: &mut Criterion) {
     for codec in ["none", "lz4", "zstd"] {
         let mut ours_bytes = Vec::new();
         alkaid_write(&ours, codec, &mut ours_bytes);
+        export::bytes(&format!("ipc_stream_{codec}.arrows"), &ours_bytes);
         let mut arrow_bytes = Vec::new();
         arrow_write(&theirs, codec, &mut arrow_bytes);
         group.versus(
@@ -311,6 +200,23 @@ fn ipc(c: &mut Criterion) {
             );
         }
     }
+    // A stream pyarrow wrote (LZ4 frames of linked 64 KiB blocks, where both Rust writers
+    // write independent blocks), when `pyarrow_bench.py` has run before and left it.
+    let pyarrow_lz4 = export::directory()
+        .and_then(|dir| std::fs::read(dir.join("pyarrow_stream_lz4.arrows")).ok());
+    if let Some(stream) = pyarrow_lz4 {
+        group.versus(
+            "stream/lz4_from_pyarrow",
+            || {
+                let reader = alkaid_ipc::StreamReader::try_new(&stream[..]).unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            },
+            || {
+                let reader = arrow_ipc::reader::StreamReader::try_new(&stream[..], None).unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            },
+        );
+    }
     group.finish();
 
     // Zero-copy reads of an in-memory file (a memory map, say), validation skipped on both
@@ -318,10 +224,14 @@ fn ipc(c: &mut Criterion) {
     // data.
     let mut group = VersusGroup::new(c, "ipc_zero_copy");
     for rows in [ROWS, ROWS / 64] {
-        let ours_bytes = alkaid_file(&ours.slice(0, rows));
+        let ours_bytes = export::file_bytes(&[ours.slice(0, rows)]);
+        let label = format!("file/{}Ki", rows >> 10);
+        export::bytes(
+            &format!("ipc_{}.arrow", label.replace('/', "_")),
+            &ours_bytes,
+        );
         let ours_buffer = alkaid_buffer::Buffer::from_slice_ref(&ours_bytes);
         let arrow_buffer = arrow_buffer::Buffer::from_vec(arrow_file(&theirs.slice(0, rows)));
-        let label = format!("file/{}Ki", rows >> 10);
         group.versus(
             &label,
             || {
@@ -356,6 +266,81 @@ fn ipc(c: &mut Criterion) {
             }
         },
     );
+    group.finish();
+}
+
+/// The codecs alone on the batch's buffers, the bound for the compressed rows: each buffer
+/// compressed as one LZ4 block per 4 MiB (what the frame writer does, without the frame) and
+/// as one zstd level 3 frame with a reused context, into reused room; then decompressed
+/// into reused room of the right size.
+fn codec_alone(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64) {
+    let mut buffers = Vec::new();
+    for column in batch.columns() {
+        alkaid_benches::each_buffer(&column.to_data(), &mut |buffer| {
+            buffers.push(buffer.to_vec())
+        });
+    }
+    let largest = buffers.iter().map(Vec::len).max().unwrap_or(0);
+    let mut room = vec![0u8; lz4_flex::block::get_maximum_output_size(largest) + 64];
+    let mut plain = vec![0u8; largest];
+    let lz4_blocks: Vec<Vec<Vec<u8>>> = buffers
+        .iter()
+        .map(|buffer| {
+            buffer
+                .chunks(4 << 20)
+                .map(lz4_flex::block::compress)
+                .collect()
+        })
+        .collect();
+    let mut zstd_compressor = zstd::bulk::Compressor::new(3).unwrap();
+    let mut zstd_decompressor = zstd::bulk::Decompressor::new().unwrap();
+    let zstd_frames: Vec<Vec<u8>> = buffers
+        .iter()
+        .map(|buffer| zstd_compressor.compress(buffer).unwrap())
+        .collect();
+
+    let mut group = c.benchmark_group("codec");
+    group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    group.bench_function(BenchmarkId::new("alone", "lz4/compress"), |b| {
+        b.iter(|| {
+            for buffer in &buffers {
+                for block in buffer.chunks(4 << 20) {
+                    black_box(lz4_flex::block::compress_into(block, &mut room).unwrap());
+                }
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("alone", "lz4/decompress"), |b| {
+        b.iter(|| {
+            for blocks in &lz4_blocks {
+                for block in blocks {
+                    black_box(lz4_flex::block::decompress_into(block, &mut plain).unwrap());
+                }
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("alone", "zstd/compress"), |b| {
+        b.iter(|| {
+            for buffer in &buffers {
+                black_box(
+                    zstd_compressor
+                        .compress_to_buffer(buffer, &mut room[..])
+                        .unwrap(),
+                );
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("alone", "zstd/decompress"), |b| {
+        b.iter(|| {
+            for frame in &zstd_frames {
+                black_box(
+                    zstd_decompressor
+                        .decompress_to_buffer(frame, &mut plain[..])
+                        .unwrap(),
+                );
+            }
+        })
+    });
     group.finish();
 }
 

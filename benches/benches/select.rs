@@ -5,150 +5,17 @@
 use std::sync::Arc;
 
 use alkaid_benches::VersusGroup;
-use alkaid_benches::data::Rng;
+use alkaid_benches::export;
+use alkaid_benches::select_inputs::{
+    Inputs, MASKS, ROWS, inputs, interleave_pairs, mask, take_indices,
+};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-
-const ROWS: usize = 1 << 20;
-
-struct Inputs {
-    ours: Vec<(&'static str, alkaid_array::ArrayRef)>,
-    theirs: Vec<(&'static str, arrow_array::ArrayRef)>,
-}
-
-fn inputs() -> Inputs {
-    use alkaid_array as ours;
-    use arrow_array as theirs;
-    let mut rng = Rng::new(7);
-    let ints: Vec<i32> = (0..ROWS).map(|_| rng.next_u64() as i32).collect();
-    let longs: Vec<Option<i64>> = (0..ROWS)
-        .map(|i| (i % 7 != 0).then_some(i as i64))
-        .collect();
-    let floats: Vec<f64> = (0..ROWS).map(|i| i as f64 * 0.5).collect();
-    let flags: Vec<bool> = (0..ROWS).map(|_| rng.chance(0.5)).collect();
-    let words: Vec<String> = (0..ROWS).map(|i| format!("word {}", i % 5000)).collect();
-    let word_refs: Vec<&str> = words.iter().map(String::as_str).collect();
-    // Views: a third of the values longer than 12 bytes, so not inline.
-    let long_words: Vec<String> = (0..ROWS)
-        .map(|i| match i % 3 {
-            0 => format!("a longer word, number {}", i % 5000),
-            _ => format!("w{}", i % 5000),
-        })
-        .collect();
-    let long_refs: Vec<&str> = long_words.iter().map(String::as_str).collect();
-    let lists: Vec<Vec<i32>> = (0..ROWS).map(|i| (0..(i % 4) as i32).collect()).collect();
-    let keys: Vec<i32> = (0..ROWS).map(|_| (rng.next_u64() % 1000) as i32).collect();
-    let categories: Vec<String> = (0..1000).map(|i| format!("category {i}")).collect();
-    let category_refs: Vec<&str> = categories.iter().map(String::as_str).collect();
-
-    let mut list_builder = ours::GenericListBuilder::<i32, _>::new(ours::PrimitiveBuilder::<
-        ours::types::Int32Type,
-    >::with_capacity(ROWS * 2));
-    for list in &lists {
-        for &v in list {
-            list_builder.values().append_value(v);
-        }
-        list_builder.append(true);
-    }
-    let struct_fields = alkaid_schema::Fields::from(vec![
-        alkaid_schema::Field::new("a", alkaid_schema::DataType::Int32, false),
-        alkaid_schema::Field::new("b", alkaid_schema::DataType::Float64, false),
-    ]);
-    let our_struct = ours::StructArray::try_new(
-        struct_fields,
-        vec![
-            Arc::new(ours::Int32Array::from(ints.clone())),
-            Arc::new(ours::Float64Array::from(floats.clone())),
-        ],
-        None,
-    )
-    .unwrap();
-    let our_dictionary = ours::DictionaryArray::<ours::types::Int32Type>::try_new(
-        ours::Int32Array::from(keys.clone()),
-        Arc::new(ours::StringArray::from(category_refs.clone())),
-    )
-    .unwrap();
-    let ours: Vec<(&'static str, ours::ArrayRef)> = vec![
-        ("i32", Arc::new(ours::Int32Array::from(ints.clone()))),
-        ("i64_nulls", Arc::new(ours::Int64Array::from(longs.clone()))),
-        ("f64", Arc::new(ours::Float64Array::from(floats.clone()))),
-        ("bool", Arc::new(ours::BooleanArray::from(flags.clone()))),
-        ("utf8", Arc::new(ours::StringArray::from(word_refs.clone()))),
-        (
-            "utf8_view",
-            Arc::new(ours::StringViewArray::from_iter_values(long_refs.clone())),
-        ),
-        ("list_i32", Arc::new(list_builder.finish().unwrap())),
-        ("dict_i32_utf8", Arc::new(our_dictionary)),
-        ("struct", Arc::new(our_struct)),
-    ];
-
-    let their_struct = theirs::StructArray::from(vec![
-        (
-            Arc::new(arrow_schema::Field::new(
-                "a",
-                arrow_schema::DataType::Int32,
-                false,
-            )),
-            Arc::new(theirs::Int32Array::from(ints.clone())) as theirs::ArrayRef,
-        ),
-        (
-            Arc::new(arrow_schema::Field::new(
-                "b",
-                arrow_schema::DataType::Float64,
-                false,
-            )),
-            Arc::new(theirs::Float64Array::from(floats.clone())) as theirs::ArrayRef,
-        ),
-    ]);
-    let their_dictionary = theirs::DictionaryArray::<theirs::types::Int32Type>::try_new(
-        theirs::Int32Array::from(keys),
-        Arc::new(theirs::StringArray::from(category_refs)),
-    )
-    .unwrap();
-    let theirs: Vec<(&'static str, theirs::ArrayRef)> = vec![
-        ("i32", Arc::new(theirs::Int32Array::from(ints))),
-        ("i64_nulls", Arc::new(theirs::Int64Array::from(longs))),
-        ("f64", Arc::new(theirs::Float64Array::from(floats))),
-        ("bool", Arc::new(theirs::BooleanArray::from(flags))),
-        ("utf8", Arc::new(theirs::StringArray::from(word_refs))),
-        (
-            "utf8_view",
-            Arc::new(theirs::StringViewArray::from_iter_values(long_refs)),
-        ),
-        (
-            "list_i32",
-            Arc::new(theirs::ListArray::from_iter_primitive::<
-                theirs::types::Int32Type,
-                _,
-                _,
-            >(
-                lists
-                    .iter()
-                    .map(|l| Some(l.iter().map(|&v| Some(v)).collect::<Vec<_>>())),
-            )),
-        ),
-        ("dict_i32_utf8", Arc::new(their_dictionary)),
-        ("struct", Arc::new(their_struct)),
-    ];
-    Inputs { ours, theirs }
-}
-
-/// Masks by name: a selectivity, or long runs (1 Ki rows on, 1 Ki off).
-fn mask(name: &str) -> Vec<bool> {
-    let mut rng = Rng::new(11);
-    match name {
-        "runs" => (0..ROWS).map(|i| (i / 1024) % 2 == 0).collect(),
-        other => {
-            let p: f64 = other.parse().unwrap();
-            (0..ROWS).map(|_| rng.chance(p)).collect()
-        }
-    }
-}
 
 fn select(c: &mut Criterion) {
     let Inputs { ours, theirs } = inputs();
+    export_inputs(&ours);
     let mut group = VersusGroup::new(c, "filter");
-    for shape in ["0.999", "0.5", "0.001", "runs"] {
+    for shape in MASKS {
         let bits = mask(shape);
         let our_mask = alkaid_array::BooleanArray::from(bits.clone());
         let their_mask = arrow_array::BooleanArray::from(bits);
@@ -163,10 +30,7 @@ fn select(c: &mut Criterion) {
     }
     group.finish();
 
-    let mut rng = Rng::new(3);
-    let picks: Vec<u32> = (0..ROWS)
-        .map(|_| (rng.next_u64() % ROWS as u64) as u32)
-        .collect();
+    let picks = take_indices();
     let our_indices = alkaid_array::UInt32Array::from(picks.clone());
     let their_indices = arrow_array::UInt32Array::from(picks);
     let mut group = VersusGroup::new(c, "take");
@@ -199,13 +63,7 @@ fn select(c: &mut Criterion) {
     // Interleave 1 Mi rows picked at random from four quarter-length slices.
     let mut group = VersusGroup::new(c, "interleave");
     let quarter = ROWS / 4;
-    let mut rng = Rng::new(5);
-    let pairs: Vec<(usize, usize)> = (0..ROWS)
-        .map(|_| {
-            let a = (rng.next_u64() % 4) as usize;
-            (a, (rng.next_u64() % quarter as u64) as usize)
-        })
-        .collect();
+    let pairs = interleave_pairs();
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
         let our_parts: Vec<_> = (0..4).map(|k| a.slice(k * quarter, quarter)).collect();
         let their_parts: Vec<_> = (0..4).map(|k| b.slice(k * quarter, quarter)).collect();
@@ -227,7 +85,7 @@ fn select(c: &mut Criterion) {
     let mut group = c.benchmark_group("bound");
     for (name, a) in &ours {
         let mut source = Vec::new();
-        collect_bytes(&a.to_data(), &mut source);
+        alkaid_benches::each_buffer(&a.to_data(), &mut |bytes| source.extend_from_slice(bytes));
         let mut target = vec![0u8; source.len()];
         group.bench_function(BenchmarkId::new("memcpy", *name), |bench| {
             bench.iter(|| target.copy_from_slice(&source))
@@ -236,20 +94,33 @@ fn select(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every byte `data` holds: its buffers, its children's and its dictionary's.
-fn collect_bytes(data: &alkaid_data::ArrayData, out: &mut Vec<u8>) {
-    for buffer in data.buffers() {
-        out.extend_from_slice(buffer);
-    }
-    if let Some(nulls) = data.nulls() {
-        out.extend_from_slice(nulls.validity().inner());
-    }
-    for child in data.children() {
-        collect_bytes(child, out);
-    }
-    if let Some(dictionary) = data.dictionary() {
-        collect_bytes(dictionary, out);
-    }
+/// Writes the inputs, the masks and the take indices for `pyarrow_bench.py`: one file of
+/// nine columns, one of the masks (a column per mask, named as in [`MASKS`]) and one of the
+/// indices. Interleave has no pyarrow counterpart.
+fn export_inputs(ours: &[(&'static str, alkaid_array::ArrayRef)]) {
+    use alkaid_array::{ArrayRef, BooleanArray, RecordBatch, UInt32Array};
+    use alkaid_schema::{Field, Schema};
+    let batch = |columns: Vec<(&str, ArrayRef)>| {
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|(name, column)| Field::new(*name, column.data_type().clone(), true))
+            .collect();
+        let arrays = columns.into_iter().map(|(_, column)| column).collect();
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap()
+    };
+    export::batch("select_inputs", &batch(ours.to_vec()));
+    let masks = MASKS
+        .iter()
+        .map(|shape| {
+            (
+                *shape,
+                Arc::new(BooleanArray::from(mask(shape))) as ArrayRef,
+            )
+        })
+        .collect();
+    export::batch("select_masks", &batch(masks));
+    let indices: ArrayRef = Arc::new(UInt32Array::from(take_indices()));
+    export::batch("select_take", &batch(vec![("indices", indices)]));
 }
 
 criterion_group! {

@@ -3,9 +3,19 @@
 //! Every bench binary runs the same work through Alkaid and through arrow-rs in one criterion
 //! group, so the two figures of a row come from one binary, one allocator and one set of
 //! build flags. `report.py` beside this crate turns criterion's output into the table in
-//! `benches/README.md`.
+//! `benches/README.md`. Each binary also writes its inputs as IPC files ([`export`]) for
+//! `pyarrow_bench.py`, which times pyarrow on the same bytes.
+
+/// With the `mimalloc` feature, both libraries in every bench binary allocate through
+/// mimalloc; without it, through the system allocator (glibc's malloc here).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod data;
+pub mod export;
+pub mod ipc_batch;
+pub mod select_inputs;
 
 use std::time::Duration;
 
@@ -83,6 +93,43 @@ impl<'a> VersusGroup<'a> {
     }
 }
 
+/// Calls `f` with every buffer `data` holds: its own, its validity bitmap's, its children's
+/// and its dictionary's.
+pub fn each_buffer(data: &alkaid_data::ArrayData, f: &mut impl FnMut(&[u8])) {
+    for buffer in data.buffers() {
+        f(buffer);
+    }
+    if let Some(nulls) = data.nulls() {
+        f(nulls.validity().inner());
+    }
+    for child in data.children() {
+        each_buffer(child, f);
+    }
+    if let Some(dictionary) = data.dictionary() {
+        each_buffer(dictionary, f);
+    }
+}
+
+/// Where criterion writes its results: `$CRITERION_HOME` (so that a run with the other
+/// allocator can keep its own, `CRITERION_HOME=target/criterion-mimalloc`), or `criterion/`
+/// in the target directory.
+pub fn criterion_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("CRITERION_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| target_dir().map(|target| target.join("criterion")))
+}
+
+/// The target directory: `$CARGO_TARGET_DIR`, or the one the bench binary was built in.
+pub fn target_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let exe = std::env::current_exe().ok()?;
+            // target/<profile>/deps/<binary>
+            exe.ancestors().nth(3).map(std::path::Path::to_path_buf)
+        })
+}
+
 /// Both libraries' times over the runs [`VersusGroup::versus`] paired.
 #[derive(Default)]
 struct Paired {
@@ -98,22 +145,16 @@ impl Paired {
         self.pairs += pairs;
     }
 
-    /// Writes the sums as JSON under the criterion directory (`$CARGO_TARGET_DIR/criterion`,
-    /// or the `target` directory the bench binary was built in). Nothing is written when
+    /// Writes the sums as JSON under [`criterion_dir`]. Nothing is written when
     /// no run was paired (a filter skipped both figures); failing to write only warns.
     fn save(&self, group_name: &str, id: &str) {
         if self.pairs == 0 {
             return;
         }
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(std::path::PathBuf::from)
-            .or_else(|| {
-                let exe = std::env::current_exe().ok()?;
-                // target/<profile>/deps/<binary>
-                exe.ancestors().nth(3).map(std::path::Path::to_path_buf)
-            });
-        let Some(target) = target else { return };
-        let dir = target.join("criterion/paired").join(group_name);
+        let Some(criterion) = criterion_dir() else {
+            return;
+        };
+        let dir = criterion.join("paired").join(group_name);
         let file = dir.join(format!("{}.json", id.replace('/', "_")));
         let json = format!(
             "{{\"group\": \"{group_name}\", \"id\": \"{id}\", \"alkaid_ns\": {}, \"arrow_ns\": {}, \"pairs\": {}}}\n",

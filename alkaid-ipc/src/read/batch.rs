@@ -12,7 +12,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
 
-use crate::compression::Decompressor;
+use crate::compression::{Decompressor, DecompressorPool};
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -38,13 +38,22 @@ pub(crate) struct BodyReader<'a> {
     /// are taken from the message instead of counted, keeping decoding independent of size.
     pub trusted: bool,
     pub cursor: usize,
-    decompressor: Decompressor,
+    /// Codec contexts lent by the reader for this walk (one per thread), given back when
+    /// the walk is dropped.
+    contexts: Vec<Decompressor>,
+    pool: &'a DecompressorPool,
     /// Buffers decompressed ahead on several threads, by buffer index (`None` once taken,
     /// or where the location lies outside the body and `next_buffer` reports it).
     decompressed: Vec<Option<Result<Buffer>>>,
     node: usize,
     buffer: usize,
     variadic: usize,
+}
+
+impl Drop for BodyReader<'_> {
+    fn drop(&mut self) {
+        self.pool.give_back(std::mem::take(&mut self.contexts));
+    }
 }
 
 impl<'a> BodyReader<'a> {
@@ -58,6 +67,7 @@ impl<'a> BodyReader<'a> {
         ids: &'a DictionaryIds,
         dictionaries: &'a BTreeMap<i64, Arc<ArrayData>>,
         cursor: usize,
+        pool: &'a DecompressorPool,
     ) -> Result<Self> {
         let codec = match batch.compression() {
             None => None,
@@ -83,7 +93,8 @@ impl<'a> BodyReader<'a> {
             legacy_validity: false,
             trusted: false,
             cursor,
-            decompressor: Decompressor::default(),
+            contexts: pool.lend(),
+            pool,
             decompressed: Vec::new(),
             node: 0,
             buffer: 0,
@@ -117,9 +128,13 @@ impl<'a> BodyReader<'a> {
             return;
         }
         let located: Vec<Option<Buffer>> = locations.iter().map(|l| self.located(l)).collect();
-        self.decompressed = round_robin(&located, threads, Decompressor::default, |d, bytes| {
-            bytes.as_ref().map(|bytes| d.decompress(codec, bytes))
-        });
+        self.decompressed = round_robin(
+            &located,
+            threads,
+            &mut self.contexts,
+            Decompressor::default,
+            |d, bytes| bytes.as_ref().map(|bytes| d.decompress(codec, bytes)),
+        );
     }
 
     /// The bytes of the body at `location`, or `None` if they lie outside it.
@@ -168,10 +183,14 @@ impl<'a> BodyReader<'a> {
             (Some(_), Some(result)) => {
                 result.map_err(|e| e.context(format!("{path}: buffer {index}")))
             }
-            (Some(codec), None) => self
-                .decompressor
-                .decompress(codec, &bytes)
-                .map_err(|e| e.context(format!("{path}: buffer {index}"))),
+            (Some(codec), None) => {
+                if self.contexts.is_empty() {
+                    self.contexts.push(Decompressor::default());
+                }
+                self.contexts[0]
+                    .decompress(codec, &bytes)
+                    .map_err(|e| e.context(format!("{path}: buffer {index}")))
+            }
         }
     }
 

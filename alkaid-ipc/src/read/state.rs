@@ -10,6 +10,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
 use super::options::ReadOptions;
+use crate::compression::DecompressorPool;
 use crate::dictionary::{DictionaryIds, value_type_at};
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -97,6 +98,8 @@ pub(crate) struct ReadState {
     /// replaced.
     pub one_dictionary_per_id: bool,
     pub options: ReadOptions,
+    /// Codec contexts kept from one message to the next.
+    decompressors: DecompressorPool,
 }
 
 impl ReadState {
@@ -184,7 +187,14 @@ impl ReadState {
         cursor: usize,
         legacy_validity: bool,
     ) -> Result<BodyReader<'a>> {
-        let mut reader = BodyReader::new(batch, body, &self.ids, &self.dictionaries, cursor)?;
+        let mut reader = BodyReader::new(
+            batch,
+            body,
+            &self.ids,
+            &self.dictionaries,
+            cursor,
+            &self.decompressors,
+        )?;
         reader.swap = self.swap;
         reader.legacy_validity = legacy_validity;
         reader.trusted = !self.options.full_validation;
@@ -257,6 +267,8 @@ impl ReadState {
         let path = Path::Dictionary(id);
         let values = reader.array(&value_type, path)?;
         reader.finish()?;
+        // Gives the codec contexts back before the dictionaries change.
+        drop(reader);
         self.validate(&values, path)?;
         let is_delta = dictionary.isDelta();
         if !is_delta && self.one_dictionary_per_id && self.dictionaries.contains_key(&id) {

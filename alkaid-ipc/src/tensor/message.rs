@@ -293,7 +293,11 @@ fn write_framed(
 /// # Errors
 /// If writing fails.
 pub fn write_tensor(out: &mut impl Write, tensor: &Tensor) -> Result<usize> {
-    let body = Body::new(vec![tensor.data().clone()], &WriteOptions::default())?;
+    let body = Body::new(
+        vec![tensor.data().clone()],
+        &WriteOptions::default(),
+        &mut Vec::new(),
+    )?;
     let mut fbb = FlatBufferBuilder::new();
     let (type_type, type_) = encode_type(&mut fbb, tensor.value_type());
     let shape = shape_vector(&mut fbb, tensor.shape(), tensor.dim_names());
@@ -330,7 +334,7 @@ pub fn write_sparse_tensor(out: &mut impl Write, tensor: &SparseTensor) -> Resul
         SparseIndex::Csf(csf) => csf.indptr.iter().chain(&csf.indices).cloned().collect(),
     };
     buffers.push(tensor.data().clone());
-    let body = Body::new(buffers, &WriteOptions::default())?;
+    let body = Body::new(buffers, &WriteOptions::default(), &mut Vec::new())?;
     let locations = body.locations();
     let mut fbb = FlatBufferBuilder::new();
     let (type_type, type_) = encode_type(&mut fbb, tensor.value_type());

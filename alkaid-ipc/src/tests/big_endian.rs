@@ -152,7 +152,7 @@ fn big_endian_stream(batch: &RecordBatch) -> Vec<u8> {
         alkaid_schema::extension::Namespace::Alkaid,
     );
     write_message(&mut out, fbb.finished_data(), None, 8).unwrap();
-    let body = Body::new(buffers, &options).unwrap();
+    let body = Body::new(buffers, &options, &mut Vec::new()).unwrap();
     let mut fbb = FlatBufferBuilder::new();
     let table = record_batch_table(&mut fbb, 2, &encoded, &body, Compression::None);
     finish_message(

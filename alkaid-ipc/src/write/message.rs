@@ -1,6 +1,6 @@
 //! Framing: message flatbuffers, their length prefix and padding, and message bodies.
 
-use std::io::Write;
+use std::io::{IoSlice, Write};
 
 use alkaid_buffer::Buffer;
 use alkaid_schema::Metadata;
@@ -41,16 +41,24 @@ pub(crate) struct Body {
     len: usize,
 }
 
+/// Padding comes from here: alignments are at most 64 bytes.
+const ZEROS: [u8; 64] = [0; 64];
+
 fn padding(len: usize, alignment: usize) -> usize {
     len.next_multiple_of(alignment) - len
 }
 
 impl Body {
-    /// Lays out `buffers`, compressing them if the options say so.
-    pub(crate) fn new(buffers: Vec<Buffer>, options: &WriteOptions) -> Result<Self> {
+    /// Lays out `buffers`, compressing them if the options say so, with the codec contexts
+    /// in `compressors` (one per thread, made on first use and kept there for the next body).
+    pub(crate) fn new(
+        buffers: Vec<Buffer>,
+        options: &WriteOptions,
+        compressors: &mut Vec<Compressor>,
+    ) -> Result<Self> {
         let pieces = match options.compression() {
             Compression::None => buffers.into_iter().map(Piece::Shared).collect(),
-            codec => compress_all(&buffers, codec, options.compression_threads())?,
+            codec => compress_all(&buffers, codec, options.compression_threads(), compressors)?,
         };
         let alignment = options.alignment();
         let mut locations = Vec::with_capacity(pieces.len());
@@ -77,21 +85,26 @@ impl Body {
         &self.locations
     }
 
-    fn write(&self, out: &mut impl Write) -> Result<()> {
-        const ZEROS: [u8; 64] = [0; 64];
+    /// Every buffer and its padding, in order.
+    fn slices<'a>(&'a self, into: &mut Vec<IoSlice<'a>>) {
         for piece in &self.pieces {
             let bytes = piece.bytes();
-            out.write_all(bytes)?;
-            out.write_all(&ZEROS[..padding(bytes.len(), self.alignment)])?;
+            into.push(IoSlice::new(bytes));
+            into.push(IoSlice::new(&ZEROS[..padding(bytes.len(), self.alignment)]));
         }
-        Ok(())
     }
 }
 
-fn compress_all(buffers: &[Buffer], codec: Compression, threads: usize) -> Result<Vec<Piece>> {
+fn compress_all(
+    buffers: &[Buffer],
+    codec: Compression,
+    threads: usize,
+    compressors: &mut Vec<Compressor>,
+) -> Result<Vec<Piece>> {
     round_robin(
         buffers,
         threads,
+        compressors,
         || Compressor::new(codec),
         |compressor, buffer| {
             let mut out = Vec::new();
@@ -169,17 +182,35 @@ pub(crate) fn write_message(
 ) -> Result<(usize, usize)> {
     let pad = padding(8 + flatbuffer.len(), alignment);
     let declared = i32::try_from(flatbuffer.len() + pad)
-        .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?;
-    out.write_all(&CONTINUATION)?;
-    out.write_all(&declared.to_le_bytes())?;
-    out.write_all(flatbuffer)?;
-    out.write_all(&[0u8; 64][..pad])?;
-    let body_len = match body {
-        Some(body) => {
-            body.write(out)?;
-            body.len()
+        .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?
+        .to_le_bytes();
+    let mut slices = vec![
+        IoSlice::new(&CONTINUATION),
+        IoSlice::new(&declared),
+        IoSlice::new(flatbuffer),
+        IoSlice::new(&ZEROS[..pad]),
+    ];
+    if let Some(body) = body {
+        body.slices(&mut slices);
+    }
+    write_all_vectored(out, &mut slices)?;
+    Ok((8 + flatbuffer.len() + pad, body.map_or(0, Body::len)))
+}
+
+/// Writes every slice, as `Write::write_all` does one, in as few calls as `out` takes
+/// (`write_all_vectored` is not stable yet): a `Vec<u8>` reserves room for the whole
+/// message at once instead of doubling as buffer after buffer arrives (each doubling copies
+/// and, in fresh memory, faults in pages), and a file takes `writev` calls. A `Write` that
+/// does not implement vectored writes still gets every byte, a slice per call.
+fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> Result<()> {
+    IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match out.write_vectored(slices) {
+            Ok(0) => return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
         }
-        None => 0,
-    };
-    Ok((8 + flatbuffer.len() + pad, body_len))
+    }
+    Ok(())
 }

@@ -12,7 +12,7 @@ use flatbuffers::FlatBufferBuilder;
 use super::encode::{Encoder, FoundDictionary};
 use super::message::{Body, finish_message, record_batch_table, write_message};
 use super::options::WriteOptions;
-use crate::compression::Compression;
+use crate::compression::{Compression, Compressor};
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -35,6 +35,14 @@ impl<W: Write> Write for Counting<W> {
         self.inner.write_all(bytes)?;
         self.position += bytes.len() as u64;
         Ok(())
+    }
+
+    /// Passed on, so that the inner writer's vectored writes (one reservation for a whole
+    /// message in a `Vec`) are not lost to the default, which writes one slice per call.
+    fn write_vectored(&mut self, slices: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        let n = self.inner.write_vectored(slices)?;
+        self.position += n as u64;
+        Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -63,6 +71,8 @@ pub(crate) struct WriterCore<W: Write> {
     pub dictionary_blocks: Vec<fb::Block>,
     pub batch_blocks: Vec<fb::Block>,
     fbb: FlatBufferBuilder<'static>,
+    /// Codec contexts kept from one message to the next, one per compression thread.
+    compressors: Vec<Compressor>,
 }
 
 impl<W: Write> WriterCore<W> {
@@ -93,6 +103,7 @@ impl<W: Write> WriterCore<W> {
             dictionary_blocks: Vec::new(),
             batch_blocks: Vec::new(),
             fbb: FlatBufferBuilder::new(),
+            compressors: Vec::new(),
         };
         core.fbb.reset();
         let encoding = core.schema_encoding();
@@ -143,7 +154,11 @@ impl<W: Write> WriterCore<W> {
         for found in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(found)?;
         }
-        let body = Body::new(std::mem::take(&mut encoded.buffers), &self.options)?;
+        let body = Body::new(
+            std::mem::take(&mut encoded.buffers),
+            &self.options,
+            &mut self.compressors,
+        )?;
         self.fbb.reset();
         let table = record_batch_table(
             &mut self.fbb,
@@ -213,7 +228,11 @@ impl<W: Write> WriterCore<W> {
         for nested in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(nested)?;
         }
-        let body = Body::new(std::mem::take(&mut encoded.buffers), &self.options)?;
+        let body = Body::new(
+            std::mem::take(&mut encoded.buffers),
+            &self.options,
+            &mut self.compressors,
+        )?;
         self.fbb.reset();
         let data = record_batch_table(
             &mut self.fbb,

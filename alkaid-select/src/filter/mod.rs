@@ -6,21 +6,21 @@
 //! range at a time), a list of indices when few slots are selected, or else the mask's set
 //! bits walked word by word for each column (gathered one at a time).
 //!
-//! With runs, fixed-width values, booleans, dictionary keys and views are copied a run at a
-//! time, structs filter each child, list views and dense unions (anywhere in the type) are
-//! gathered as `take` does, and every other layout is cut into the runs and joined with
-//! alkaid-data's `concat`. With indices, every layout goes through `take`.
+//! With runs, each layout is copied a run at a time ([`runs`]). With indices, every layout
+//! goes through `take`.
+
+mod runs;
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, RecordBatch, make_array};
-use alkaid_buffer::builder::BooleanBufferBuilder;
-use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer};
-use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
-use alkaid_schema::{DataType, PhysicalType};
+use alkaid_buffer::BooleanBuffer;
+use alkaid_data::ArrayData;
 
 use crate::batch::each_column;
 use crate::error::SelectError;
-use crate::take::gather::{self, Present, SetBits};
+use crate::take::gather::{Present, SetBits};
 use crate::take::take_data;
+use runs::Runs;
+pub(crate) use runs::joins_whole_children;
 
 /// How a prepared mask selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,117 +129,10 @@ impl FilterPredicate {
             Strategy::Runs(runs) => Runs {
                 runs,
                 count: self.count,
+                mask: Some(&self.bits),
             },
         };
-        let spec = layout(data.data_type());
-        let direct = spec.children == ChildSpec::None
-            && spec.buffers.iter().all(|b| {
-                matches!(
-                    b,
-                    BufferSpec::Fixed { .. } | BufferSpec::Bitmap | BufferSpec::Views
-                )
-            });
-        if !direct {
-            return match data.data_type().to_physical() {
-                PhysicalType::Struct => self.filter_struct(data, &runs),
-                // Joining runs would repeat such a child once per run.
-                _ if joins_whole_children(data.data_type()) => take_data(data, &positions),
-                _ => runs.joined(data),
-            };
-        }
-        let mut builder = ArrayData::builder(data.data_type().clone()).len(self.count);
-        if spec.has_validity {
-            builder = builder.nulls(runs.nulls(data));
-        }
-        let mut buffers = Vec::with_capacity(data.buffers().len());
-        for (i, buffer_spec) in spec.buffers.iter().enumerate() {
-            let buffer = &data.buffers()[i];
-            buffers.push(match *buffer_spec {
-                BufferSpec::Fixed { width, .. } => runs.bytes(buffer, data.offset(), width),
-                BufferSpec::Views => runs.bytes(buffer, data.offset(), 16),
-                _ => runs.bits(buffer, data.offset()).inner().clone(),
-            });
-        }
-        // SAFETY: `data` is fully valid (every `ArrayData` made without `unsafe` is), and the
-        // selected runs copy whole fixed-width values, bits and views (views keep their data
-        // buffers), so the result is too.
-        unsafe { gather::finish_flat(builder, data, spec.variadic, buffers) }
-    }
-
-    /// Structs: every child filtered with this mask, and the validity.
-    fn filter_struct(&self, data: &ArrayData, runs: &Runs<'_>) -> Result<ArrayData, SelectError> {
-        let children = data
-            .children()
-            .iter()
-            .map(|child| self.filter_data(&child.slice(data.offset(), data.len())))
-            .collect::<Result<Vec<_>, _>>()?;
-        let builder = ArrayData::builder(data.data_type().clone())
-            .len(self.count)
-            .nulls(runs.nulls(data))
-            .children(children);
-        // SAFETY: every child was filtered (and checked) with the same mask, so each has
-        // one slot per selected slot.
-        Ok(unsafe { builder.build_structural_shallow() }?)
-    }
-}
-
-/// Long runs of selected slots, copied a run at a time.
-struct Runs<'a> {
-    /// Half-open ranges of selected slots.
-    runs: &'a [(usize, usize)],
-    /// How many slots they hold.
-    count: usize,
-}
-
-impl Runs<'_> {
-    /// `width`-byte values of the selected slots, slot `offset` first.
-    fn bytes(&self, buffer: &Buffer, offset: usize, width: usize) -> Buffer {
-        let mut out = MutableBuffer::with_capacity(self.count * width);
-        for &(start, end) in self.runs {
-            out.extend_from_slice(&buffer[(offset + start) * width..(offset + end) * width]);
-        }
-        out.into_buffer()
-    }
-
-    /// Bits of the selected slots, bit `offset` first.
-    fn bits(&self, bytes: &Buffer, offset: usize) -> BooleanBuffer {
-        let mut out = BooleanBufferBuilder::new(self.count);
-        for &(start, end) in self.runs {
-            out.append_packed_range(bytes, offset + start, end - start);
-        }
-        out.finish()
-    }
-
-    /// The validity of the selected slots of `data`; `None` when none is null.
-    fn nulls(&self, data: &ArrayData) -> Option<NullBuffer> {
-        let nulls = data.nulls().filter(|n| n.null_count() > 0)?;
-        let validity = nulls.validity();
-        Some(NullBuffer::new(
-            self.bits(validity.inner(), validity.offset()),
-        ))
-    }
-
-    /// Every other layout: the selected runs, joined.
-    fn joined(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
-        let parts: Vec<ArrayData> = self
-            .runs
-            .iter()
-            .map(|&(s, e)| data.slice(s, e - s))
-            .collect();
-        Ok(alkaid_data::concat(&parts.iter().collect::<Vec<_>>())?)
-    }
-}
-
-/// Whether joining slices of `data_type` keeps whole children of each slice: list views
-/// and dense unions (their offsets may point anywhere in their children), anywhere in the
-/// type. Joining many slices of such arrays would repeat a child once per slice.
-pub(crate) fn joins_whole_children(data_type: &DataType) -> bool {
-    match data_type.to_physical() {
-        PhysicalType::ListView | PhysicalType::LargeListView | PhysicalType::DenseUnion => true,
-        _ => data_type
-            .children()
-            .iter()
-            .any(|field| joins_whole_children(field.data_type())),
+        runs.filter(data)
     }
 }
 
@@ -323,5 +216,39 @@ mod tests {
             Err(SelectError::Mismatch(_))
         ));
         assert!(filter(batch.column(0).as_ref(), &short).is_err());
+    }
+
+    #[test]
+    fn bitmaps_of_many_short_runs_filter_word_by_word_with_the_same_result() {
+        // Runs of 64 and of 10 (both many per mask word), over booleans with nulls and
+        // over an integer column's validity, sliced at an offset that is not a multiple of 8.
+        let values: Vec<Option<bool>> = (0..5_000)
+            .map(|i| (i % 7 != 3).then_some(i % 3 == 0))
+            .collect();
+        let ints: Vec<Option<i32>> = (0..5_000).map(|i| (i % 5 != 1).then_some(i)).collect();
+        for run in [64, 10] {
+            let bits: Vec<bool> = (0..4_000).map(|i| (i / run) % 2 == 0).collect();
+            let predicate = FilterPredicate::new(&BooleanArray::from(bits.clone()));
+            assert!(
+                matches!(predicate.strategy, Strategy::Runs(_)),
+                "runs of {run}"
+            );
+            let flags = BooleanArray::from(values.clone()).slice(13, 4_000);
+            let kept = predicate.filter(flags.as_ref()).unwrap();
+            let kept = kept.as_boolean();
+            let expected: Vec<Option<bool>> = (0..4_000)
+                .filter(|&i| bits[i])
+                .map(|i| values[13 + i])
+                .collect();
+            assert_eq!(kept.iter().collect::<Vec<_>>(), expected, "runs of {run}");
+            let numbers = Int32Array::from(ints.clone()).slice(13, 4_000);
+            let kept = predicate.filter(numbers.as_ref()).unwrap();
+            let expected: Vec<Option<i32>> = (0..4_000)
+                .filter(|&i| bits[i])
+                .map(|i| ints[13 + i])
+                .collect();
+            let kept = kept.as_primitive::<Int32Type>();
+            assert_eq!(kept.iter().collect::<Vec<_>>(), expected, "runs of {run}");
+        }
     }
 }

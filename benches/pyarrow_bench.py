@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""pyarrow, timed on the same operations and the same bytes as the Rust benchmarks.
+
+The Rust bench binaries write their inputs as IPC files under `target/bench-data/` when they
+run (`alkaid_benches::export`): the IPC batch as a file, the three streams Alkaid reads, and
+the selection inputs, masks and take indices. This script reads those files with pyarrow and
+times the operations that have a pyarrow counterpart, under the same `group` and `case` names
+as the Rust figures, so that `report.py` can put them side by side. Interleave has none.
+
+Figures are taken as criterion takes them: samples of enough iterations to last about 50 ms
+(at least one), the fastest sample and the median, in nanoseconds per iteration. pyarrow
+allocates through its own pool (mimalloc in the PyPI wheels), whatever the Rust side used.
+
+Threads: pyarrow's IPC reader and writer use its thread pool by default. The single-threaded
+rows turn it off (`use_threads=False`), so that they compare with Alkaid's and arrow-rs's
+single-threaded reads and writes; the `_2_threads` rows leave it on (2 threads here).
+
+usage: python3 benches/pyarrow_bench.py [--data target/bench-data] [--out FILE] [FILTER]
+FILTER keeps the rows whose `group/case` contains it. The results go to
+`target/criterion-pyarrow/results.json` unless `--out` says otherwise.
+"""
+import argparse
+import io
+import json
+import pathlib
+import statistics
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+class Timer:
+    """Runs and records the figures that pass the filter."""
+
+    def __init__(self, keep: str, samples: int):
+        self.keep = keep
+        self.samples = samples
+        self.results: list[dict] = []
+
+    def time(self, group: str, case: str, run, samples: int | None = None) -> None:
+        name = f"{group}/{case}"
+        if self.keep not in name:
+            return
+        try:
+            run()  # warm-up, and a failure is reported before any timing
+        except (pa.ArrowException, NotImplementedError, TypeError) as e:
+            print(f"{name}: not supported by pyarrow {pa.__version__}: {e}", file=sys.stderr)
+            return
+        start = time.perf_counter_ns()
+        run()
+        once = max(time.perf_counter_ns() - start, 1)
+        iters = max(1, 50_000_000 // once)
+        per_iter = []
+        for _ in range(samples or self.samples):
+            start = time.perf_counter_ns()
+            for _ in range(iters):
+                run()
+            per_iter.append((time.perf_counter_ns() - start) / iters)
+        fastest, median = min(per_iter), statistics.median(per_iter)
+        print(f"{name}: fastest {fastest / 1e6:.3f} ms, median {median / 1e6:.3f} ms")
+        self.results.append({"group": group, "id": case, "fastest_ns": fastest, "median_ns": median})
+
+
+def read_file(path: pathlib.Path) -> pa.RecordBatch:
+    """The file's one batch, its buffers in memory (not mapped)."""
+    reader = pa.ipc.open_file(pa.py_buffer(path.read_bytes()))
+    return reader.get_batch(0)
+
+
+def read_stream(data: bytes, threads: bool) -> int:
+    """Reads a stream through a file object, so the bytes are copied as Rust's `Read` does."""
+    options = pa.ipc.IpcReadOptions(use_threads=threads)
+    reader = pa.ipc.open_stream(pa.PythonFile(io.BytesIO(data), mode="r"), options=options)
+    return sum(batch.num_rows for batch in reader)
+
+
+def write_options(codec: str) -> pa.ipc.IpcWriteOptions:
+    name, _, threads = codec.partition("_2_threads")
+    compression = {
+        "none": None,
+        "lz4": "lz4",
+        "zstd": pa.Codec("zstd", compression_level=3),  # as the Rust rows: level 3
+    }[name]
+    return pa.ipc.IpcWriteOptions(compression=compression, use_threads=codec != name)
+
+
+def write_stream(sink, batch: pa.RecordBatch, options: pa.ipc.IpcWriteOptions) -> None:
+    with pa.ipc.new_stream(sink, batch.schema, options=options) as writer:
+        writer.write_batch(batch)
+
+
+def ipc(timer: Timer, data: pathlib.Path) -> None:
+    batch = read_file(data / "ipc_file_4096Ki.arrow")
+    uncompressed = (data / "ipc_stream_none.arrows").stat().st_size
+    # A reused output buffer, as the Rust rows write into a reused Vec.
+    room = pa.allocate_buffer(uncompressed + (16 << 20), resizable=False)
+    for codec in ["none", "lz4", "zstd", "lz4_2_threads", "zstd_2_threads"]:
+        options = write_options(codec)
+        timer.time("ipc_write", f"stream/{codec}",
+                   lambda: write_stream(pa.FixedSizeBufferWriter(room), batch, options))
+
+    def new_sink():
+        sink = pa.BufferOutputStream()
+        write_stream(sink, batch, write_options("none"))
+        return sink.getvalue()
+
+    timer.time("ipc_write", "stream/none_new_vec", new_sink)
+
+    for codec in ["none", "lz4", "zstd"]:
+        stream = (data / f"ipc_stream_{codec}.arrows").read_bytes()
+        timer.time("ipc_read", f"stream/{codec}", lambda: read_stream(stream, False))
+        if codec != "none":
+            timer.time("ipc_read", f"stream/{codec}_2_threads", lambda: read_stream(stream, True))
+    # pyarrow's own LZ4 stream (linked 64 KiB blocks), left for the Rust bench's
+    # `stream/lz4_from_pyarrow` row on its next run.
+    sink = pa.BufferOutputStream()
+    write_stream(sink, batch, write_options("lz4"))
+    own = sink.getvalue().to_pybytes()
+    (data / "pyarrow_stream_lz4.arrows").write_bytes(own)
+    timer.time("ipc_read", "stream/lz4_from_pyarrow", lambda: read_stream(own, False))
+
+    for rows in ["4096Ki", "64Ki"]:
+        buffer = pa.py_buffer((data / f"ipc_file_{rows}.arrow").read_bytes())
+
+        def zero_copy():
+            reader = pa.ipc.open_file(buffer)
+            return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+        timer.time("ipc_zero_copy", f"file/{rows}", zero_copy, samples=30)
+    timer.time("ipc_validate_full", "batch/4Mi", lambda: batch.validate(full=True))
+
+
+def select(timer: Timer, data: pathlib.Path) -> None:
+    inputs = read_file(data / "select_inputs.arrow")
+    masks = read_file(data / "select_masks.arrow")
+    indices = read_file(data / "select_take.arrow").column(0)
+    names = inputs.schema.names
+    for shape in masks.schema.names:
+        mask = masks.column(shape)
+        for name in names:
+            column = inputs.column(name)
+            timer.time("filter", f"{name}@{shape}", lambda: pc.filter(column, mask))
+    for name in names:
+        column = inputs.column(name)
+        timer.time("take", f"{name}/1Mi", lambda: pc.take(column, indices))
+    eighth = inputs.num_rows // 8
+    for name in names:
+        parts = [inputs.column(name).slice(k * eighth, eighth) for k in range(8)]
+        timer.time("concat", f"{name}/8", lambda: pa.concat_arrays(parts))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="target/bench-data", type=pathlib.Path)
+    parser.add_argument("--out", default="target/criterion-pyarrow/results.json",
+                        type=pathlib.Path)
+    parser.add_argument("filter", nargs="?", default="")
+    args = parser.parse_args()
+    timer = Timer(args.filter, samples=10)
+    missing = [name for name in ["ipc_file_4096Ki.arrow", "select_inputs.arrow"]
+               if not (args.data / name).exists()]
+    if missing:
+        sys.exit(f"{args.data} lacks {', '.join(missing)}: run `cargo bench -p alkaid-benches "
+                 "--bench ipc --bench select` first, which writes the inputs there")
+    ipc(timer, args.data)
+    select(timer, args.data)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    info = {"pyarrow": pa.__version__, "pool": pa.default_memory_pool().backend_name,
+            "cpu_count": pa.cpu_count()}
+    args.out.write_text(json.dumps({"info": info, "results": timer.results}, indent=1) + "\n")
+    print(f"{len(timer.results)} figures written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
