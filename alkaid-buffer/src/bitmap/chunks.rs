@@ -167,6 +167,14 @@ impl<'a> BitChunks<'a> {
         (&self.bytes[..count * 8], &self.bytes[8..8 + count * 8])
     }
 
+    /// The bytes from the one holding the range's first bit to the end of the input, past
+    /// the range too: vector kernels read the bytes of [`fast_words`](Self::fast_words)
+    /// from here (`fast_words().1` ends at byte `8 + fast_words().0.len()` of it).
+    #[inline]
+    pub(crate) fn input_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     /// Bit offset of the range within its first byte, in `0..8`.
     #[inline]
     pub(crate) fn shift(&self) -> u32 {

@@ -82,13 +82,26 @@ pub fn count_set_runs_at_most(
     limit: usize,
 ) -> Option<usize> {
     let chunks = BitChunks::new(bytes, offset, len);
-    #[cfg(target_arch = "x86_64")]
-    if selected() != Kernel::Portable {
-        // SAFETY: a kernel other than the portable one is selected only if the CPU has
-        // POPCNT.
-        return unsafe { count_runs_popcnt(chunks, limit) };
+    count_runs_with(selected(), chunks, limit)
+}
+
+/// [`count_set_runs_at_most`] on `chunks`, using `kernel`, which must be in
+/// [`available_kernels`].
+pub(crate) fn count_runs_with(
+    kernel: Kernel,
+    chunks: BitChunks<'_>,
+    limit: usize,
+) -> Option<usize> {
+    match kernel {
+        Kernel::Portable => count_runs(chunks, limit),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: kernels are only handed out by available_kernels, which checked that the
+        // CPU supports popcnt.
+        Kernel::Popcnt => unsafe { count_runs_popcnt(chunks, limit) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for popcnt and avx2.
+        Kernel::Avx2 => unsafe { count_runs_avx2(chunks, limit) },
     }
-    count_runs(chunks, limit)
 }
 
 /// Run starts, word by word: a run starts at a set bit whose predecessor is unset (the
@@ -126,6 +139,105 @@ fn count_runs(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
 #[target_feature(enable = "popcnt")]
 fn count_runs_popcnt(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
     count_runs(chunks, limit)
+}
+
+/// [`count_runs`] four words to a vector: each word's run starts (`w & !(w << 1 | carry)`)
+/// counted with the nibble lookup of [`popcount_avx2`]. The scalar loop spent 1.5 ns a word
+/// (a quarter of the time filtering 1 Mi booleans by runs of 64); this one a fraction of
+/// that. Words are read straight from the bytes: each vector loads the words from one
+/// before its own to one after, and joins neighbours at the range's bit shift as
+/// [`join`] does, so any offset takes the same path.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,avx2")]
+fn count_runs_avx2(chunks: BitChunks<'_>, limit: usize) -> Option<usize> {
+    use std::arch::x86_64::*;
+
+    /// Words per block: eight vectors of four, so that byte counts cannot overflow (eight
+    /// per byte per vector at most).
+    const BLOCK: usize = 32;
+    /// Blocks between checks of the limit.
+    const CHECK: usize = 16;
+    let (bytes, shift) = (chunks.input_bytes(), chunks.shift());
+    // Words `0..fast` can be read with the word after them: `fast * 8 + 8 <= bytes.len()`.
+    let fast = chunks.fast_words().0.len() / 8;
+    let mut runs = 0usize;
+    let mut done = 0usize;
+    if fast > BLOCK {
+        let first = chunks.padded_chunk(0);
+        runs += (first & !(first << 1)).count_ones() as usize;
+        done = 1;
+        #[rustfmt::skip]
+        let table = _mm256_setr_epi8(
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+        );
+        let low_nibbles = _mm256_set1_epi8(0x0f);
+        let right = _mm_cvtsi32_si128(shift as i32);
+        let left = _mm_cvtsi32_si128(63 - shift as i32);
+        // `join` on four words at once: `low >> shift | (high << 1) << (63 - shift)`.
+        let join = |low: __m256i, high: __m256i| {
+            _mm256_or_si256(
+                _mm256_srl_epi64(low, right),
+                _mm256_sll_epi64(_mm256_slli_epi64::<1>(high), left),
+            )
+        };
+        let mut blocks = 0;
+        while done + BLOCK <= fast {
+            let mut counts = _mm256_setzero_si256();
+            for vector in 0..BLOCK / 4 {
+                let at = (done + vector * 4) * 8;
+                // SAFETY: `done >= 1`, so `at >= 8`; the last byte read is at
+                // `at + 39 <= (done + BLOCK) * 8 + 7 <= fast * 8 + 7`, and `fast_words`
+                // guarantees `fast * 8 + 8 <= bytes.len()`. loadu has no alignment need.
+                let (before, own, after) = unsafe {
+                    let p = bytes.as_ptr().add(at);
+                    (
+                        _mm256_loadu_si256(p.sub(8).cast()),
+                        _mm256_loadu_si256(p.cast()),
+                        _mm256_loadu_si256(p.add(8).cast()),
+                    )
+                };
+                // Byte-aligned ranges (most masks) need no joining; the test is hoisted.
+                let (words, carries) = if shift == 0 {
+                    (own, _mm256_srli_epi64::<63>(before))
+                } else {
+                    (join(own, after), _mm256_srli_epi64::<63>(join(before, own)))
+                };
+                let starts = _mm256_andnot_si256(
+                    _mm256_or_si256(_mm256_slli_epi64::<1>(words), carries),
+                    words,
+                );
+                let low = _mm256_and_si256(starts, low_nibbles);
+                let high = _mm256_and_si256(_mm256_srli_epi16::<4>(starts), low_nibbles);
+                counts = _mm256_add_epi8(counts, _mm256_shuffle_epi8(table, low));
+                counts = _mm256_add_epi8(counts, _mm256_shuffle_epi8(table, high));
+            }
+            let sums = _mm256_sad_epu8(counts, _mm256_setzero_si256());
+            runs += [
+                _mm256_extract_epi64::<0>(sums),
+                _mm256_extract_epi64::<1>(sums),
+                _mm256_extract_epi64::<2>(sums),
+                _mm256_extract_epi64::<3>(sums),
+            ]
+            .iter()
+            .sum::<i64>() as usize;
+            done += BLOCK;
+            blocks += 1;
+            if blocks % CHECK == 0 && runs > limit {
+                return None;
+            }
+        }
+    }
+    let mut carry = match done {
+        0 => 0,
+        _ => chunks.padded_chunk(done - 1) >> 63,
+    };
+    for i in done..chunks.padded_count() {
+        let word = chunks.padded_chunk(i);
+        runs += (word & !(word << 1 | carry)).count_ones() as usize;
+        carry = word >> 63;
+    }
+    (runs <= limit).then_some(runs)
 }
 
 /// One compiled variant of the byte loop.
@@ -298,6 +410,44 @@ mod tests {
             let expected: usize = bytes.iter().map(|b| b.count_ones() as usize).sum();
             for kernel in available_kernels() {
                 proptest::prop_assert_eq!(popcount_with(kernel, &bytes), expected);
+            }
+        }
+    }
+
+    /// Runs of set bits counted one bit at a time.
+    fn naive_runs(bytes: &[u8], offset: usize, len: usize) -> usize {
+        let bit = |i: usize| bytes[i / 8] >> (i % 8) & 1 == 1;
+        (offset..offset + len)
+            .filter(|&i| bit(i) && (i == offset || !bit(i - 1)))
+            .count()
+    }
+
+    #[test]
+    fn every_kernel_counts_runs_at_every_offset_and_stops_past_the_limit() {
+        // Long enough for the vector kernel's blocks (and a check of the limit) with a
+        // scalar tail: runs of 1 to 40 bits, and a stretch of all ones across blocks.
+        let mut bytes: Vec<u8> = (0..9_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8 & (i as u8 | 0x9c))
+            .collect();
+        bytes[3_000..3_600].fill(0xff);
+        for offset in [0, 1, 7, 8, 63, 64, 65, 300] {
+            for len in [0, 1, 100, 64 * 33, 64 * 33 + 5, 8 * 9_000 - 300 - 64] {
+                let len = len.min(8 * bytes.len() - offset);
+                let expected = naive_runs(&bytes, offset, len);
+                for kernel in available_kernels() {
+                    let chunks = BitChunks::new(&bytes, offset, len);
+                    assert_eq!(
+                        count_runs_with(kernel, chunks, usize::MAX),
+                        Some(expected),
+                        "{kernel:?} offset {offset} len {len}"
+                    );
+                    if expected > 0 {
+                        let chunks = BitChunks::new(&bytes, offset, len);
+                        assert_eq!(count_runs_with(kernel, chunks, expected - 1), None);
+                        let chunks = BitChunks::new(&bytes, offset, len);
+                        assert_eq!(count_runs_with(kernel, chunks, expected), Some(expected));
+                    }
+                }
             }
         }
     }

@@ -11,6 +11,8 @@
 
 mod runs;
 
+use std::sync::OnceLock;
+
 use alkaid_array::{Array, ArrayRef, BooleanArray, RecordBatch, make_array};
 use alkaid_buffer::BooleanBuffer;
 use alkaid_data::ArrayData;
@@ -27,8 +29,9 @@ pub(crate) use runs::joins_whole_children;
 enum Strategy {
     All,
     None,
-    /// Half-open ranges of selected slots.
-    Runs(Vec<(usize, usize)>),
+    /// Half-open ranges of selected slots: how many (or a close bound), listed in
+    /// [`FilterPredicate::runs`] when a column first needs them.
+    Runs(usize),
     /// Scattered slots: the mask's set bits, walked afresh for each column (a word at a
     /// time, which costs less than reading a list of indices back from memory).
     Scattered,
@@ -56,6 +59,10 @@ pub struct FilterPredicate {
     len: usize,
     count: usize,
     strategy: Strategy,
+    /// The runs of [`Strategy::Runs`], listed on first use: filtering a boolean column
+    /// of short runs word by word needs only their number, and listing them cost more than
+    /// that filter itself (1 Mi slots in runs of 64).
+    runs: OnceLock<Vec<(usize, usize)>>,
 }
 
 /// Runs at least this long on average are copied a run at a time; shorter ones are
@@ -74,12 +81,12 @@ impl FilterPredicate {
             Strategy::None
         } else if count < len / 64 {
             Strategy::Sparse(bits.set_indices().collect())
-        } else if len - count < count / LONG_RUN
-            || bits.count_set_runs_at_most(count / LONG_RUN).is_some()
-        {
+        } else if len - count < count / LONG_RUN {
             // Runs are separated by unset bits, so there are at most `len - count + 1` of
             // them: with few unset bits, no need to count (13 µs of 85 at 0.999 of 1 Mi).
-            Strategy::Runs(bits.set_runs().collect())
+            Strategy::Runs(len - count + 1)
+        } else if let Some(runs) = bits.count_set_runs_at_most(count / LONG_RUN) {
+            Strategy::Runs(runs)
         } else {
             Strategy::Scattered
         };
@@ -88,6 +95,7 @@ impl FilterPredicate {
             len,
             count,
             strategy,
+            runs: OnceLock::new(),
         }
     }
 
@@ -126,8 +134,9 @@ impl FilterPredicate {
             // Scattered slots: gathered one at a time, as `take` does.
             Strategy::Scattered => return take_data(data, &positions),
             Strategy::Sparse(indices) => return take_data(data, &Present(indices)),
-            Strategy::Runs(runs) => Runs {
-                runs,
+            Strategy::Runs(run_count) => Runs {
+                runs: &self.runs,
+                run_count: *run_count,
                 count: self.count,
                 mask: Some(&self.bits),
             },
@@ -187,7 +196,25 @@ mod tests {
         assert_eq!(pick(vec![true; 4]), Strategy::All);
         assert_eq!(pick(vec![false; 4]), Strategy::None);
         let long: Vec<bool> = (0..64).map(|i| i < 40).collect();
-        assert_eq!(pick(long), Strategy::Runs(vec![(0, 40)]));
+        assert_eq!(pick(long), Strategy::Runs(1));
+        let few_unset: Vec<bool> = (0..100).map(|i| i != 30 && i != 31 && i != 70).collect();
+        let predicate = FilterPredicate::new(&BooleanArray::from(few_unset));
+        // Not counted: at most one more run than unset slots.
+        assert_eq!(predicate.strategy, Strategy::Runs(4));
+        let kept = predicate
+            .filter(&Int32Array::from((0..100).collect::<Vec<i32>>()))
+            .unwrap();
+        let kept: Vec<i32> = kept.as_primitive::<Int32Type>().values().to_vec();
+        assert_eq!(
+            kept,
+            (0..100)
+                .filter(|i| ![30, 31, 70].contains(i))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            predicate.runs.get().unwrap(),
+            &[(0, 30), (32, 70), (71, 100)]
+        );
         let scattered: Vec<bool> = (0..64).map(|i| i % 3 == 0).collect();
         assert_eq!(pick(scattered), Strategy::Scattered);
         let sparse: Vec<bool> = (0..1000).map(|i| i % 300 == 7).collect();
@@ -233,6 +260,11 @@ mod tests {
                 matches!(predicate.strategy, Strategy::Runs(_)),
                 "runs of {run}"
             );
+            let flags = BooleanArray::from(values.clone()).slice(13, 4_000);
+            let kept = predicate.filter(flags.as_ref()).unwrap();
+            // A boolean column alone filters word by word: the runs were never listed.
+            assert!(predicate.runs.get().is_none(), "runs of {run}");
+            drop(kept);
             let flags = BooleanArray::from(values.clone()).slice(13, 4_000);
             let kept = predicate.filter(flags.as_ref()).unwrap();
             let kept = kept.as_boolean();

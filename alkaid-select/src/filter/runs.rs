@@ -7,6 +7,8 @@
 //! views and dense unions (anywhere in the type) are gathered as `take` does; every other
 //! layout is cut into the runs and joined with alkaid-data's `concat`.
 
+use std::sync::OnceLock;
+
 use alkaid_buffer::builder::BooleanBufferBuilder;
 use alkaid_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, OffsetSize, bitmap};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
@@ -24,8 +26,11 @@ const WORDS_PER_BITMAP_RUN: usize = 32;
 
 /// Selected slots as runs.
 pub(super) struct Runs<'a> {
-    /// Half-open ranges of selected slots, in order, not overlapping.
-    pub runs: &'a [(usize, usize)],
+    /// Half-open ranges of selected slots, in order, not overlapping; listed from `mask`
+    /// on first use when empty, since a boolean column of short runs never needs them.
+    pub runs: &'a OnceLock<Vec<(usize, usize)>>,
+    /// How many runs there are, or a bound on it that is close.
+    pub run_count: usize,
     /// How many slots they hold.
     pub count: usize,
     /// The mask the runs come from, when there is one (a list's child runs have none),
@@ -33,7 +38,14 @@ pub(super) struct Runs<'a> {
     pub mask: Option<&'a BooleanBuffer>,
 }
 
-impl Runs<'_> {
+impl<'a> Runs<'a> {
+    /// The runs, listed from the mask the first time any column needs them.
+    fn ranges(&self) -> &'a [(usize, usize)] {
+        let mask = self.mask;
+        self.runs
+            .get_or_init(|| mask.map(|m| m.set_runs().collect()).unwrap_or_default())
+    }
+
     /// The selected slots of `data`, whose length the runs fit in.
     pub fn filter(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
         let spec = layout(data.data_type());
@@ -48,7 +60,8 @@ impl Runs<'_> {
             return match data.data_type().to_physical() {
                 // Joining runs would repeat such a child once per run.
                 _ if joins_whole_children(data.data_type()) => {
-                    let indices: Vec<usize> = self.runs.iter().flat_map(|&(s, e)| s..e).collect();
+                    let indices: Vec<usize> =
+                        self.ranges().iter().flat_map(|&(s, e)| s..e).collect();
                     take_data(data, &Present(&indices))
                 }
                 PhysicalType::Struct => self.structure(data),
@@ -79,7 +92,7 @@ impl Runs<'_> {
     /// `width`-byte values of the selected slots, slot `offset` first.
     fn bytes(&self, buffer: &Buffer, offset: usize, width: usize) -> Buffer {
         let mut out = MutableBuffer::with_capacity(self.count * width);
-        for &(start, end) in self.runs {
+        for &(start, end) in self.ranges() {
             out.extend_from_slice(&buffer[(offset + start) * width..(offset + end) * width]);
         }
         out.into_buffer()
@@ -88,14 +101,14 @@ impl Runs<'_> {
     /// Bits of the selected slots, bit `offset` first.
     fn bits(&self, bytes: &Buffer, offset: usize) -> BooleanBuffer {
         if let Some(mask) = self.mask
-            && self.runs.len() * WORDS_PER_BITMAP_RUN > mask.len() / 64
+            && self.run_count * WORDS_PER_BITMAP_RUN > mask.len() / 64
         {
             let (packed, count) =
                 bitmap::compress(bytes, offset, mask.inner(), mask.offset(), mask.len());
             return BooleanBuffer::new(packed, 0, count);
         }
         let mut out = BooleanBufferBuilder::new(self.count);
-        for &(start, end) in self.runs {
+        for &(start, end) in self.ranges() {
             out.append_packed_range(bytes, offset + start, end - start);
         }
         out.finish()
@@ -135,9 +148,10 @@ impl Runs<'_> {
         let offsets = &all[data.offset()..=data.offset() + data.len()];
         let mut new_offsets: Vec<O> = Vec::with_capacity(self.count + 1);
         new_offsets.push(O::ZERO);
-        let mut child_runs = Vec::with_capacity(self.runs.len());
+        let runs = self.ranges();
+        let mut child_runs = Vec::with_capacity(runs.len());
         let mut taken = 0usize;
-        for &(start, end) in self.runs {
+        for &(start, end) in runs {
             let (first, last) = (offsets[start].as_usize(), offsets[end].as_usize());
             // Valid offsets never fall, so each rebased offset lies in
             // `taken..=taken + last - first`, and none exceeds the final `taken`, checked below.
@@ -157,8 +171,10 @@ impl Runs<'_> {
                 data.data_type()
             )));
         }
+        let run_count = child_runs.len();
         let child = Runs {
-            runs: &child_runs,
+            runs: &OnceLock::from(child_runs),
+            run_count,
             count: taken,
             mask: None,
         }
@@ -177,7 +193,7 @@ impl Runs<'_> {
     /// Every other layout: the selected runs, joined.
     fn joined(&self, data: &ArrayData) -> Result<ArrayData, SelectError> {
         let parts: Vec<ArrayData> = self
-            .runs
+            .ranges()
             .iter()
             .map(|&(s, e)| data.slice(s, e - s))
             .collect();
