@@ -117,17 +117,16 @@ def main() -> None:
     print(summary("system allocator", system_ratios))
     print(summary("mimalloc", mimalloc_ratios))
 
-    floors = sorted(k for k in set(system) | set(mimalloc)
-                    if not {"alkaid", "arrow"} & (set(system.get(k, {})) | set(mimalloc.get(k, {}))))
+    # Floors are the figures of any other impl, beside a compared row or on their own.
+    floors = sorted((key, impl) for figures in (system, mimalloc) for key, times in figures.items()
+                    for impl in times if impl not in ("alkaid", "arrow"))
     if floors:
         print()
         print("| floor | case | system allocator | mimalloc |")
         print("| --- | --- | ---: | ---: |")
-        for key in floors:
+        for key, impl in dict.fromkeys(floors):
             plain, mi = system.get(key, {}), mimalloc.get(key, {})
-            for impl in sorted(set(plain) | set(mi)):
-                print(f"| {key[0]} {impl} | {key[1]} | {fmt(plain.get(impl))} | {fmt(mi.get(impl))} |")
-
+            print(f"| {key[0]} {impl} | {key[1]} | {fmt(plain.get(impl))} | {fmt(mi.get(impl))} |")
 
 if __name__ == "__main__":
     main()

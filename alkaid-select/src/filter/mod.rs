@@ -187,7 +187,7 @@ mod tests {
 
     use super::*;
     use alkaid_array::types::Int32Type;
-    use alkaid_array::{AsArray, Int32Array, StringArray};
+    use alkaid_array::{AsArray, Int32Array, LargeBinaryArray, StringArray};
     use alkaid_schema::{DataType, Field, Schema};
 
     #[test]
@@ -281,6 +281,55 @@ mod tests {
                 .collect();
             let kept = kept.as_primitive::<Int32Type>();
             assert_eq!(kept.iter().collect::<Vec<_>>(), expected, "runs of {run}");
+        }
+    }
+
+    #[test]
+    fn strings_of_many_short_runs_copy_each_runs_bytes() {
+        // Text and large binary with nulls and empty values, sliced at an offset, filtered by
+        // runs of 64 and of 9: each run's offsets rebased, its bytes copied once.
+        let words: Vec<Option<String>> = (0..3_000)
+            .map(|i| (i % 11 != 4).then(|| "ab".repeat(i % 5)))
+            .collect();
+        for run in [64, 9] {
+            let bits: Vec<bool> = (0..2_500).map(|i| (i / run) % 3 != 1).collect();
+            let predicate = FilterPredicate::new(&BooleanArray::from(bits.clone()));
+            assert!(
+                matches!(predicate.strategy, Strategy::Runs(_)),
+                "runs of {run}"
+            );
+            let expected: Vec<Option<String>> = (0..2_500)
+                .filter(|&i| bits[i])
+                .map(|i| words[17 + i].clone())
+                .collect();
+            let text = StringArray::from(words.clone()).slice(17, 2_500);
+            let kept = predicate.filter(text.as_ref()).unwrap();
+            let kept: Vec<Option<String>> = kept
+                .as_string::<i32>()
+                .iter()
+                .map(|s| s.map(str::to_owned))
+                .collect();
+            assert_eq!(kept, expected, "runs of {run}");
+            let bytes: Vec<Option<&[u8]>> = words
+                .iter()
+                .map(|w| w.as_deref().map(str::as_bytes))
+                .collect();
+            let binary = LargeBinaryArray::from(bytes).slice(17, 2_500);
+            let kept = predicate.filter(binary.as_ref()).unwrap();
+            let kept: Vec<Option<String>> = kept
+                .as_typed::<LargeBinaryArray>()
+                .unwrap()
+                .iter()
+                .map(|b| b.map(|b| String::from_utf8(b.to_vec()).unwrap()))
+                .collect();
+            assert_eq!(kept, expected, "runs of {run}");
+            // The copy starts at the first selected value, whatever the slice's offsets.
+            assert_eq!(
+                predicate.filter(text.as_ref()).unwrap().to_data().buffers()[0]
+                    .typed::<i32>()
+                    .unwrap()[0],
+                0
+            );
         }
     }
 }
