@@ -14,8 +14,8 @@ use crate::input::Input;
 use crate::progress;
 
 /// Prints the schema: one field per line with its type, nullability and metadata.
-pub fn schema(path: &str) -> Result<(), Failure> {
-    let input = Input::open(path)?;
+pub fn schema(path: &str, columns: Option<&[String]>) -> Result<(), Failure> {
+    let input = Input::open(path, columns)?;
     let schema = input.schema();
     let mut out = String::new();
     for field in schema.fields().iter() {
@@ -48,8 +48,13 @@ fn describe(field: &Field, depth: usize) -> String {
 }
 
 /// Prints batches as a table: all of them, or batch `batch` alone, at most `limit` rows.
-pub fn cat(path: &str, limit: Option<usize>, batch: Option<usize>) -> Result<(), Failure> {
-    let mut input = Input::open(path)?;
+pub fn cat(
+    path: &str,
+    columns: Option<&[String]>,
+    limit: Option<usize>,
+    batch: Option<usize>,
+) -> Result<(), Failure> {
+    let mut input = Input::open(path, columns)?;
     let batches: Vec<RecordBatch> = match (&mut input, batch) {
         (Input::File(file), Some(i)) => {
             if i >= file.num_batches() {
@@ -89,8 +94,12 @@ pub fn cat(path: &str, limit: Option<usize>, batch: Option<usize>) -> Result<(),
 /// Validates every batch at `level` (decoding already checks [`ValidationLevel::Full`];
 /// [`ValidationLevel::Strict`] adds the data layer's strict checks and the field-level
 /// ones) and says how many rows and batches passed.
-pub fn validate(path: &str, level: ValidationLevel) -> Result<(), Failure> {
-    let mut input = Input::open(path)?;
+pub fn validate(
+    path: &str,
+    columns: Option<&[String]>,
+    level: ValidationLevel,
+) -> Result<(), Failure> {
+    let mut input = Input::open(path, columns)?;
     let kind = input.kind();
     let (mut batches, mut rows) = (0usize, 0usize);
     let mut report = progress::Report::new("validating");
@@ -119,13 +128,15 @@ pub struct ConvertOptions {
     pub compression: Compression,
     /// The file magic.
     pub magic: Magic,
+    /// Only these top-level columns, by name, in this order.
+    pub columns: Option<Vec<String>>,
 }
 
 /// Reads `input` in any form and writes it to `output` (`-` for standard output), batch by
 /// batch with each batch's metadata, the schema's and fields' metadata, dictionaries
 /// (still encoded) and, for files, the footer metadata.
 pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(), Failure> {
-    let mut source = Input::open(input)?;
+    let mut source = Input::open(input, options.columns.as_deref())?;
     let schema = source.schema();
     let footer = match &source {
         Input::File(file) => Some(file.metadata().clone()),

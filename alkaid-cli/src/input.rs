@@ -7,7 +7,7 @@ use std::io::Read;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_ipc::{BufferStreamReader, FileReader};
+use alkaid_ipc::{BufferStreamReader, FileReader, ReadOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
@@ -48,15 +48,22 @@ pub fn is_file(bytes: &[u8]) -> bool {
 }
 
 impl Input {
-    /// Opens `path` (`-` for standard input) as a file or a stream.
-    pub fn open(path: &str) -> Result<Self, Failure> {
+    /// Opens `path` (`-` for standard input) as a file or a stream, reading only the
+    /// top-level `columns` named, in that order, when some are.
+    pub fn open(path: &str, columns: Option<&[String]>) -> Result<Self, Failure> {
         let bytes = bytes(path)?;
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
+        let options = match columns {
+            Some(names) => ReadOptions::default().with_column_names(names),
+            None => ReadOptions::default(),
+        };
         if is_file(&bytes) {
-            Ok(Input::File(FileReader::from_buffer(bytes).map_err(place)?))
+            Ok(Input::File(
+                FileReader::open(bytes, options).map_err(place)?,
+            ))
         } else {
             Ok(Input::Stream(
-                BufferStreamReader::try_new(bytes).map_err(place)?,
+                BufferStreamReader::with_options(bytes, options).map_err(place)?,
             ))
         }
     }

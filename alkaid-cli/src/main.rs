@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use alkaid_ipc::{Compression, Magic};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use failure::Failure;
 
@@ -29,6 +29,15 @@ use failure::Failure;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The columns to read, for the commands that read batches.
+#[derive(Args)]
+struct Selection {
+    /// Read only these top-level columns, by name, in this order (comma-separated: `a,b`);
+    /// the others are neither decompressed nor validated.
+    #[arg(long, value_delimiter = ',')]
+    columns: Option<Vec<String>>,
 }
 
 #[derive(Subcommand)]
@@ -43,6 +52,8 @@ enum Command {
     Schema {
         /// The input.
         file: String,
+        #[command(flatten)]
+        selection: Selection,
     },
     /// Print batches as a table.
     Cat {
@@ -54,6 +65,8 @@ enum Command {
         /// Print only this batch (counted from 0).
         #[arg(long)]
         batch: Option<usize>,
+        #[command(flatten)]
+        selection: Selection,
     },
     /// List the messages of a file or stream: kinds, positions, metadata and body sizes,
     /// compression, dictionary ids and deltas, alignment, and a file's footer.
@@ -71,6 +84,8 @@ enum Command {
         /// non-nullable fields at any depth, `arrow.json` values that are JSON.
         #[arg(long, value_enum, default_value_t = Level::Strict)]
         level: Level,
+        #[command(flatten)]
+        selection: Selection,
     },
     /// Arrow's integration-test entry points: compare, convert between the JSON test
     /// format and IPC files, and between IPC streams and files.
@@ -103,6 +118,8 @@ enum Command {
         /// The file magic (`arrow` so that Arrow tools open the file).
         #[arg(long, value_enum, default_value_t = FileMagic::Alkaid)]
         magic: FileMagic,
+        #[command(flatten)]
+        selection: Selection,
     },
 }
 
@@ -145,10 +162,22 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Demo { dir } => {
             demo::run(&dir.unwrap_or_else(|| std::env::temp_dir().join("alkaid-demo")))
         }
-        Command::Schema { file } => commands::schema(&file),
-        Command::Cat { file, limit, batch } => commands::cat(&file, limit, batch),
-        Command::Validate { file, level } => commands::validate(
+        Command::Schema { file, selection } => {
+            commands::schema(&file, selection.columns.as_deref())
+        }
+        Command::Cat {
+            file,
+            limit,
+            batch,
+            selection,
+        } => commands::cat(&file, selection.columns.as_deref(), limit, batch),
+        Command::Validate {
+            file,
+            level,
+            selection,
+        } => commands::validate(
             &file,
+            selection.columns.as_deref(),
             match level {
                 Level::Full => alkaid_data::ValidationLevel::Full,
                 Level::Strict => alkaid_data::ValidationLevel::Strict,
@@ -171,6 +200,7 @@ fn run(command: Command) -> Result<(), Failure> {
             to,
             compression,
             magic,
+            selection,
         } => {
             let options = commands::ConvertOptions {
                 file: matches!(to, Form::File),
@@ -183,6 +213,7 @@ fn run(command: Command) -> Result<(), Failure> {
                     FileMagic::Alkaid => Magic::Alkaid,
                     FileMagic::Arrow => Magic::Arrow,
                 },
+                columns: selection.columns,
             };
             commands::convert(&input, &output, options)
         }

@@ -431,3 +431,71 @@ fn integration_streams_and_files_convert_through_standard_io() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn columns_select_what_schema_cat_validate_and_convert_read() {
+    use alkaid_array::{Int32Array, Time32SecondArray};
+    use std::sync::Arc;
+
+    let zstd = fixture("all_types_zstd.arrow");
+    let out = alkaid(&["schema", &zstd, "--columns", "struct_of_dictionary,int8"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "struct_of_dictionary: Struct(w: Dictionary(Int32, LargeUtf8))\nint8: Int8\n"
+    );
+    let out = alkaid(&[
+        "cat",
+        &fixture("all_types.stream"),
+        "--columns",
+        "dictionary,int8",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let header = table.lines().nth(1).unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<String>(),
+        "|dictionary|int8|"
+    );
+    // A column that fails the strict checks fails validation only when it is read.
+    let dir = scratch("columns");
+    let late = file_of(
+        &dir,
+        "late.arrow",
+        vec![
+            ("n", Arc::new(Int32Array::from(vec![1, 2]))),
+            ("t", Arc::new(Time32SecondArray::from(vec![0, 90_000]))),
+        ],
+    );
+    let late = late.to_str().unwrap();
+    let out = alkaid(&["validate", late, "--columns", "n"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = alkaid(&["validate", late, "--columns", "t,n"]);
+    assert_eq!(out.status.code(), Some(1));
+    // Convert keeps the selected columns, in the order given, dictionaries included.
+    let out_path = dir.join("two.arrows");
+    let two = out_path.to_str().unwrap();
+    let out = alkaid(&[
+        "convert",
+        &zstd,
+        two,
+        "--to",
+        "stream",
+        "--columns",
+        "dictionary,int16",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = alkaid(&["schema", two]);
+    assert_eq!(
+        text(&out.stdout),
+        "dictionary: Dictionary(Int8, Utf8)\nint16: Int16\n"
+    );
+    // An unknown column: status 1, one line naming it.
+    let out = alkaid(&["cat", &zstd, "--columns", "int8,nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("\"nope\"") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}

@@ -9,7 +9,7 @@
 //! | [`StreamReader`] | a stream from any `Read`, legacy framing included |
 //! | [`BufferStreamReader`] | a stream already in memory, zero-copy |
 //! | [`FileReader`] | random access to the batches of a file; zero-copy over a [`Buffer`](alkaid_buffer::Buffer) |
-//! | [`ReadOptions`] | full validation (default) or, `unsafe`, structural only; nullability checks |
+//! | [`ReadOptions`] | full validation (default) or, `unsafe`, structural only; nullability checks; only some columns ([`ReadOptions::with_columns`]), the others neither decompressed nor validated; decompression threads |
 //! | [`Tensor`], [`SparseTensor`] | tensor and sparse tensor messages ([`read_tensor`], [`write_tensor`], ...), zero-copy |
 //!
 //! Every decoded batch is fully validated before it is handed out; every error names what

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
-use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, Fields, PhysicalType, PrimitiveType};
 
 use crate::compression::{Decompressor, DecompressorPool};
 use crate::dictionary::{DictionaryIds, count_dictionaries};
@@ -116,18 +116,35 @@ impl<'a> BodyReader<'a> {
         Ok(())
     }
 
-    /// Decompresses every buffer of a compressed body now, on up to `threads` threads,
+    /// Decompresses the buffers of a compressed body now, on up to `threads` threads,
     /// each with its own codec contexts; `next_buffer` then takes them in walk order.
-    /// Errors stay with their buffer and are reported when the walk reaches it, with its
-    /// path, as when decompressing one at a time.
-    pub fn decompress_ahead(&mut self, threads: usize) {
+    /// `wanted`, when given, says which of the top-level `fields` the walk will read: the
+    /// buffers of the others are left alone. Errors stay with their buffer and are reported
+    /// when the walk reaches it, with its path, as when decompressing one at a time.
+    pub fn decompress_ahead(&mut self, threads: usize, fields: &Fields, wanted: Option<&[bool]>) {
         let (Some(codec), Some(locations)) = (self.codec, self.buffers) else {
             return;
         };
         if threads <= 1 || locations.len() <= 1 {
             return;
         }
-        let located: Vec<Option<Buffer>> = locations.iter().map(|l| self.located(l)).collect();
+        let mut located: Vec<Option<Buffer>> = locations.iter().map(|l| self.located(l)).collect();
+        if let Some(wanted) = wanted {
+            // A message whose walk fails here fails the same way in the real walk, which
+            // then reports it with its path; nothing is decompressed ahead for it.
+            let Some(spans) = self.buffer_spans(fields) else {
+                return;
+            };
+            let mut keep = vec![false; located.len()];
+            for (span, _) in spans.iter().zip(wanted).filter(|(_, wanted)| **wanted) {
+                keep[span.clone()].fill(true);
+            }
+            for (bytes, keep) in located.iter_mut().zip(keep) {
+                if !keep {
+                    *bytes = None;
+                }
+            }
+        }
         self.decompressed = round_robin(
             &located,
             threads,
@@ -135,6 +152,64 @@ impl<'a> BodyReader<'a> {
             Decompressor::default,
             |d, bytes| bytes.as_ref().map(|bytes| d.decompress(codec, bytes)),
         );
+    }
+
+    /// The range of buffer indices each of `fields` takes in this walk, found by stepping
+    /// over them; the walk is back where it started afterwards. `None` if the message is
+    /// short of nodes or buffers.
+    fn buffer_spans(&mut self, fields: &Fields) -> Option<Vec<std::ops::Range<usize>>> {
+        let start = (self.node, self.buffer, self.variadic, self.cursor);
+        let spans = fields
+            .iter()
+            .map(|field| {
+                let first = self.buffer;
+                self.skip(field.data_type(), Path::Root(field.name()))
+                    .ok()
+                    .map(|()| first..self.buffer)
+            })
+            .collect();
+        (self.node, self.buffer, self.variadic, self.cursor) = start;
+        spans
+    }
+
+    /// Steps over one array of `data_type` and everything below it, as [`array`] would
+    /// read it, without touching its buffers: a column the reader does not decode.
+    ///
+    /// # Errors
+    /// If the message has too few field nodes, buffers or variadic buffer counts.
+    ///
+    /// [`array`]: Self::array
+    pub fn skip(&mut self, data_type: &DataType, path: Path<'_>) -> Result<()> {
+        self.next_node(path)?;
+        let spec = layout(data_type);
+        let validity = spec.has_validity
+            || (self.legacy_validity && data_type.to_physical() != PhysicalType::Null);
+        self.skip_buffers(usize::from(validity) + spec.buffers.len(), path)?;
+        if spec.variadic {
+            let count = self.next_variadic_count(path)?;
+            self.skip_buffers(count, path)?;
+        }
+        if spec.children != ChildSpec::None {
+            for field in data_type.children() {
+                self.skip(field.data_type(), path.child(field.name()))?;
+            }
+        }
+        // As `dictionary` does: the position of this dictionary and of those in its values.
+        if let DataType::Dictionary { value, .. } = data_type {
+            self.cursor += 1 + count_dictionaries(value);
+        }
+        Ok(())
+    }
+
+    fn skip_buffers(&mut self, count: usize, path: Path<'_>) -> Result<()> {
+        let listed = self.buffers.map_or(0, |b| b.len());
+        if listed - self.buffer < count {
+            return Err(IpcError::malformed(format!(
+                "{path}: the message has too few buffers"
+            )));
+        }
+        self.buffer += count;
+        Ok(())
     }
 
     /// The bytes of the body at `location`, or `None` if they lie outside it.
@@ -394,4 +469,123 @@ fn swap_views(buffer: &Buffer) -> Buffer {
         }
     }
     Buffer::from(out.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{
+        ArrayRef, DictionaryArray, Int32Array, ListArray, RecordBatch, StringArray,
+        StringViewArray, StructArray,
+    };
+    use alkaid_buffer::OffsetBuffer;
+    use alkaid_schema::{Field, Schema};
+
+    use super::*;
+    use crate::read::{Prefix, ReadOptions, parse_message, parse_prefix};
+    use crate::{Compression, StreamWriter, WriteOptions};
+
+    /// A batch with a nested column, a view column (variadic buffers) and a dictionary
+    /// column whose keys are all null (so that it reads without its dictionary), written
+    /// with LZ4; the record batch message's metadata and body.
+    fn compressed_message() -> (RecordBatch, Vec<u8>, Buffer) {
+        let long = "a string past twelve bytes";
+        let list = ListArray::try_new(
+            Arc::new(Field::new("item", DataType::Int32, true)),
+            OffsetBuffer::from_lengths([2, 0, 1]),
+            Arc::new(Int32Array::from(vec![Some(1), None, Some(3)])),
+            None,
+        )
+        .unwrap();
+        let children: Vec<ArrayRef> = vec![
+            Arc::new(list),
+            Arc::new(StringArray::from(vec!["x", "yy", long])),
+        ];
+        let child_fields: Vec<Field> = children
+            .iter()
+            .zip(["l", "s"])
+            .map(|(c, name)| Field::new(name, c.data_type().clone(), true))
+            .collect();
+        let nested = StructArray::try_new(child_fields.into(), children, None).unwrap();
+        let keys = Int32Array::from(vec![None, None, None]);
+        let words = DictionaryArray::try_new(keys, Arc::new(StringArray::from(vec!["w"]))).unwrap();
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from(vec![1, 2, 3])),
+            Arc::new(nested),
+            Arc::new(StringViewArray::from_iter_values([long, "b", long])),
+            Arc::new(words),
+            Arc::new(Int32Array::from(vec![4, 5, 6])),
+        ];
+        let fields: Vec<Field> = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Field::new(format!("c{i}"), c.data_type().clone(), true))
+            .collect();
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let options = WriteOptions::default().with_compression(Compression::Lz4Frame);
+        let mut writer =
+            StreamWriter::try_new(Vec::new(), batch.schema().clone(), options).unwrap();
+        writer.write(&batch).unwrap();
+        let bytes = writer.into_inner().unwrap();
+        // The last message before the end marker is the batch: walk the frames to it.
+        let mut at = 0;
+        let mut last = None;
+        while let Some(Prefix::Message { header, metadata }) =
+            parse_prefix(&bytes[at..], &ReadOptions::default()).unwrap()
+        {
+            let meta = bytes[at + header..at + header + metadata].to_vec();
+            let body_len = parse_message(&meta, &ReadOptions::default())
+                .unwrap()
+                .bodyLength() as usize;
+            let body_start = at + header + metadata;
+            let body = Buffer::from(&bytes[body_start..body_start + body_len]);
+            at = body_start + body_len;
+            last = Some((meta, body));
+        }
+        let (meta, body) = last.unwrap();
+        (batch, meta, body)
+    }
+
+    #[test]
+    fn decompressing_ahead_takes_only_the_wanted_columns_buffers() {
+        let (batch, meta, body) = compressed_message();
+        let schema = batch.schema();
+        let message = parse_message(&meta, &ReadOptions::default()).unwrap();
+        let record = message.header_as_record_batch().unwrap();
+        let ids = DictionaryIds::sequential(schema);
+        let dictionaries = BTreeMap::new();
+        let pool = DecompressorPool::default();
+        // Where each column's buffers lie, by reading every column.
+        let mut walk = BodyReader::new(record, &body, &ids, &dictionaries, 0, &pool).unwrap();
+        let mut spans = Vec::new();
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            let first = walk.buffer;
+            let data = walk
+                .array(field.data_type(), Path::Root(field.name()))
+                .unwrap();
+            assert_eq!(data.len(), column.len());
+            spans.push(first..walk.buffer);
+        }
+        walk.finish().unwrap();
+        let wanted = [false, true, false, true, false];
+        let mut reader = BodyReader::new(record, &body, &ids, &dictionaries, 0, &pool).unwrap();
+        assert_eq!(reader.buffer_spans(schema.fields()), Some(spans.clone()));
+        reader.decompress_ahead(2, schema.fields(), Some(&wanted));
+        // The walk is where it started, and only the wanted columns' buffers are done.
+        assert_eq!((reader.node, reader.buffer, reader.cursor), (0, 0, 0));
+        for (span, wanted) in spans.iter().zip(wanted) {
+            for i in span.clone() {
+                assert_eq!(reader.decompressed[i].is_some(), wanted, "buffer {i}");
+            }
+        }
+        // Stepping over the others and reading the wanted ones ends the walk exactly.
+        for (field, wanted) in schema.fields().iter().zip(wanted) {
+            let path = Path::Root(field.name());
+            if wanted {
+                reader.array(field.data_type(), path).unwrap();
+            } else {
+                reader.skip(field.data_type(), path).unwrap();
+            }
+        }
+        reader.finish().unwrap();
+    }
 }

@@ -68,9 +68,9 @@ impl BufferStreamReader {
         }
     }
 
-    /// The stream's schema.
+    /// The schema of the batches: the stream's, or the columns of it the options select.
     pub fn schema(&self) -> SchemaRef {
-        self.state.schema.clone().expect("read in try_new")
+        self.state.batch_schema().cloned().expect("read in try_new")
     }
 
     fn message(&mut self) -> Result<Option<Decoded>> {

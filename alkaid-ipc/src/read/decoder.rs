@@ -119,9 +119,10 @@ impl Decoder {
         self.pending.extend_from_slice(bytes);
     }
 
-    /// The schema, once its message has been decoded.
+    /// The schema of the batches, once its message has been decoded: the stream's, or the
+    /// columns of it the options select.
     pub fn schema(&self) -> Option<&SchemaRef> {
-        self.state.schema.as_ref()
+        self.state.batch_schema()
     }
 
     /// Where the message [`next_message`](Self::next_message) last returned lay, and how it

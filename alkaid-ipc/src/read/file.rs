@@ -208,9 +208,10 @@ impl<S: ByteSource> FileReader<S> {
         Ok(reader)
     }
 
-    /// The file's schema.
+    /// The schema of the batches: the file's, or the columns of it the options select
+    /// ([`ReadOptions::with_columns`](crate::ReadOptions::with_columns)).
     pub fn schema(&self) -> SchemaRef {
-        self.state.schema.clone().expect("read in open")
+        self.state.batch_schema().cloned().expect("read in open")
     }
 
     /// The footer's custom metadata.

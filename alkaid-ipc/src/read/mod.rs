@@ -7,6 +7,7 @@ mod decoder;
 mod file;
 mod framing;
 mod options;
+mod projection;
 mod state;
 mod stream;
 mod stream_schema;

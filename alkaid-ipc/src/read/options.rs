@@ -7,6 +7,15 @@ pub struct ReadOptions {
     pub(crate) max_metadata_bytes: usize,
     pub(crate) check_nullability: bool,
     pub(crate) decompression_threads: usize,
+    pub(crate) columns: Option<Columns>,
+}
+
+/// The top-level columns a reader decodes, as the caller named them (resolved against the
+/// schema when it arrives).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Columns {
+    Indices(Vec<usize>),
+    Names(Vec<String>),
 }
 
 impl Default for ReadOptions {
@@ -16,6 +25,7 @@ impl Default for ReadOptions {
             max_metadata_bytes: 64 << 20,
             check_nullability: false,
             decompression_threads: 1,
+            columns: None,
         }
     }
 }
@@ -70,6 +80,55 @@ impl ReadOptions {
     /// ```
     pub fn with_decompression_threads(mut self, threads: usize) -> Self {
         self.decompression_threads = threads.max(1);
+        self
+    }
+
+    /// Decodes only the top-level columns at `indices` of the schema, in that order (an
+    /// index may repeat): the batches, and the schema the reader reports, hold those columns
+    /// alone. The other columns' buffers are not decompressed, validated or copied, and a
+    /// dictionary that only they use is not decoded. An index past the schema's end is an
+    /// error when the schema is read.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use alkaid_array::{Int32Array, RecordBatch, StringArray};
+    /// use alkaid_ipc::{ReadOptions, StreamReader, StreamWriter, WriteOptions};
+    /// use alkaid_schema::{DataType, Field, Schema};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![
+    ///     Field::new("id", DataType::Int32, false),
+    ///     Field::new("name", DataType::Utf8, false),
+    /// ]));
+    /// let batch = RecordBatch::try_new(schema.clone(), vec![
+    ///     Arc::new(Int32Array::from(vec![1, 2])),
+    ///     Arc::new(StringArray::from(vec!["a", "b"])),
+    /// ])?;
+    /// let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+    /// writer.write(&batch)?;
+    /// let bytes = writer.into_inner()?;
+    ///
+    /// let options = ReadOptions::default().with_columns([1]);
+    /// let mut reader = StreamReader::with_options(&bytes[..], options)?;
+    /// assert_eq!(reader.schema().fields()[0].name(), "name");
+    /// let read = reader.next().unwrap()?;
+    /// assert_eq!(read.num_columns(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_columns(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        self.columns = Some(Columns::Indices(indices.into_iter().collect()));
+        self
+    }
+
+    /// As [`with_columns`](Self::with_columns), naming the columns: each name must belong
+    /// to exactly one top-level field.
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// let options = ReadOptions::default().with_column_names(["b", "a"]);
+    /// assert_ne!(options, ReadOptions::default());
+    /// ```
+    pub fn with_column_names(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.columns = Some(Columns::Names(names.into_iter().map(Into::into).collect()));
         self
     }
 

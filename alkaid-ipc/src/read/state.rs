@@ -3,13 +3,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use alkaid_array::{RecordBatch, check_nullability, make_array};
+use alkaid_array::{ArrayRef, RecordBatch, check_nullability, make_array};
 use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
 use super::options::ReadOptions;
+use super::projection::Projection;
 use crate::compression::DecompressorPool;
 use crate::dictionary::{DictionaryIds, value_type_at};
 use crate::error::{IpcError, Result};
@@ -20,7 +21,8 @@ use crate::schema::{HOST_ENDIANNESS, MAX_FIELD_DEPTH, decode_metadata, decode_sc
 /// One decoded message.
 #[derive(Debug, Clone)]
 pub enum Decoded {
-    /// The schema, which opens every stream.
+    /// The schema of the batches to come (the columns the options select, when they select
+    /// some), from the message that opens every stream.
     Schema(SchemaRef),
     /// A dictionary was defined, replaced or extended.
     Dictionary {
@@ -100,6 +102,8 @@ pub(crate) struct ReadState {
     pub options: ReadOptions,
     /// Codec contexts kept from one message to the next.
     decompressors: DecompressorPool,
+    /// The columns decoded, when the options select some.
+    projection: Option<Projection>,
 }
 
 impl ReadState {
@@ -110,14 +114,34 @@ impl ReadState {
         }
     }
 
-    /// Takes the schema (from a stream's first message or a file's footer).
+    /// Takes the schema (from a stream's first message or a file's footer) and returns the
+    /// batches' schema: the selected columns of it, when the options select some.
+    ///
+    /// # Errors
+    /// If the schema is invalid or the options select a column it does not have.
     pub fn set_schema(&mut self, schema: fb::Schema<'_>) -> Result<SchemaRef> {
         let (decoded, ids) = decode_schema(schema)?;
         let decoded = Arc::new(decoded);
+        self.projection = match &self.options.columns {
+            Some(columns) => Some(Projection::resolve(columns, &decoded)?),
+            None => None,
+        };
+        let batch_schema = self
+            .projection
+            .as_ref()
+            .map_or_else(|| decoded.clone(), |p| p.schema.clone());
         self.swap = needs_swap(schema.endianness(), HOST_ENDIANNESS);
-        self.schema = Some(decoded.clone());
+        self.schema = Some(decoded);
         self.ids = ids;
-        Ok(decoded)
+        Ok(batch_schema)
+    }
+
+    /// The schema of the batches read: the selected columns, or the whole schema.
+    pub fn batch_schema(&self) -> Option<&SchemaRef> {
+        match &self.projection {
+            Some(projection) => Some(&projection.schema),
+            None => self.schema.as_ref(),
+        }
     }
 
     /// Decodes one message whose body is `body`.
@@ -198,7 +222,16 @@ impl ReadState {
         reader.swap = self.swap;
         reader.legacy_validity = legacy_validity;
         reader.trusted = !self.options.full_validation;
-        reader.decompress_ahead(self.options.decompression_threads);
+        if self.options.decompression_threads > 1 {
+            // Only a record batch's columns can be left out; a dictionary batch read at all
+            // is read whole.
+            let schema = self.schema()?;
+            let wanted = match &self.projection {
+                Some(projection) if cursor == 0 => Some(projection.decoded.as_slice()),
+                _ => None,
+            };
+            reader.decompress_ahead(self.options.decompression_threads, schema.fields(), wanted);
+        }
         Ok(reader)
     }
 
@@ -216,13 +249,20 @@ impl ReadState {
         body: &Buffer,
         legacy_validity: bool,
     ) -> Result<RecordBatch> {
-        let schema = self.schema()?.clone();
+        let schema = self.schema()?;
         let rows = usize::try_from(batch.length())
             .map_err(|_| IpcError::malformed(format!("batch length {}", batch.length())))?;
         let mut reader = self.body_reader(batch, body, 0, legacy_validity)?;
-        let mut columns = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields().iter() {
-            let data = reader.array(field.data_type(), Path::Root(field.name()))?;
+        let decoded = self.projection.as_ref().map(|p| p.decoded.as_slice());
+        let mut columns: Vec<Option<ArrayRef>> = Vec::with_capacity(schema.fields().len());
+        for (i, field) in schema.fields().iter().enumerate() {
+            let path = Path::Root(field.name());
+            if decoded.is_some_and(|decoded| !decoded[i]) {
+                reader.skip(field.data_type(), path)?;
+                columns.push(None);
+                continue;
+            }
+            let data = reader.array(field.data_type(), path)?;
             if data.len() != rows {
                 return Err(IpcError::malformed(format!(
                     "column {}: {} rows in a batch of {rows}",
@@ -237,11 +277,23 @@ impl ReadState {
                 check_nullability(field, &data)
                     .map_err(|e| IpcError::malformed(format!("column {}: {e}", field.name())))?;
             }
-            columns.push(make_array(data));
+            columns.push(Some(make_array(data)));
         }
         reader.finish()?;
-        // SAFETY: one column per field, each built from its field's own type by the walk,
-        // and its length checked against the batch just above.
+        let (schema, columns) = match &self.projection {
+            // A column selected twice is decoded once and shared.
+            Some(projection) => (
+                projection.schema.clone(),
+                projection
+                    .columns
+                    .iter()
+                    .filter_map(|&i| columns[i].clone())
+                    .collect(),
+            ),
+            None => (schema.clone(), columns.into_iter().flatten().collect()),
+        };
+        // SAFETY: one column per field of `schema`, each built from that field's own type by
+        // the walk, and its length checked against the batch just above.
         Ok(unsafe { RecordBatch::new_unchecked(schema, columns, rows) })
     }
 
@@ -257,6 +309,15 @@ impl ReadState {
             IpcError::malformed(format!("dictionary batch for id {id}, which no field uses"))
         })?;
         // The ids were read with this schema, so the position is one of its dictionaries.
+        let is_delta = dictionary.isDelta();
+        if self
+            .projection
+            .as_ref()
+            .is_some_and(|p| !p.dictionaries.get(position).copied().unwrap_or(false))
+        {
+            // Only columns left out use it: not decoded, not kept.
+            return Ok(Decoded::Dictionary { id, is_delta });
+        }
         let value_type = value_type_at(schema, position)
             .cloned()
             .ok_or_else(|| IpcError::malformed(format!("dictionary id {id} has no field")))?;
@@ -270,7 +331,6 @@ impl ReadState {
         // Gives the codec contexts back before the dictionaries change.
         drop(reader);
         self.validate(&values, path)?;
-        let is_delta = dictionary.isDelta();
         if !is_delta && self.one_dictionary_per_id && self.dictionaries.contains_key(&id) {
             return Err(IpcError::malformed(format!(
                 "a replacement of dictionary id {id}, which the file already defines; a file \

@@ -53,9 +53,9 @@ impl<R: Read> StreamReader<R> {
         }
     }
 
-    /// The stream's schema.
+    /// The schema of the batches: the stream's, or the columns of it the options select.
     pub fn schema(&self) -> SchemaRef {
-        self.state.schema.clone().expect("read in try_new")
+        self.state.batch_schema().cloned().expect("read in try_new")
     }
 
     /// The custom metadata of the batch returned last.
