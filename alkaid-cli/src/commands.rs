@@ -10,12 +10,12 @@ use alkaid_ipc::{Compression, FileWriter, Magic, StreamWriter, WriteOptions};
 use alkaid_schema::{Field, Metadata};
 
 use crate::failure::Failure;
-use crate::input::Input;
+use crate::input::{Input, Selection};
 use crate::progress;
 
 /// Prints the schema: one field per line with its type, nullability and metadata.
-pub fn schema(path: &str, columns: Option<&[String]>) -> Result<(), Failure> {
-    let input = Input::open(path, columns)?;
+pub fn schema(path: &str, selection: &Selection) -> Result<(), Failure> {
+    let input = Input::open(path, selection)?;
     let schema = input.schema();
     let mut out = String::new();
     for field in schema.fields().iter() {
@@ -50,13 +50,13 @@ fn describe(field: &Field, depth: usize) -> String {
 /// Prints batches as a table: all of them, or batch `batch` alone, at most `limit` rows.
 pub fn cat(
     path: &str,
-    columns: Option<&[String]>,
+    selection: &Selection,
     limit: Option<usize>,
     batch: Option<usize>,
 ) -> Result<(), Failure> {
-    let mut input = Input::open(path, columns)?;
+    let mut input = Input::open(path, selection)?;
     let batches: Vec<RecordBatch> = match (&mut input, batch) {
-        (Input::File(file), Some(i)) => {
+        (Input::File { reader: file, .. }, Some(i)) => {
             if i >= file.num_batches() {
                 return Err(Failure::new(format!(
                     "{path}: batch {i} asked for, the file has {}",
@@ -94,12 +94,8 @@ pub fn cat(
 /// Validates every batch at `level` (decoding already checks [`ValidationLevel::Full`];
 /// [`ValidationLevel::Strict`] adds the data layer's strict checks and the field-level
 /// ones) and says how many rows and batches passed.
-pub fn validate(
-    path: &str,
-    columns: Option<&[String]>,
-    level: ValidationLevel,
-) -> Result<(), Failure> {
-    let mut input = Input::open(path, columns)?;
+pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Result<(), Failure> {
+    let mut input = Input::open(path, selection)?;
     let kind = input.kind();
     let (mut batches, mut rows) = (0usize, 0usize);
     let mut report = progress::Report::new("validating");
@@ -128,19 +124,19 @@ pub struct ConvertOptions {
     pub compression: Compression,
     /// The file magic.
     pub magic: Magic,
-    /// Only these top-level columns, by name, in this order.
-    pub columns: Option<Vec<String>>,
+    /// What to read of the input.
+    pub selection: Selection,
 }
 
 /// Reads `input` in any form and writes it to `output` (`-` for standard output), batch by
 /// batch with each batch's metadata, the schema's and fields' metadata, dictionaries
 /// (still encoded) and, for files, the footer metadata.
 pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(), Failure> {
-    let mut source = Input::open(input, options.columns.as_deref())?;
+    let mut source = Input::open(input, &options.selection)?;
     let schema = source.schema();
     let footer = match &source {
-        Input::File(file) => Some(file.metadata().clone()),
-        Input::Stream(_) => None,
+        Input::File { reader, .. } => Some(reader.metadata().clone()),
+        Input::Stream { .. } => None,
     };
     let sink: Box<dyn Write> = if output == "-" {
         Box::new(BufWriter::new(std::io::stdout().lock()))

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::ops::Range;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
@@ -14,10 +15,26 @@ use crate::failure::Failure;
 
 /// An opened input: its bytes and how to read them.
 pub enum Input {
-    /// A file: random access to its batches.
-    File(FileReader<Buffer>),
-    /// A stream: batches in order.
-    Stream(BufferStreamReader),
+    /// A file: random access to its batches, of which `batches` are read.
+    File {
+        reader: FileReader<Buffer>,
+        batches: Range<usize>,
+    },
+    /// A stream: batches in order, from `skip` on, at most `take` of them.
+    Stream {
+        reader: BufferStreamReader,
+        skip: usize,
+        take: usize,
+    },
+}
+
+/// What to read of an input.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Only these top-level columns, by name, in this order.
+    pub columns: Option<Vec<String>>,
+    /// Only these batches (of a stream, those that are there).
+    pub batches: Option<Range<usize>>,
 }
 
 /// The bytes of `path` (`-` for standard input): a read-only memory map of a file.
@@ -48,39 +65,50 @@ pub fn is_file(bytes: &[u8]) -> bool {
 }
 
 impl Input {
-    /// Opens `path` (`-` for standard input) as a file or a stream, reading only the
-    /// top-level `columns` named, in that order, when some are.
-    pub fn open(path: &str, columns: Option<&[String]>) -> Result<Self, Failure> {
+    /// Opens `path` (`-` for standard input) as a file or a stream, to read what
+    /// `selection` selects.
+    pub fn open(path: &str, selection: &Selection) -> Result<Self, Failure> {
         let bytes = bytes(path)?;
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
-        let options = match columns {
+        let options = match &selection.columns {
             Some(names) => ReadOptions::default().with_column_names(names),
             None => ReadOptions::default(),
         };
+        let batches = selection.batches.clone();
         if is_file(&bytes) {
-            Ok(Input::File(
-                FileReader::open(bytes, options).map_err(place)?,
-            ))
+            let mut reader = FileReader::open(bytes, options).map_err(place)?;
+            let batches = match batches {
+                // `i..`: to the last batch.
+                Some(range) if range.end == usize::MAX => range.start..reader.num_batches(),
+                Some(range) => range,
+                None => 0..reader.num_batches(),
+            };
+            // Checks the range against the file.
+            reader.select_batches(batches.clone()).map_err(place)?;
+            Ok(Input::File { reader, batches })
         } else {
-            Ok(Input::Stream(
-                BufferStreamReader::with_options(bytes, options).map_err(place)?,
-            ))
+            let range = batches.unwrap_or(0..usize::MAX);
+            Ok(Input::Stream {
+                reader: BufferStreamReader::with_options(bytes, options).map_err(place)?,
+                skip: range.start,
+                take: range.end - range.start,
+            })
         }
     }
 
     /// The schema.
     pub fn schema(&self) -> SchemaRef {
         match self {
-            Input::File(file) => file.schema(),
-            Input::Stream(stream) => stream.schema(),
+            Input::File { reader, .. } => reader.schema(),
+            Input::Stream { reader, .. } => reader.schema(),
         }
     }
 
     /// "file" or "stream".
     pub fn kind(&self) -> &'static str {
         match self {
-            Input::File(_) => "file",
-            Input::Stream(_) => "stream",
+            Input::File { .. } => "file",
+            Input::Stream { .. } => "stream",
         }
     }
 
@@ -89,21 +117,29 @@ impl Input {
         &mut self,
     ) -> Box<dyn Iterator<Item = Result<(RecordBatch, Metadata), Failure>> + '_> {
         match self {
-            Input::File(file) => {
-                let count = file.num_batches();
-                // The file reader's errors already say which batch.
-                Box::new((0..count).map(move |i| {
-                    file.batch_with_metadata(i)
-                        .map_err(|e| Failure::new(e.to_string()))
-                }))
-            }
-            Input::Stream(stream) => {
-                let mut index = 0;
+            // The file reader's errors already say which batch.
+            Input::File { reader, batches } => Box::new(batches.clone().map(move |i| {
+                reader
+                    .batch_with_metadata(i)
+                    .map_err(|e| Failure::new(e.to_string()))
+            })),
+            Input::Stream { reader, skip, take } => {
+                let (mut index, end) = (0, skip.saturating_add(*take));
+                let skip = *skip;
                 Box::new(std::iter::from_fn(move || {
-                    let next = stream.next_with_metadata()?;
-                    let i = index;
-                    index += 1;
-                    Some(next.map_err(|e| Failure::new(format!("batch {i}: {e}"))))
+                    // Batches before the selection are decoded too (a stream may change its
+                    // dictionaries in any of them), and their errors end the reading.
+                    while index < end {
+                        let next = reader.next_with_metadata()?;
+                        let i = index;
+                        index += 1;
+                        match next {
+                            Err(e) => return Some(Err(Failure::new(format!("batch {i}: {e}")))),
+                            Ok(_) if i < skip => {}
+                            Ok(batch) => return Some(Ok(batch)),
+                        }
+                    }
+                    None
                 }))
             }
         }

@@ -31,13 +31,49 @@ struct Cli {
     command: Command,
 }
 
-/// The columns to read, for the commands that read batches.
+/// What to read, for the commands that read batches.
 #[derive(Args)]
 struct Selection {
     /// Read only these top-level columns, by name, in this order (comma-separated: `a,b`);
     /// the others are neither decompressed nor validated.
     #[arg(long, value_delimiter = ',')]
     columns: Option<Vec<String>>,
+    /// Read only these batches, counted from 0: `i..j` (j excluded), `i..` or `i`. A file's
+    /// other batches are not read at all; a stream's earlier ones are decoded and dropped.
+    #[arg(long, value_parser = batch_range)]
+    batches: Option<std::ops::Range<usize>>,
+}
+
+impl Selection {
+    fn into_input(self) -> input::Selection {
+        input::Selection {
+            columns: self.columns,
+            batches: self.batches,
+        }
+    }
+}
+
+/// `i..j`, `i..` or `i` as a range of batch indices.
+fn batch_range(text: &str) -> Result<std::ops::Range<usize>, String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{s:?} is not a batch index"))
+    };
+    match text.split_once("..") {
+        Some((start, "")) => Ok(number(start)?..usize::MAX),
+        Some((start, end)) => {
+            let (start, end) = (number(start)?, number(end)?);
+            if start > end {
+                return Err(format!("{text}: the range is reversed"));
+            }
+            Ok(start..end)
+        }
+        None => {
+            let i = number(text)?;
+            Ok(i..i + 1)
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -162,22 +198,20 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Demo { dir } => {
             demo::run(&dir.unwrap_or_else(|| std::env::temp_dir().join("alkaid-demo")))
         }
-        Command::Schema { file, selection } => {
-            commands::schema(&file, selection.columns.as_deref())
-        }
+        Command::Schema { file, selection } => commands::schema(&file, &selection.into_input()),
         Command::Cat {
             file,
             limit,
             batch,
             selection,
-        } => commands::cat(&file, selection.columns.as_deref(), limit, batch),
+        } => commands::cat(&file, &selection.into_input(), limit, batch),
         Command::Validate {
             file,
             level,
             selection,
         } => commands::validate(
             &file,
-            selection.columns.as_deref(),
+            &selection.into_input(),
             match level {
                 Level::Full => alkaid_data::ValidationLevel::Full,
                 Level::Strict => alkaid_data::ValidationLevel::Strict,
@@ -213,7 +247,7 @@ fn run(command: Command) -> Result<(), Failure> {
                     FileMagic::Alkaid => Magic::Alkaid,
                     FileMagic::Arrow => Magic::Arrow,
                 },
-                columns: selection.columns,
+                selection: selection.into_input(),
             };
             commands::convert(&input, &output, options)
         }

@@ -499,3 +499,61 @@ fn columns_select_what_schema_cat_validate_and_convert_read() {
         "{stderr}"
     );
 }
+
+#[test]
+fn batches_select_a_range_of_a_file_or_a_stream() {
+    // Two batches of 4 and 2 rows, as pyarrow wrote them, and as an Alkaid file.
+    let stream = fixture("all_types.stream");
+    let dir = scratch("batches");
+    let file_path = dir.join("all_types.arrow");
+    let file = file_path.to_str().unwrap();
+    assert!(alkaid(&["convert", &stream, file]).status.success());
+    for (input, kind) in [(stream.as_str(), "stream"), (file, "file")] {
+        for (range, summary) in [
+            ("0", "1 batches, 4 rows"),
+            ("1..", "1 batches, 2 rows"),
+            ("0..2", "2 batches, 6 rows"),
+            ("1..1", "0 batches, 0 rows"),
+        ] {
+            let out = alkaid(&["validate", input, "--batches", range]);
+            assert!(
+                out.status.success(),
+                "{kind} {range}: {}",
+                text(&out.stderr)
+            );
+            let stdout = text(&out.stdout);
+            assert!(
+                stdout.contains(&format!("{kind} of {summary}")),
+                "{kind} {range}: {stdout}"
+            );
+        }
+        let out = alkaid(&["validate", input, "--batches", "2..1"]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{kind}: a reversed range is a usage error"
+        );
+    }
+    // A file knows its batches: a range past them is an error naming the count.
+    let out = alkaid(&["cat", file, "--batches", "1..5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("batches 1..5 of a file with 2 batches"));
+    // Converting batch 1 alone keeps its rows, with the columns asked for.
+    let one_path = dir.join("one.arrows");
+    let one = one_path.to_str().unwrap();
+    let out = alkaid(&[
+        "convert",
+        file,
+        one,
+        "--to",
+        "stream",
+        "--batches",
+        "1",
+        "--columns",
+        "int8",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = alkaid(&["validate", one]);
+    assert!(text(&out.stdout).contains("stream of 1 batches, 2 rows"));
+    assert_eq!(text(&alkaid(&["schema", one]).stdout), "int8: Int8\n");
+}

@@ -94,11 +94,17 @@ const MAGICS: [&[u8]; 2] = [b"ALKAID1", b"ARROW1"];
 /// ```
 pub struct FileReader<S: ByteSource> {
     source: S,
-    state: ReadState,
-    batches: Vec<fb::Block>,
+    pub(super) state: ReadState,
+    pub(super) batches: Vec<fb::Block>,
     metadata: Metadata,
     file_len: u64,
-    next: usize,
+    pub(super) next: usize,
+    /// Where iteration stops: the number of batches, unless [`select_batches`] narrowed it.
+    ///
+    /// [`select_batches`]: FileReader::select_batches
+    pub(super) end: usize,
+    /// The row count of each batch, once read from its metadata.
+    pub(super) rows: Vec<Option<usize>>,
 }
 
 impl<R: Read + Seek> FileReader<Seekable<R>> {
@@ -177,6 +183,7 @@ impl<S: ByteSource> FileReader<S> {
         let footer_loc = schema._tab.loc();
         let metadata = decode_metadata(footer.custom_metadata())?;
         let batches: Vec<fb::Block> = footer.recordBatches().iter().flatten().copied().collect();
+        let batch_count = batches.len();
         let mut reader = Self {
             source,
             state,
@@ -184,6 +191,8 @@ impl<S: ByteSource> FileReader<S> {
             metadata,
             file_len,
             next: 0,
+            end: batch_count,
+            rows: vec![None; batch_count],
         };
         let footer_start = file_len - tail_len as u64 - footer_len;
         reader.check_stream_schema(&head[8..], &footer_bytes, footer_loc, footer_start)?;
@@ -212,6 +221,11 @@ impl<S: ByteSource> FileReader<S> {
     /// ([`ReadOptions::with_columns`](crate::ReadOptions::with_columns)).
     pub fn schema(&self) -> SchemaRef {
         self.state.batch_schema().cloned().expect("read in open")
+    }
+
+    /// The source the reader reads from.
+    pub fn get_ref(&self) -> &S {
+        &self.source
     }
 
     /// The footer's custom metadata.
@@ -289,6 +303,15 @@ impl<S: ByteSource> FileReader<S> {
     }
 
     fn block(&mut self, block: &fb::Block) -> Result<Decoded> {
+        let message = self.block_metadata(block)?;
+        let body = self.source.read_at(message.body_offset, message.body_len)?;
+        let metadata = &message.framed[message.header..message.header + message.metadata];
+        self.state.decode(metadata, body)
+    }
+
+    /// The metadata of the message in `block`, read without its body; checks that the
+    /// block lies inside the file.
+    pub(super) fn block_metadata(&mut self, block: &fb::Block) -> Result<BlockMetadata> {
         let (offset, meta_len, body_len) =
             (block.offset(), block.metaDataLength(), block.bodyLength());
         let bad = || {
@@ -299,12 +322,11 @@ impl<S: ByteSource> FileReader<S> {
         let offset = u64::try_from(offset).map_err(|_| bad())?;
         let meta_len = usize::try_from(meta_len).map_err(|_| bad())?;
         let body_len = body_length(body_len)?;
-        let end = offset
+        offset
             .checked_add(meta_len as u64)
             .and_then(|e| e.checked_add(body_len as u64))
             .filter(|&e| e <= self.file_len)
             .ok_or_else(bad)?;
-        let _ = end;
         // The prefix is at most 8 bytes; padding to the block's alignment at most 63.
         if meta_len > self.state.options.max_metadata_bytes.saturating_add(72) {
             return Err(IpcError::limit(format!(
@@ -323,16 +345,33 @@ impl<S: ByteSource> FileReader<S> {
                 ));
             }
         };
-        let body = self.source.read_at(offset + meta_len as u64, body_len)?;
-        self.state.decode(&framed[header..header + metadata], body)
+        Ok(BlockMetadata {
+            framed,
+            header,
+            metadata,
+            body_offset: offset + meta_len as u64,
+            body_len,
+        })
     }
+}
+
+/// A block's framed metadata, read ahead of its body.
+pub(super) struct BlockMetadata {
+    /// The prefix, the flatbuffer and its padding.
+    pub framed: Buffer,
+    /// Where the flatbuffer starts in `framed`.
+    pub header: usize,
+    /// The flatbuffer's length.
+    pub metadata: usize,
+    pub body_offset: u64,
+    pub body_len: usize,
 }
 
 impl<S: ByteSource> Iterator for FileReader<S> {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.batches.len() {
+        if self.next >= self.end {
             return None;
         }
         self.next += 1;

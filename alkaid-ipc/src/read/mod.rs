@@ -5,6 +5,7 @@ mod body;
 mod buffer_stream;
 mod decoder;
 mod file;
+mod file_select;
 mod framing;
 mod options;
 mod projection;
