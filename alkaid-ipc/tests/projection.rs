@@ -112,7 +112,9 @@ proptest! {
         }
         let by_name = rng.chance(0.5);
         let options = {
-            let options = ReadOptions::default().with_decompression_threads(1 + rng.below(3));
+            let options = ReadOptions::default()
+                .with_decompression_threads(1 + rng.below(3))
+                .with_fetch_gap([0, 64, 1 << 20][rng.below(3)]);
             if by_name {
                 options.with_column_names(columns.iter().map(|i| format!("c{i}")))
             } else {
@@ -311,4 +313,86 @@ fn selecting_a_column_the_schema_lacks_is_an_error_naming_it() {
             .collect::<Result<_, _>>()
             .unwrap();
     assert_eq!((batches[0].num_rows(), batches[0].num_columns()), (1, 0));
+}
+
+/// Every read a source served, as (offset, length).
+struct Counting {
+    bytes: Buffer,
+    reads: Vec<(u64, usize)>,
+}
+
+impl alkaid_ipc::ByteSource for Counting {
+    fn len(&mut self) -> alkaid_ipc::Result<u64> {
+        Ok(self.bytes.len() as u64)
+    }
+
+    fn read_at(&mut self, offset: u64, len: usize) -> alkaid_ipc::Result<Buffer> {
+        self.reads.push((offset, len));
+        Ok(self.bytes.slice(offset as usize, len))
+    }
+}
+
+/// The reads a file reader with `options` makes after opening `file`, to read every batch.
+fn reads_of(file: &[u8], options: ReadOptions) -> (Vec<RecordBatch>, Vec<(u64, usize)>) {
+    let source = Counting {
+        bytes: Buffer::from(file.to_vec()),
+        reads: Vec::new(),
+    };
+    let mut reader = FileReader::open(source, options).unwrap();
+    let opened = reader.get_ref().reads.len();
+    let batches: Vec<RecordBatch> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+    (batches, reader.get_ref().reads[opened..].to_vec())
+}
+
+#[test]
+fn one_of_eight_columns_of_a_file_reads_that_columns_bytes_alone() {
+    // Eight Int64 columns with nulls (a validity and a values buffer each), 4 batches of
+    // 10 000 rows.
+    let rows: usize = 10_000;
+    let fields: Vec<Field> = (0..8)
+        .map(|i| Field::new(format!("c{i}"), DataType::Int64, true))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let mut writer =
+        FileWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for b in 0..4i64 {
+        let columns: Vec<ArrayRef> = (0..8i64)
+            .map(|c| {
+                let values: Vec<Option<i64>> = (0..rows as i64)
+                    .map(|r| (r % 7 != 0).then_some(b * 1000 + c * 100 + r))
+                    .collect();
+                Arc::new(alkaid_array::Int64Array::from(values)) as ArrayRef
+            })
+            .collect();
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
+            .unwrap();
+    }
+    let file = writer.into_inner().unwrap();
+
+    let (whole, reads) = reads_of(&file, ReadOptions::default());
+    // A metadata read and a body read per batch.
+    assert_eq!(reads.len(), 8, "{reads:?}");
+    let whole_body: usize = reads.iter().skip(1).step_by(2).map(|r| r.1).sum();
+    let metadata: usize = reads.iter().step_by(2).map(|r| r.1).sum();
+    // The column's own bytes: values and validity, padded to 8 (or 64) bytes each.
+    let column_bytes = 4 * (rows * 8 + rows.div_ceil(8));
+    assert!(whole_body >= 8 * column_bytes);
+
+    for (gap, per_batch) in [(0, 3), (64 << 10, 2)] {
+        let options = ReadOptions::default().with_columns([5]).with_fetch_gap(gap);
+        let (part, reads) = reads_of(&file, options);
+        // The metadata, then the validity and the values: apart, or merged across the
+        // padding between them.
+        assert_eq!(reads.len(), 4 * per_batch, "gap {gap}: {reads:?}");
+        let fetched: usize = reads.iter().map(|r| r.1).sum();
+        assert!(
+            fetched <= metadata + column_bytes + 4 * 2 * 64,
+            "gap {gap}: {fetched} bytes fetched, the column has {column_bytes}"
+        );
+        assert!(fetched >= metadata + column_bytes, "gap {gap}: {fetched}");
+        for (p, w) in part.iter().zip(&whole) {
+            assert!(equal(&p.column(0).to_data(), &w.column(5).to_data()));
+        }
+    }
 }

@@ -12,6 +12,7 @@ use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, BufferSpec, ChildSpec, layout};
 use alkaid_schema::{DataType, Fields, PhysicalType, PrimitiveType};
 
+use super::body_parts::Body;
 use crate::compression::{Decompressor, DecompressorPool};
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
@@ -26,7 +27,7 @@ pub(crate) struct BodyReader<'a> {
     buffers: Option<flatbuffers::Vector<'a, fb::Buffer>>,
     variadic_counts: Option<flatbuffers::Vector<'a, i64>>,
     codec: Option<fb::CompressionType>,
-    pub body: &'a Buffer,
+    pub body: &'a Body,
     pub ids: &'a DictionaryIds,
     pub dictionaries: &'a BTreeMap<i64, Arc<ArrayData>>,
     /// Byte-swap fixed-width values (the schema says big-endian).
@@ -63,7 +64,7 @@ impl<'a> BodyReader<'a> {
     /// If the message asks for a body compression method other than per-buffer.
     pub fn new(
         batch: fb::RecordBatch<'a>,
-        body: &'a Buffer,
+        body: &'a Body,
         ids: &'a DictionaryIds,
         dictionaries: &'a BTreeMap<i64, Arc<ArrayData>>,
         cursor: usize,
@@ -157,7 +158,7 @@ impl<'a> BodyReader<'a> {
     /// The range of buffer indices each of `fields` takes in this walk, found by stepping
     /// over them; the walk is back where it started afterwards. `None` if the message is
     /// short of nodes or buffers.
-    fn buffer_spans(&mut self, fields: &Fields) -> Option<Vec<std::ops::Range<usize>>> {
+    pub fn buffer_spans(&mut self, fields: &Fields) -> Option<Vec<std::ops::Range<usize>>> {
         let start = (self.node, self.buffer, self.variadic, self.cursor);
         let spans = fields
             .iter()
@@ -212,11 +213,12 @@ impl<'a> BodyReader<'a> {
         Ok(())
     }
 
-    /// The bytes of the body at `location`, or `None` if they lie outside it.
+    /// The bytes of the body at `location`, or `None` if they lie outside it (or outside
+    /// the parts of it that were read).
     fn located(&self, location: &fb::Buffer) -> Option<Buffer> {
         let start = usize::try_from(location.offset()).ok()?;
         let length = usize::try_from(location.length()).ok()?;
-        (start.checked_add(length)? <= self.body.len()).then(|| self.body.slice(start, length))
+        self.body.slice(start, length)
     }
 
     fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
@@ -487,7 +489,7 @@ mod tests {
     /// A batch with a nested column, a view column (variadic buffers) and a dictionary
     /// column whose keys are all null (so that it reads without its dictionary), written
     /// with LZ4; the record batch message's metadata and body.
-    fn compressed_message() -> (RecordBatch, Vec<u8>, Buffer) {
+    fn compressed_message() -> (RecordBatch, Vec<u8>, Body) {
         let long = "a string past twelve bytes";
         let list = ListArray::try_new(
             Arc::new(Field::new("item", DataType::Int32, true)),
@@ -542,7 +544,7 @@ mod tests {
             last = Some((meta, body));
         }
         let (meta, body) = last.unwrap();
-        (batch, meta, body)
+        (batch, meta, Body::whole(body))
     }
 
     #[test]

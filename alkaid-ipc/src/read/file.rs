@@ -7,6 +7,7 @@ use alkaid_buffer::Buffer;
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::body::read_up_to;
+use super::body_parts::{Body, merge_ranges};
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, parse_footer};
@@ -302,11 +303,27 @@ impl<S: ByteSource> FileReader<S> {
         )
     }
 
+    /// Reads and decodes the message in `block`: of a record batch that a projection
+    /// narrows, only the byte ranges of the selected columns' buffers (merged across gaps
+    /// of up to [`ReadOptions::with_fetch_gap`] bytes, each read on its own).
     fn block(&mut self, block: &fb::Block) -> Result<Decoded> {
         let message = self.block_metadata(block)?;
-        let body = self.source.read_at(message.body_offset, message.body_len)?;
         let metadata = &message.framed[message.header..message.header + message.metadata];
-        self.state.decode(metadata, body)
+        let body = match self.state.needed_ranges(metadata)? {
+            Some(ranges) => {
+                let reads = merge_ranges(ranges, self.state.options.fetch_gap);
+                let mut parts = Vec::with_capacity(reads.len());
+                for range in reads {
+                    let bytes = self
+                        .source
+                        .read_at(message.body_offset + range.start as u64, range.len())?;
+                    parts.push((range.start, bytes));
+                }
+                Body::from_parts(message.body_len, parts)
+            }
+            None => Body::whole(self.source.read_at(message.body_offset, message.body_len)?),
+        };
+        self.state.decode_body(metadata, body)
     }
 
     /// The metadata of the message in `block`, read without its body; checks that the

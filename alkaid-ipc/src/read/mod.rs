@@ -2,6 +2,7 @@
 
 mod batch;
 mod body;
+mod body_parts;
 mod buffer_stream;
 mod decoder;
 mod file;

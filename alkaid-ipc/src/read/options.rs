@@ -8,6 +8,7 @@ pub struct ReadOptions {
     pub(crate) check_nullability: bool,
     pub(crate) decompression_threads: usize,
     pub(crate) columns: Option<Columns>,
+    pub(crate) fetch_gap: usize,
 }
 
 /// The top-level columns a reader decodes, as the caller named them (resolved against the
@@ -26,6 +27,7 @@ impl Default for ReadOptions {
             check_nullability: false,
             decompression_threads: 1,
             columns: None,
+            fetch_gap: 64 << 10,
         }
     }
 }
@@ -130,6 +132,29 @@ impl ReadOptions {
     pub fn with_column_names(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.columns = Some(Columns::Names(names.into_iter().map(Into::into).collect()));
         self
+    }
+
+    /// When a file reader reads only some columns of a batch from a [`ByteSource`], the
+    /// byte ranges of their buffers that lie at most `bytes` apart are read as one (64 KiB
+    /// by default): fewer reads, a few unneeded bytes. From memory (a [`Buffer`]) every
+    /// read is a slice and the gap changes nothing.
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert_eq!(ReadOptions::default().fetch_gap(), 64 << 10);
+    /// assert_eq!(ReadOptions::default().with_fetch_gap(0).fetch_gap(), 0);
+    /// ```
+    ///
+    /// [`ByteSource`]: crate::ByteSource
+    /// [`Buffer`]: alkaid_buffer::Buffer
+    pub fn with_fetch_gap(mut self, bytes: usize) -> Self {
+        self.fetch_gap = bytes;
+        self
+    }
+
+    /// Up to how many bytes apart two needed ranges of a file are read as one.
+    pub fn fetch_gap(&self) -> usize {
+        self.fetch_gap
     }
 
     /// How many threads decompress one message's buffers.

@@ -1,6 +1,7 @@
 //! What every reader keeps between messages: the schema, dictionary ids and dictionaries.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use alkaid_array::{ArrayRef, RecordBatch, check_nullability, make_array};
@@ -9,6 +10,7 @@ use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::batch::BodyReader;
+use super::body_parts::Body;
 use super::options::ReadOptions;
 use super::projection::Projection;
 use crate::compression::DecompressorPool;
@@ -146,6 +148,61 @@ impl ReadState {
 
     /// Decodes one message whose body is `body`.
     pub fn decode(&mut self, metadata: &[u8], body: Buffer) -> Result<Decoded> {
+        self.decode_body(metadata, Body::whole(body))
+    }
+
+    /// The byte ranges of the body of the message `metadata` that decoding it needs, when
+    /// that is less than the whole body: a record batch whose columns a projection leaves
+    /// out. `None` means the whole body; ranges that the walk would refuse (out of the
+    /// body, overflowing) are left out, and the walk reports them.
+    ///
+    /// # Errors
+    /// If the metadata is invalid.
+    pub fn needed_ranges(&self, metadata: &[u8]) -> Result<Option<Vec<Range<usize>>>> {
+        let Some(projection) = &self.projection else {
+            return Ok(None);
+        };
+        let message = parse_message(metadata, &self.options)?;
+        let (Some(batch), Ok(len)) = (
+            message.header_as_record_batch(),
+            usize::try_from(message.bodyLength()),
+        ) else {
+            return Ok(None);
+        };
+        let (Some(schema), Some(locations)) = (&self.schema, batch.buffers()) else {
+            return Ok(None);
+        };
+        let nothing = Body::from_parts(len, Vec::new());
+        let mut walk = BodyReader::new(
+            batch,
+            &nothing,
+            &self.ids,
+            &self.dictionaries,
+            0,
+            &self.decompressors,
+        )?;
+        walk.legacy_validity = message.version() == fb::MetadataVersion::V4;
+        let Some(spans) = walk.buffer_spans(schema.fields()) else {
+            return Ok(None);
+        };
+        let mut ranges = Vec::new();
+        for (span, _) in spans.iter().zip(&projection.decoded).filter(|(_, d)| **d) {
+            // The spans were found by stepping over the listed buffers: all in range.
+            for location in span.clone().map(|i| locations.get(i)) {
+                let start = usize::try_from(location.offset()).ok();
+                let length = usize::try_from(location.length()).ok();
+                if let (Some(start), Some(length)) = (start, length)
+                    && let Some(end) = start.checked_add(length).filter(|&end| end <= len)
+                {
+                    ranges.push(start..end);
+                }
+            }
+        }
+        Ok(Some(ranges))
+    }
+
+    /// Decodes one message whose body, or the parts of it decoding needs, is `body`.
+    pub fn decode_body(&mut self, metadata: &[u8], body: Body) -> Result<Decoded> {
         let message = parse_message(metadata, &self.options)?;
         let declared = message.bodyLength();
         if usize::try_from(declared).ok() != Some(body.len()) {
@@ -207,7 +264,7 @@ impl ReadState {
     fn body_reader<'a>(
         &'a self,
         batch: fb::RecordBatch<'a>,
-        body: &'a Buffer,
+        body: &'a Body,
         cursor: usize,
         legacy_validity: bool,
     ) -> Result<BodyReader<'a>> {
@@ -246,7 +303,7 @@ impl ReadState {
     pub fn record_batch(
         &self,
         batch: fb::RecordBatch<'_>,
-        body: &Buffer,
+        body: &Body,
         legacy_validity: bool,
     ) -> Result<RecordBatch> {
         let schema = self.schema()?;
@@ -300,7 +357,7 @@ impl ReadState {
     fn dictionary(
         &mut self,
         dictionary: fb::DictionaryBatch<'_>,
-        body: &Buffer,
+        body: &Body,
         legacy_validity: bool,
     ) -> Result<Decoded> {
         let schema = self.schema()?;
