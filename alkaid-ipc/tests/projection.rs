@@ -369,6 +369,7 @@ fn one_of_eight_columns_of_a_file_reads_that_columns_bytes_alone() {
             .unwrap();
     }
     let file = writer.into_inner().unwrap();
+    a_kept_column_holds_its_own_bytes(&file, rows);
 
     let (whole, reads) = reads_of(&file, ReadOptions::default());
     // A metadata read and a body read per batch.
@@ -395,4 +396,45 @@ fn one_of_eight_columns_of_a_file_reads_that_columns_bytes_alone() {
             assert!(equal(&p.column(0).to_data(), &w.column(5).to_data()));
         }
     }
+}
+
+/// The allocations behind `data` and everything below it, each counted once.
+fn held(data: &alkaid_data::ArrayData) -> usize {
+    fn add(data: &alkaid_data::ArrayData, tally: &mut alkaid_buffer::memory::MemoryTally) {
+        for buffer in data.buffers() {
+            tally.add(buffer);
+        }
+        if let Some(nulls) = data.nulls() {
+            tally.add(nulls.validity().inner());
+        }
+        for child in data.children() {
+            add(child, tally);
+        }
+    }
+    let mut tally = alkaid_buffer::memory::MemoryTally::new();
+    add(data, &mut tally);
+    tally.bytes()
+}
+
+/// Read through `Read + Seek`, a column kept from a batch read whole holds the whole body;
+/// from a batch read with two columns selected, only its own ranges: dropping the batch
+/// frees the other column's bytes.
+fn a_kept_column_holds_its_own_bytes(file: &[u8], rows: usize) {
+    let column_bytes = rows * 8 + rows.div_ceil(8);
+    let first = |options| {
+        let seekable = alkaid_ipc::Seekable(Cursor::new(file.to_vec()));
+        let mut reader = FileReader::open(seekable, options).unwrap();
+        reader.batch(0).unwrap()
+    };
+    let whole = first(ReadOptions::default());
+    let kept = whole.column(2).to_data();
+    drop(whole);
+    assert!(held(&kept) >= 8 * column_bytes, "{}", held(&kept));
+    let gap = ReadOptions::default().with_fetch_gap(0);
+    let two = first(gap.with_columns([2, 6]));
+    let kept = two.column(0).to_data();
+    drop(two);
+    // The validity and the values, each read on its own (allocations round up a little).
+    assert!(held(&kept) >= column_bytes, "{}", held(&kept));
+    assert!(held(&kept) < column_bytes + 4096, "{}", held(&kept));
 }
