@@ -90,6 +90,23 @@ fn read_everything(bytes: &[u8]) {
             for i in 0..reader.num_batches() {
                 let _ = reader.batch(i);
             }
+            let _ = reader.read_rows(1..3).map(|rows| rows.count());
+        }
+        // The second column alone: the walk steps over the first, and a file is read in
+        // the parts that column needs, from a `Read + Seek`.
+        let second = ReadOptions::default().with_columns([1]);
+        if let Ok(reader) = StreamReader::with_options(bytes, second.clone()) {
+            for batch in reader {
+                if batch.is_err() {
+                    break;
+                }
+            }
+        }
+        let seekable = alkaid_ipc::Seekable(std::io::Cursor::new(bytes));
+        if let Ok(mut reader) = FileReader::open(seekable, second.with_fetch_gap(0)) {
+            for i in 0..reader.num_batches() {
+                let _ = reader.batch(i);
+            }
         }
     }));
     assert!(outcome.is_ok(), "a reader panicked");
