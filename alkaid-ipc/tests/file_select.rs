@@ -1,6 +1,8 @@
 //! Selecting batches and rows of a file (`FileReader::select_batches`, `read_rows`): the
 //! same rows as slicing the whole read, and no body read outside the selection.
 
+mod support;
+
 use std::io::Cursor;
 use std::sync::Arc;
 
@@ -8,11 +10,11 @@ use alkaid_array::types::Int32Type;
 use alkaid_array::{ArrayRef, AsArray, Int32Array, RecordBatch, StringArray};
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    ByteSource, Compression, FileReader, FileWriter, IpcErrorKind, ReadOptions, Result,
-    WriteOptions,
+    Compression, FileReader, FileWriter, IpcErrorKind, ReadOptions, Result, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, Schema};
 use proptest::prelude::*;
+use support::CountingSource;
 
 /// A file of batches of `sizes` rows: `n` counts rows from 0 across the file, `s` is its
 /// text; and the number of rows.
@@ -96,30 +98,10 @@ proptest! {
     }
 }
 
-/// Every read a source served, as (offset, length).
-struct Counting {
-    bytes: Buffer,
-    reads: Vec<(u64, usize)>,
-}
-
-impl ByteSource for Counting {
-    fn len(&mut self) -> Result<u64> {
-        Ok(self.bytes.len() as u64)
-    }
-
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
-        self.reads.push((offset, len));
-        Ok(self.bytes.slice(offset as usize, len))
-    }
-}
-
 #[test]
 fn rows_of_the_last_batch_read_no_other_body() {
     let (bytes, _) = file(&[1000, 1000, 1000, 1000], Compression::Lz4Frame);
-    let source = Counting {
-        bytes: Buffer::from(bytes),
-        reads: Vec::new(),
-    };
+    let source = CountingSource::new(&bytes);
     let mut reader = FileReader::open(source, ReadOptions::default()).unwrap();
     let opened = reader.get_ref().reads.len();
     // Rows 3500..3600 lie in the last batch.

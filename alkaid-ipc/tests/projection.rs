@@ -5,6 +5,8 @@
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
+mod support;
+
 use std::io::Cursor;
 use std::sync::Arc;
 
@@ -19,6 +21,7 @@ use alkaid_schema::{DataType, Field, IntegerType, Schema, SchemaRef, arbitrary};
 use common::encode::encode;
 use common::{Rng, dictionary_of_dictionary, generatable, value};
 use proptest::prelude::*;
+use support::CountingSource;
 
 fn compression(rng: &mut Rng) -> Compression {
     match rng.below(3) {
@@ -315,29 +318,9 @@ fn selecting_a_column_the_schema_lacks_is_an_error_naming_it() {
     assert_eq!((batches[0].num_rows(), batches[0].num_columns()), (1, 0));
 }
 
-/// Every read a source served, as (offset, length).
-struct Counting {
-    bytes: Buffer,
-    reads: Vec<(u64, usize)>,
-}
-
-impl alkaid_ipc::ByteSource for Counting {
-    fn len(&mut self) -> alkaid_ipc::Result<u64> {
-        Ok(self.bytes.len() as u64)
-    }
-
-    fn read_at(&mut self, offset: u64, len: usize) -> alkaid_ipc::Result<Buffer> {
-        self.reads.push((offset, len));
-        Ok(self.bytes.slice(offset as usize, len))
-    }
-}
-
 /// The reads a file reader with `options` makes after opening `file`, to read every batch.
 fn reads_of(file: &[u8], options: ReadOptions) -> (Vec<RecordBatch>, Vec<(u64, usize)>) {
-    let source = Counting {
-        bytes: Buffer::from(file.to_vec()),
-        reads: Vec::new(),
-    };
+    let source = CountingSource::new(file);
     let mut reader = FileReader::open(source, options).unwrap();
     let opened = reader.get_ref().reads.len();
     let batches: Vec<RecordBatch> = reader.by_ref().collect::<Result<_, _>>().unwrap();

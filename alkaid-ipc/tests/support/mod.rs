@@ -1,4 +1,5 @@
-//! Streams and edits of them shared by the tests that measure what hostile input costs.
+//! Streams and edits of them shared by the tests that measure what hostile input costs, and
+//! a byte source that records its reads.
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::sync::Arc;
@@ -79,4 +80,30 @@ pub fn concat_stream(messages: &[&[u8]]) -> Vec<u8> {
     let mut out = messages.concat();
     out.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
     out
+}
+
+/// A byte source over memory that records every read it serves, as (offset, length).
+pub struct CountingSource {
+    pub bytes: alkaid_buffer::Buffer,
+    pub reads: Vec<(u64, usize)>,
+}
+
+impl CountingSource {
+    pub fn new(bytes: &[u8]) -> Self {
+        Self {
+            bytes: alkaid_buffer::Buffer::from(bytes.to_vec()),
+            reads: Vec::new(),
+        }
+    }
+}
+
+impl alkaid_ipc::ByteSource for CountingSource {
+    fn len(&mut self) -> alkaid_ipc::Result<u64> {
+        Ok(self.bytes.len() as u64)
+    }
+
+    fn read_at(&mut self, offset: u64, len: usize) -> alkaid_ipc::Result<alkaid_buffer::Buffer> {
+        self.reads.push((offset, len));
+        Ok(self.bytes.slice(offset as usize, len))
+    }
 }
