@@ -212,15 +212,17 @@ impl Decoder {
     pub fn finish(&self) -> Result<()> {
         if let Some(arriving) = &self.arriving {
             return Err(IpcError::truncated(format!(
-                "the stream ends {} bytes into a {}-byte message body",
+                "the stream ends {} bytes into the {}-byte body of the message at byte {}",
                 arriving.filled,
-                arriving.body.len()
+                arriving.body.len(),
+                arriving.info.offset
             )));
         }
         let rest = &self.pending[self.start..];
         if !self.ended && !rest.is_empty() && rest != [0xFF; 4] {
             return Err(IpcError::truncated(format!(
-                "the stream ends inside a message ({} bytes left over)",
+                "the stream ends inside the message at byte {} ({} bytes of it arrived)",
+                self.drained + self.start,
                 rest.len()
             )));
         }
@@ -326,6 +328,6 @@ mod tests {
         while decoder.next_message().unwrap().is_some() {}
         let err = decoder.finish().unwrap_err();
         assert_eq!(err.kind(), IpcErrorKind::Truncated, "{err}");
-        assert!(err.message().contains("-byte message body"), "{err}");
+        assert!(err.message().contains("-byte body of the message at byte"), "{err}");
     }
 }

@@ -86,6 +86,13 @@ impl<W: Write> FileWriter<W> {
         self.core.write(batch, metadata)
     }
 
+    /// The output, for callers that move the bytes written so far elsewhere as they go (an
+    /// async writer drains a `Vec` into a socket after each message). The writer counts
+    /// positions itself, so taking bytes out is safe; writing into it corrupts the file.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.core.out.inner
+    }
+
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
         &self.core.schema

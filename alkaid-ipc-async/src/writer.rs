@@ -1,0 +1,198 @@
+//! IPC streams and files written to a `tokio::io::AsyncWrite`: alkaid-ipc's writers encode
+//! each message into memory, and the message goes out whole before the next is encoded.
+
+use alkaid_array::RecordBatch;
+use alkaid_ipc::{FileWriter, Result, StreamWriter, WriteOptions};
+use alkaid_schema::{Metadata, SchemaRef};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+
+/// An output and how much of the encoded bytes it has taken.
+struct Outbox<W> {
+    out: W,
+    /// Bytes at the front of the encoder's buffer already written to `out`.
+    sent: usize,
+}
+
+impl<W: AsyncWrite + Unpin> Outbox<W> {
+    /// Sends what `encoded` holds past `sent` and empties it (keeping its memory for the
+    /// next message). Each write either happened or did not when the future is dropped
+    /// (tokio's `write` is cancel-safe) and `sent` follows it, so a later call goes on
+    /// where this one stopped: a dropped future cuts no byte out of the stream.
+    async fn drain(&mut self, encoded: &mut Vec<u8>) -> Result<()> {
+        while self.sent < encoded.len() {
+            let n = self.out.write(&encoded[self.sent..]).await?;
+            if n == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into());
+            }
+            self.sent += n;
+        }
+        encoded.clear();
+        self.sent = 0;
+        Ok(())
+    }
+}
+
+/// An IPC stream written to an [`AsyncWrite`]: the schema when it starts, then batches
+/// (with the dictionaries they need), then the end-of-stream marker from
+/// [`finish`](Self::finish).
+///
+/// Each message is encoded in memory and written whole before `write` returns, so the
+/// output's backpressure paces the writer. Dropping a `write` future at an await leaves
+/// the message partly written and the writer able to go on where it stopped; dropping the
+/// writer leaves the messages before it intact.
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, Int32Array, RecordBatch};
+/// use alkaid_ipc::{StreamReader, WriteOptions};
+/// use alkaid_ipc_async::AsyncStreamWriter;
+/// use alkaid_schema::{DataType, Field, Schema};
+///
+/// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+/// let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, false)]));
+/// let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+/// // Any AsyncWrite: here a Vec.
+/// let mut writer = AsyncStreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).await?;
+/// writer.write(&RecordBatch::try_new(schema, vec![column])?).await?;
+/// let bytes = writer.into_inner().await?;
+/// assert_eq!(StreamReader::try_new(&bytes[..])?.count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct AsyncStreamWriter<W> {
+    encoder: StreamWriter<Vec<u8>>,
+    out: Outbox<W>,
+}
+
+impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
+    /// Starts a stream of batches with `schema`, writing the schema message.
+    ///
+    /// # Errors
+    /// If writing fails, or the schema holds something the format cannot express.
+    pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let mut encoder = StreamWriter::try_new(Vec::new(), schema, options)?;
+        let mut out = Outbox { out, sent: 0 };
+        out.drain(encoder.get_mut()).await?;
+        Ok(Self { encoder, out })
+    }
+
+    /// Writes `batch`, after any dictionaries it needs.
+    ///
+    /// # Errors
+    /// If the batch does not fit the schema or writing fails.
+    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_metadata(batch, &Metadata::new()).await
+    }
+
+    /// Writes `batch` with custom metadata on its message.
+    ///
+    /// # Errors
+    /// As [`write`](Self::write).
+    pub async fn write_with_metadata(
+        &mut self,
+        batch: &RecordBatch,
+        metadata: &Metadata,
+    ) -> Result<()> {
+        self.encoder.write_with_metadata(batch, metadata)?;
+        self.out.drain(self.encoder.get_mut()).await
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        self.encoder.schema()
+    }
+
+    /// Writes the end-of-stream marker and flushes the output.
+    ///
+    /// # Errors
+    /// If writing or flushing fails.
+    pub async fn finish(&mut self) -> Result<()> {
+        self.encoder.finish()?;
+        self.out.drain(self.encoder.get_mut()).await?;
+        self.out.out.flush().await?;
+        Ok(())
+    }
+
+    /// Finishes the stream and returns the output.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    pub async fn into_inner(mut self) -> Result<W> {
+        self.finish().await?;
+        Ok(self.out.out)
+    }
+}
+
+/// An IPC file written to an [`AsyncWrite`]: as [`AsyncStreamWriter`], with the file's
+/// magic before and the footer (the index of batches and dictionaries) after, written by
+/// [`finish`](Self::finish). The output need not seek: the writer counts positions.
+pub struct AsyncFileWriter<W> {
+    encoder: FileWriter<Vec<u8>>,
+    out: Outbox<W>,
+}
+
+impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
+    /// Starts a file of batches with `schema`, writing the magic and the schema message.
+    ///
+    /// # Errors
+    /// If writing fails, or the schema holds something the format cannot express.
+    pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        let mut encoder = FileWriter::try_new(Vec::new(), schema, options)?;
+        let mut out = Outbox { out, sent: 0 };
+        out.drain(encoder.get_mut()).await?;
+        Ok(Self { encoder, out })
+    }
+
+    /// Sets the footer's custom metadata.
+    pub fn set_footer_metadata(&mut self, metadata: Metadata) {
+        self.encoder.set_footer_metadata(metadata);
+    }
+
+    /// Writes `batch`, after any dictionaries it needs.
+    ///
+    /// # Errors
+    /// If the batch does not fit the schema (or would replace a dictionary, which a file
+    /// cannot), or writing fails.
+    pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_with_metadata(batch, &Metadata::new()).await
+    }
+
+    /// Writes `batch` with custom metadata on its message.
+    ///
+    /// # Errors
+    /// As [`write`](Self::write).
+    pub async fn write_with_metadata(
+        &mut self,
+        batch: &RecordBatch,
+        metadata: &Metadata,
+    ) -> Result<()> {
+        self.encoder.write_with_metadata(batch, metadata)?;
+        self.out.drain(self.encoder.get_mut()).await
+    }
+
+    /// The schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        self.encoder.schema()
+    }
+
+    /// Writes the footer and the closing magic, and flushes the output.
+    ///
+    /// # Errors
+    /// If writing or flushing fails.
+    pub async fn finish(&mut self) -> Result<()> {
+        self.encoder.finish()?;
+        self.out.drain(self.encoder.get_mut()).await?;
+        self.out.out.flush().await?;
+        Ok(())
+    }
+
+    /// Finishes the file and returns the output.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    pub async fn into_inner(mut self) -> Result<W> {
+        self.finish().await?;
+        Ok(self.out.out)
+    }
+}
