@@ -267,6 +267,44 @@ fn ipc(c: &mut Criterion) {
         },
     );
     group.finish();
+    async_read(c, &ours, bytes);
+}
+
+/// The async stream reader (alkaid-ipc-async, on a current-thread tokio runtime) against
+/// the synchronous one, both on the stream's bytes in memory: what the async layer costs.
+/// Not paired: the two figures are measured one after the other.
+fn async_read(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64) {
+    use futures_util::StreamExt;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut group = c.benchmark_group("ipc_async_read");
+    group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    for codec in ["none", "lz4"] {
+        let mut stream = Vec::new();
+        alkaid_write(batch, codec, &mut stream);
+        let id = format!("stream/{codec}");
+        group.bench_function(BenchmarkId::new("sync", &id), |b| {
+            b.iter(|| {
+                let reader = alkaid_ipc::StreamReader::try_new(&stream[..]).unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            })
+        });
+        group.bench_function(BenchmarkId::new("async", &id), |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let reader = alkaid_ipc_async::AsyncStreamReader::try_new(&stream[..])
+                        .await
+                        .unwrap();
+                    reader
+                        .map(|batch| batch.unwrap().num_rows())
+                        .fold(0, |sum, rows| async move { sum + rows })
+                        .await
+                })
+            })
+        });
+    }
+    group.finish();
 }
 
 /// The codecs alone on the batch's buffers, the bound for the compressed rows: each buffer

@@ -328,6 +328,9 @@ mod tests {
         while decoder.next_message().unwrap().is_some() {}
         let err = decoder.finish().unwrap_err();
         assert_eq!(err.kind(), IpcErrorKind::Truncated, "{err}");
-        assert!(err.message().contains("-byte body of the message at byte"), "{err}");
+        assert!(
+            err.message().contains("-byte body of the message at byte"),
+            "{err}"
+        );
     }
 }
