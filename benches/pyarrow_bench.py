@@ -131,6 +131,17 @@ def ipc(timer: Timer, data: pathlib.Path) -> None:
         timer.time("ipc_zero_copy", f"file/{rows}", zero_copy, samples=30)
     timer.time("ipc_validate_full", "batch/4Mi", lambda: batch.validate(full=True))
 
+    # 64 LZ4 batches read through a file object, whole and with one column selected.
+    file = (data / "ipc_file_lz4_64.arrow").read_bytes()
+    for case, fields in [("whole", None), ("one_column", [1])]:
+        options = pa.ipc.IpcReadOptions(use_threads=False, included_fields=fields)
+
+        def projected():
+            reader = pa.ipc.open_file(pa.PythonFile(io.BytesIO(file), mode="r"), options=options)
+            return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+        timer.time("ipc_file_projected", f"file/{case}", projected)
+
 
 def select(timer: Timer, data: pathlib.Path) -> None:
     inputs = read_file(data / "select_inputs.arrow")

@@ -268,6 +268,49 @@ fn ipc(c: &mut Criterion) {
     );
     group.finish();
     async_read(c, &ours, bytes);
+    projected_file(c, &ours);
+}
+
+/// A file of 64 LZ4 batches of 64 Ki rows read through `Read + Seek` from memory, whole
+/// and with one column (the `Float64`) selected: Alkaid reads only that column's byte
+/// ranges, arrow-ipc's `FileReader` takes the same projection; pyarrow's counterpart is
+/// `IpcReadOptions(included_fields=[1])` on the same bytes.
+fn projected_file(c: &mut Criterion, batch: &alkaid_array::RecordBatch) {
+    use std::io::Cursor;
+    let options = alkaid_ipc::WriteOptions::default()
+        .with_magic(alkaid_ipc::Magic::Arrow)
+        .with_compression(alkaid_ipc::Compression::Lz4Frame);
+    let mut writer =
+        alkaid_ipc::FileWriter::try_new(Vec::new(), batch.schema().clone(), options).unwrap();
+    let rows = ROWS / 64;
+    for start in (0..ROWS).step_by(rows) {
+        writer.write(&batch.slice(start, rows)).unwrap();
+    }
+    let file = writer.into_inner().unwrap();
+    export::bytes("ipc_file_lz4_64.arrow", &file);
+    let mut group = VersusGroup::new(c, "ipc_file_projected");
+    group.group.sample_size(10);
+    for (case, columns) in [("whole", None), ("one_column", Some(vec![1usize]))] {
+        let ours_options = match &columns {
+            Some(columns) => alkaid_ipc::ReadOptions::default().with_columns(columns.clone()),
+            None => alkaid_ipc::ReadOptions::default(),
+        };
+        group.versus(
+            &format!("file/{case}"),
+            || {
+                let source = alkaid_ipc::Seekable(Cursor::new(&file[..]));
+                let reader = alkaid_ipc::FileReader::open(source, ours_options.clone()).unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            },
+            || {
+                let reader =
+                    arrow_ipc::reader::FileReader::try_new(Cursor::new(&file[..]), columns.clone())
+                        .unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            },
+        );
+    }
+    group.finish();
 }
 
 /// The async stream reader (alkaid-ipc-async, on a current-thread tokio runtime) against
