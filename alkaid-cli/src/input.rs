@@ -20,21 +20,47 @@ pub enum Input {
         reader: FileReader<Buffer>,
         batches: Range<usize>,
     },
-    /// A stream: batches in order, from `skip` on, at most `take` of them.
+    /// A stream: batches in order, of which those in `batches` that are there are kept.
     Stream {
         reader: BufferStreamReader,
-        skip: usize,
-        take: usize,
+        batches: Range<usize>,
     },
 }
 
-/// What to read of an input.
-#[derive(Debug, Clone, Default)]
+/// What to read of an input: the command-line options of the commands that read batches.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct Selection {
-    /// Only these top-level columns, by name, in this order.
+    /// Read only these top-level columns, by name, in this order (comma-separated: `a,b`);
+    /// the others are neither decompressed nor validated.
+    #[arg(long, value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
-    /// Only these batches (of a stream, those that are there).
+    /// Read only these batches, counted from 0: `i..j` (j excluded), `i..` or `i`. A file's
+    /// other batches are not read at all; a stream's earlier ones are decoded and dropped.
+    #[arg(long, value_parser = batch_range)]
     pub batches: Option<Range<usize>>,
+}
+
+/// `i..j`, `i..` (to `usize::MAX`) or `i` as a range of batch indices.
+fn batch_range(text: &str) -> Result<Range<usize>, String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{s:?} is not a batch index"))
+    };
+    match text.split_once("..") {
+        Some((start, "")) => Ok(number(start)?..usize::MAX),
+        Some((start, end)) => {
+            let (start, end) = (number(start)?, number(end)?);
+            if start > end {
+                return Err(format!("{text}: the range is reversed"));
+            }
+            Ok(start..end)
+        }
+        None => {
+            let i = number(text)?;
+            Ok(i..i + 1)
+        }
+    }
 }
 
 /// The bytes of `path` (`-` for standard input): a read-only memory map of a file.
@@ -87,11 +113,9 @@ impl Input {
             reader.select_batches(batches.clone()).map_err(place)?;
             Ok(Input::File { reader, batches })
         } else {
-            let range = batches.unwrap_or(0..usize::MAX);
             Ok(Input::Stream {
                 reader: BufferStreamReader::with_options(bytes, options).map_err(place)?,
-                skip: range.start,
-                take: range.end - range.start,
+                batches: batches.unwrap_or(0..usize::MAX),
             })
         }
     }
@@ -123,19 +147,18 @@ impl Input {
                     .batch_with_metadata(i)
                     .map_err(|e| Failure::new(e.to_string()))
             })),
-            Input::Stream { reader, skip, take } => {
-                let (mut index, end) = (0, skip.saturating_add(*take));
-                let skip = *skip;
+            Input::Stream { reader, batches } => {
+                let mut index = 0;
                 Box::new(std::iter::from_fn(move || {
                     // Batches before the selection are decoded too (a stream may change its
                     // dictionaries in any of them), and their errors end the reading.
-                    while index < end {
+                    while index < batches.end {
                         let next = reader.next_with_metadata()?;
                         let i = index;
                         index += 1;
                         match next {
                             Err(e) => return Some(Err(Failure::new(format!("batch {i}: {e}")))),
-                            Ok(_) if i < skip => {}
+                            Ok(_) if i < batches.start => {}
                             Ok(batch) => return Some(Ok(batch)),
                         }
                     }

@@ -18,9 +18,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use alkaid_ipc::{Compression, Magic};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use failure::Failure;
+use input::Selection;
 
 /// The Alkaid columnar format's tool: a tour of the stack, and IPC files and streams
 /// inspected, printed, validated and converted.
@@ -29,51 +30,6 @@ use failure::Failure;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// What to read, for the commands that read batches.
-#[derive(Args)]
-struct Selection {
-    /// Read only these top-level columns, by name, in this order (comma-separated: `a,b`);
-    /// the others are neither decompressed nor validated.
-    #[arg(long, value_delimiter = ',')]
-    columns: Option<Vec<String>>,
-    /// Read only these batches, counted from 0: `i..j` (j excluded), `i..` or `i`. A file's
-    /// other batches are not read at all; a stream's earlier ones are decoded and dropped.
-    #[arg(long, value_parser = batch_range)]
-    batches: Option<std::ops::Range<usize>>,
-}
-
-impl Selection {
-    fn into_input(self) -> input::Selection {
-        input::Selection {
-            columns: self.columns,
-            batches: self.batches,
-        }
-    }
-}
-
-/// `i..j`, `i..` or `i` as a range of batch indices.
-fn batch_range(text: &str) -> Result<std::ops::Range<usize>, String> {
-    let number = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("{s:?} is not a batch index"))
-    };
-    match text.split_once("..") {
-        Some((start, "")) => Ok(number(start)?..usize::MAX),
-        Some((start, end)) => {
-            let (start, end) = (number(start)?, number(end)?);
-            if start > end {
-                return Err(format!("{text}: the range is reversed"));
-            }
-            Ok(start..end)
-        }
-        None => {
-            let i = number(text)?;
-            Ok(i..i + 1)
-        }
-    }
 }
 
 #[derive(Subcommand)]
@@ -198,20 +154,20 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Demo { dir } => {
             demo::run(&dir.unwrap_or_else(|| std::env::temp_dir().join("alkaid-demo")))
         }
-        Command::Schema { file, selection } => commands::schema(&file, &selection.into_input()),
+        Command::Schema { file, selection } => commands::schema(&file, &selection),
         Command::Cat {
             file,
             limit,
             batch,
             selection,
-        } => commands::cat(&file, &selection.into_input(), limit, batch),
+        } => commands::cat(&file, &selection, limit, batch),
         Command::Validate {
             file,
             level,
             selection,
         } => commands::validate(
             &file,
-            &selection.into_input(),
+            &selection,
             match level {
                 Level::Full => alkaid_data::ValidationLevel::Full,
                 Level::Strict => alkaid_data::ValidationLevel::Strict,
@@ -247,7 +203,7 @@ fn run(command: Command) -> Result<(), Failure> {
                     FileMagic::Alkaid => Magic::Alkaid,
                     FileMagic::Arrow => Magic::Arrow,
                 },
-                selection: selection.into_input(),
+                selection,
             };
             commands::convert(&input, &output, options)
         }

@@ -9,7 +9,7 @@ use alkaid_array::RecordBatch;
 use alkaid_ipc::{Decoded, Decoder, IpcError, IpcErrorKind, ReadOptions, Result};
 use alkaid_schema::SchemaRef;
 use futures_core::Stream;
-use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::io::{AsyncRead, ReadBuf};
 
 /// How much is asked of the input at a time.
 const CHUNK: usize = 64 << 10;
@@ -46,12 +46,42 @@ const CHUNK: usize = 64 << 10;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamReader<R> {
-    input: R,
-    decoder: Decoder,
-    chunk: Box<[u8]>,
+    feed: Feed<R>,
     schema: SchemaRef,
     /// The end or an error was returned: nothing more comes.
     done: bool,
+}
+
+/// The input and the decoder its bytes go into.
+struct Feed<R> {
+    input: R,
+    decoder: Decoder,
+    chunk: Box<[u8]>,
+}
+
+impl<R: AsyncRead + Unpin> Feed<R> {
+    /// The next message, reading more input only when the bytes pushed so far hold no
+    /// whole one; `None` at the end of the stream (its marker, or the input ending cleanly
+    /// between messages). An input that ends inside a message is an error saying where.
+    fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<Decoded>>> {
+        loop {
+            match self.decoder.next_message() {
+                Ok(Some(message)) => return Poll::Ready(Ok(Some(message))),
+                Ok(None) if self.decoder.is_ended() => return Poll::Ready(Ok(None)),
+                Ok(None) => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+            let mut buf = ReadBuf::new(&mut self.chunk);
+            if let Err(e) = ready!(Pin::new(&mut self.input).poll_read(cx, &mut buf)) {
+                return Poll::Ready(Err(e.into()));
+            }
+            let n = buf.filled().len();
+            if n == 0 {
+                return Poll::Ready(self.decoder.finish().map(|()| None));
+            }
+            self.decoder.push(&self.chunk[..n]);
+        }
+    }
 }
 
 impl<R: AsyncRead + Unpin> AsyncStreamReader<R> {
@@ -68,32 +98,24 @@ impl<R: AsyncRead + Unpin> AsyncStreamReader<R> {
     ///
     /// # Errors
     /// As [`try_new`](Self::try_new), and if the options select a column the schema lacks.
-    pub async fn with_options(mut input: R, options: ReadOptions) -> Result<Self> {
-        let mut decoder = Decoder::with_options(options);
-        let mut chunk = vec![0u8; CHUNK].into_boxed_slice();
-        let schema = loop {
-            if let Some(Decoded::Schema(schema)) = decoder.next_message()? {
-                break schema;
-            }
-            let n = if decoder.is_ended() {
-                0
-            } else {
-                input.read(&mut chunk).await?
-            };
-            if n == 0 {
-                // Ended (or marked ended) without a schema: the decoder says where.
-                decoder.finish()?;
+    pub async fn with_options(input: R, options: ReadOptions) -> Result<Self> {
+        let mut feed = Feed {
+            input,
+            decoder: Decoder::with_options(options),
+            chunk: vec![0u8; CHUNK].into_boxed_slice(),
+        };
+        // The decoder refuses anything but a schema first.
+        let schema = match std::future::poll_fn(|cx| feed.poll_message(cx)).await? {
+            Some(Decoded::Schema(schema)) => schema,
+            _ => {
                 return Err(IpcError::new(
                     IpcErrorKind::Truncated,
                     "the stream ends before its schema",
                 ));
             }
-            decoder.push(&chunk[..n]);
         };
         Ok(Self {
-            input,
-            decoder,
-            chunk,
+            feed,
             schema,
             done: false,
         })
@@ -103,12 +125,6 @@ impl<R: AsyncRead + Unpin> AsyncStreamReader<R> {
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }
-
-    /// Stops for good, handing out `error`.
-    fn fail(&mut self, error: IpcError) -> Poll<Option<Result<RecordBatch>>> {
-        self.done = true;
-        Poll::Ready(Some(Err(error)))
-    }
 }
 
 impl<R: AsyncRead + Unpin> Stream for AsyncStreamReader<R> {
@@ -116,37 +132,18 @@ impl<R: AsyncRead + Unpin> Stream for AsyncStreamReader<R> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        loop {
-            if this.done {
-                return Poll::Ready(None);
-            }
-            // Whole messages already pushed first: the input is read only when they run out.
-            match this.decoder.next_message() {
+        while !this.done {
+            match ready!(this.feed.poll_message(cx)) {
                 Ok(Some(Decoded::Batch(batch, _))) => return Poll::Ready(Some(Ok(batch))),
-                Ok(Some(_)) => continue,
-                Ok(None) if this.decoder.is_ended() => {
+                // Dictionaries are kept by the decoder for the batches that use them.
+                Ok(Some(_)) => {}
+                Ok(None) => this.done = true,
+                Err(e) => {
                     this.done = true;
-                    return Poll::Ready(None);
+                    return Poll::Ready(Some(Err(e)));
                 }
-                Ok(None) => {}
-                Err(e) => return this.fail(e),
             }
-            let mut buf = ReadBuf::new(&mut this.chunk);
-            if let Err(e) = ready!(Pin::new(&mut this.input).poll_read(cx, &mut buf)) {
-                return this.fail(e.into());
-            }
-            let n = buf.filled().len();
-            if n == 0 {
-                // The input ended: cleanly between messages, or inside one.
-                return match this.decoder.finish() {
-                    Ok(()) => {
-                        this.done = true;
-                        Poll::Ready(None)
-                    }
-                    Err(e) => this.fail(e),
-                };
-            }
-            this.decoder.push(&this.chunk[..n]);
         }
+        Poll::Ready(None)
     }
 }

@@ -2,6 +2,8 @@
 //! pipes: any chunking of the input, concurrent ends with backpressure, truncation, failing
 //! sources, and writes dropped half way.
 
+#[path = "../../alkaid-ipc/tests/support/batches.rs"]
+mod batches;
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
@@ -10,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use alkaid_array::{ArrayRef, Int32Array, RecordBatch, StringArray, make_array};
+use alkaid_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use alkaid_data::equal;
 use alkaid_ipc::{
     Compression, Decoder, FileReader, IpcErrorKind, ReadOptions, StreamReader, StreamWriter,
@@ -18,8 +20,8 @@ use alkaid_ipc::{
 };
 use alkaid_ipc_async::{AsyncFileWriter, AsyncStreamReader, AsyncStreamWriter};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef, arbitrary};
-use common::encode::encode;
-use common::{Rng, dictionary_of_dictionary, generatable, value};
+use batches::random_batches;
+use common::{Rng, dictionary_of_dictionary, generatable};
 use futures_util::{FutureExt, StreamExt};
 use proptest::prelude::*;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
@@ -94,27 +96,15 @@ proptest! {
     ) {
         prop_assume!(types.iter().all(|t| generatable(t) && !dictionary_of_dictionary(t)));
         let mut rng = Rng::new(seed);
-        let fields: Vec<Field> = types
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Field::new(format!("c{i}"), t.clone(), true))
-            .collect();
-        let schema = Arc::new(Schema::new(fields));
+        let (schema, batches) = random_batches(&types, &lens, &mut rng);
         let compression = [Compression::None, Compression::Lz4Frame, Compression::Zstd { level: 1 }]
             [rng.below(3)];
         let options = WriteOptions::default()
             .with_compression(compression)
             .with_dictionary_deltas(rng.chance(0.5));
-        let mut writer = StreamWriter::try_new(Vec::new(), schema.clone(), options).unwrap();
-        for &len in &lens {
-            let columns: Vec<ArrayRef> = types
-                .iter()
-                .map(|t| {
-                    let values: Vec<_> = (0..len).map(|_| value(t, &mut rng, 0.3)).collect();
-                    make_array(encode(t, &values, &mut rng))
-                })
-                .collect();
-            writer.write(&RecordBatch::try_new(schema.clone(), columns).unwrap()).unwrap();
+        let mut writer = StreamWriter::try_new(Vec::new(), schema, options).unwrap();
+        for batch in &batches {
+            writer.write(batch).unwrap();
         }
         let stream = writer.into_inner().unwrap();
         // Sometimes only some columns, in another order.
@@ -166,6 +156,16 @@ fn words_batch(rows: usize, seed: usize) -> RecordBatch {
 
 fn schema_of(batch: &RecordBatch) -> SchemaRef {
     batch.schema().clone()
+}
+
+/// A stream of `batches` word batches of `rows` rows, counting on from batch to batch.
+fn words_stream(batches: usize, rows: usize) -> Vec<u8> {
+    let schema = schema_of(&words_batch(1, 0));
+    let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
+    for i in 0..batches {
+        writer.write(&words_batch(rows, i * rows)).unwrap();
+    }
+    writer.into_inner().unwrap()
 }
 
 #[test]
@@ -261,16 +261,7 @@ fn a_write_dropped_half_way_is_finished_by_the_next_call() {
 
 #[test]
 fn a_peer_closing_mid_message_is_an_error_naming_that_message() {
-    let mut writer = StreamWriter::try_new(
-        Vec::new(),
-        schema_of(&words_batch(1, 0)),
-        WriteOptions::default(),
-    )
-    .unwrap();
-    for i in 0..3 {
-        writer.write(&words_batch(300, i * 300)).unwrap();
-    }
-    let stream = writer.into_inner().unwrap();
+    let stream = words_stream(3, 300);
     let ends = message_ends(&stream);
     // Cut inside the schema, inside the second batch's prefix, metadata and body.
     let second = ends[1];
@@ -315,16 +306,7 @@ impl AsyncRead for FailingHalfway {
 
 #[test]
 fn a_source_failing_midway_ends_the_stream_with_its_error() {
-    let mut writer = StreamWriter::try_new(
-        Vec::new(),
-        schema_of(&words_batch(1, 0)),
-        WriteOptions::default(),
-    )
-    .unwrap();
-    for i in 0..4 {
-        writer.write(&words_batch(100, i * 100)).unwrap();
-    }
-    let stream = writer.into_inner().unwrap();
+    let stream = words_stream(4, 100);
     let read = block_on(async {
         let source = FailingHalfway {
             bytes: stream,
@@ -343,10 +325,7 @@ fn a_source_failing_midway_ends_the_stream_with_its_error() {
 fn a_large_body_arriving_in_pieces_reads_whole_or_names_where_it_was_cut() {
     // About 5 MiB of body: the decoder moves it into memory of its own as it arrives.
     let batch = words_batch(300_000, 0);
-    let mut writer =
-        StreamWriter::try_new(Vec::new(), schema_of(&batch), WriteOptions::default()).unwrap();
-    writer.write(&batch).unwrap();
-    let stream = writer.into_inner().unwrap();
+    let stream = words_stream(1, 300_000);
     assert!(stream.len() > 4 << 20);
     let cuts: Vec<usize> = (1..stream.len() / 65_536).map(|i| i * 65_536).collect();
     let read = through_pipe(&stream, &cuts, 65_536, ReadOptions::default());

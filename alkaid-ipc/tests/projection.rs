@@ -2,6 +2,8 @@
 //! reader gives the columns of the full read, in the caller's order, and leaves the others'
 //! bytes alone: not decompressed, not validated, their dictionaries not decoded.
 
+#[path = "support/batches.rs"]
+mod batches;
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
@@ -10,7 +12,7 @@ mod support;
 use std::io::Cursor;
 use std::sync::Arc;
 
-use alkaid_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray, make_array};
+use alkaid_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
 use alkaid_buffer::Buffer;
 use alkaid_data::equal;
 use alkaid_ipc::{
@@ -18,8 +20,8 @@ use alkaid_ipc::{
     ReadOptions, StreamReader, StreamWriter, WriteOptions,
 };
 use alkaid_schema::{DataType, Field, IntegerType, Schema, SchemaRef, arbitrary};
-use common::encode::encode;
-use common::{Rng, dictionary_of_dictionary, generatable, value};
+use batches::random_batches;
+use common::{Rng, dictionary_of_dictionary, generatable};
 use proptest::prelude::*;
 use support::CountingSource;
 
@@ -83,25 +85,7 @@ proptest! {
     ) {
         prop_assume!(types.iter().all(|t| generatable(t) && !dictionary_of_dictionary(t)));
         let mut rng = Rng::new(seed);
-        let fields: Vec<Field> = types
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Field::new(format!("c{i}"), t.clone(), true))
-            .collect();
-        let schema = Arc::new(Schema::new(fields));
-        let batches: Vec<RecordBatch> = lens
-            .iter()
-            .map(|&len| {
-                let columns: Vec<ArrayRef> = types
-                    .iter()
-                    .map(|t| {
-                        let values: Vec<_> = (0..len).map(|_| value(t, &mut rng, 0.3)).collect();
-                        make_array(encode(t, &values, &mut rng))
-                    })
-                    .collect();
-                RecordBatch::try_new(schema.clone(), columns).unwrap()
-            })
-            .collect();
+        let (schema, batches) = random_batches(&types, &lens, &mut rng);
         let write = WriteOptions::default()
             .with_compression(compression(&mut rng))
             .with_dictionary_deltas(rng.chance(0.5));

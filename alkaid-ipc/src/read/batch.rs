@@ -133,12 +133,12 @@ impl<'a> BodyReader<'a> {
         if let Some(wanted) = wanted {
             // A message whose walk fails here fails the same way in the real walk, which
             // then reports it with its path; nothing is decompressed ahead for it.
-            let Some(spans) = self.buffer_spans(fields) else {
+            let Some(spans) = self.wanted_spans(fields, wanted) else {
                 return;
             };
             let mut keep = vec![false; located.len()];
-            for (span, _) in spans.iter().zip(wanted).filter(|(_, wanted)| **wanted) {
-                keep[span.clone()].fill(true);
+            for span in spans {
+                keep[span].fill(true);
             }
             for (bytes, keep) in located.iter_mut().zip(keep) {
                 if !keep {
@@ -171,6 +171,23 @@ impl<'a> BodyReader<'a> {
             .collect();
         (self.node, self.buffer, self.variadic, self.cursor) = start;
         spans
+    }
+
+    /// The buffer spans (see [`buffer_spans`](Self::buffer_spans)) of the `fields` that
+    /// `wanted` marks, in walk order: the buffers a projected walk reads.
+    pub fn wanted_spans(
+        &mut self,
+        fields: &Fields,
+        wanted: &[bool],
+    ) -> Option<Vec<std::ops::Range<usize>>> {
+        let spans = self.buffer_spans(fields)?;
+        Some(
+            spans
+                .into_iter()
+                .zip(wanted)
+                .filter_map(|(span, &wanted)| wanted.then_some(span))
+                .collect(),
+        )
     }
 
     /// Steps over one array of `data_type` and everything below it, as [`array`] would

@@ -64,6 +64,22 @@ pub(crate) fn read_up_to(input: &mut impl Read, len: usize) -> Result<Buffer> {
     Ok(Buffer::from_owner(map.make_read_only()?).slice(0, got))
 }
 
+/// `len` bytes of `input`, which is known to hold them (a file whose length was measured),
+/// fewer only if it ends first: below [`MAPPED`], room for all of them at once (a vector
+/// grown as they arrive copied a 2.5 MB body three times); from it, a mapping as in
+/// [`read_up_to`].
+///
+/// # Errors
+/// If reading fails.
+pub(crate) fn read_known(input: &mut impl Read, len: usize) -> Result<Buffer> {
+    if len >= MAPPED {
+        return read_up_to(input, len);
+    }
+    let mut bytes = Vec::with_capacity(len);
+    input.take(len as u64).read_to_end(&mut bytes)?;
+    Ok(Buffer::from(bytes))
+}
+
 /// Memory for a body of `len` bytes that arrive later: an anonymous mapping, advised to
 /// use huge pages, when `len` is at least [`MAPPED`] and the system grants the address
 /// space; `None` otherwise (the caller then grows a vector).

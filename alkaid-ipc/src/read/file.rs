@@ -6,7 +6,7 @@ use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
 use alkaid_schema::{Metadata, SchemaRef};
 
-use super::body::{MAPPED, read_up_to};
+use super::body::read_known;
 use super::body_parts::{Body, merge_ranges};
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
@@ -54,16 +54,8 @@ impl<R: Read + Seek> ByteSource for Seekable<R> {
     fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
         self.0.seek(SeekFrom::Start(offset))?;
         // The caller checked that the range lies inside the source, whose length came from
-        // seeking to its end: the bytes are there, so room for all of them is taken at once
-        // (a vector grown as they arrive copied a 2.5 MB body three times). Large reads go
-        // into a mapping, as from a stream.
-        let bytes = if len >= MAPPED {
-            read_up_to(&mut self.0, len)?
-        } else {
-            let mut bytes = Vec::with_capacity(len);
-            (&mut self.0).take(len as u64).read_to_end(&mut bytes)?;
-            Buffer::from(bytes)
-        };
+        // seeking to its end: the bytes are there.
+        let bytes = read_known(&mut self.0, len)?;
         if bytes.len() != len {
             return Err(IpcError::truncated(
                 "the file is shorter than its footer says",

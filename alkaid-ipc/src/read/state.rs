@@ -182,13 +182,13 @@ impl ReadState {
             &self.decompressors,
         )?;
         walk.legacy_validity = message.version() == fb::MetadataVersion::V4;
-        let Some(spans) = walk.buffer_spans(schema.fields()) else {
+        let Some(spans) = walk.wanted_spans(schema.fields(), &projection.decoded) else {
             return Ok(None);
         };
         let mut ranges = Vec::new();
-        for (span, _) in spans.iter().zip(&projection.decoded).filter(|(_, d)| **d) {
+        for span in spans {
             // The spans were found by stepping over the listed buffers: all in range.
-            for location in span.clone().map(|i| locations.get(i)) {
+            for location in span.map(|i| locations.get(i)) {
                 let start = usize::try_from(location.offset()).ok();
                 let length = usize::try_from(location.length()).ok();
                 if let (Some(start), Some(length)) = (start, length)
