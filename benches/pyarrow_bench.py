@@ -142,6 +142,18 @@ def ipc(timer: Timer, data: pathlib.Path) -> None:
 
         timer.time("ipc_file_projected", f"file/{case}", projected)
 
+    # The same file from the file system (the Rust side reads it from a local object store).
+    path = data / "object_store" / "ipc_file_lz4_64.arrow"
+    for case, fields in [("whole", None), ("one_column", [1])]:
+        options = pa.ipc.IpcReadOptions(use_threads=False, included_fields=fields)
+
+        def from_file():
+            with pa.OSFile(str(path)) as source:
+                reader = pa.ipc.open_file(source, options=options)
+                return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+        timer.time("ipc_object_store", f"file/{case}", from_file)
+
 
 def select(timer: Timer, data: pathlib.Path) -> None:
     inputs = read_file(data / "select_inputs.arrow")

@@ -64,7 +64,8 @@ pub fn cat(
                 )));
             }
             vec![
-                file.batch(i)
+                file.batch_with_metadata(i)
+                    .map(|(batch, _)| batch)
                     .map_err(|e| Failure::new(format!("batch {i}: {e}")))?,
             ]
         }

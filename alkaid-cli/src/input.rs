@@ -1,6 +1,7 @@
 //! Opening an input of any supported form: a file (`ALKAID1` or `ARROW1` magic, found by
 //! looking) or a stream (with or without the continuation marker, any byte order), from a
-//! path (memory-mapped, so file batches are read without copying) or from standard input.
+//! path (memory-mapped, so file batches are read without copying), from standard input, or
+//! from an object-store URL (`remote.rs`).
 
 use std::fs::File;
 use std::io::Read;
@@ -14,10 +15,12 @@ use alkaid_schema::{Metadata, SchemaRef};
 use crate::failure::Failure;
 
 /// An opened input: its bytes and how to read them.
+// One per command: the size of the larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Input {
     /// A file: random access to its batches, of which `batches` are read.
     File {
-        reader: FileReader<Buffer>,
+        reader: Files,
         batches: Range<usize>,
     },
     /// A stream: batches in order, of which those in `batches` that are there are kept.
@@ -90,34 +93,112 @@ pub fn is_file(bytes: &[u8]) -> bool {
     bytes.starts_with(b"ALKAID1") || bytes.starts_with(b"ARROW1")
 }
 
+/// A file's batches: from memory (a memory-mapped file, standard input), or fetched by
+/// range from an object store.
+// One per command: the size of the larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+pub enum Files {
+    /// In memory.
+    Local(FileReader<Buffer>),
+    /// In an object store.
+    #[cfg(feature = "object-store")]
+    Remote(crate::remote::RemoteFile),
+}
+
+impl Files {
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        match self {
+            Files::Local(reader) => reader.schema(),
+            #[cfg(feature = "object-store")]
+            Files::Remote(reader) => reader.schema(),
+        }
+    }
+
+    /// The footer's custom metadata.
+    pub fn metadata(&self) -> &Metadata {
+        match self {
+            Files::Local(reader) => reader.metadata(),
+            #[cfg(feature = "object-store")]
+            Files::Remote(reader) => reader.metadata(),
+        }
+    }
+
+    /// Number of record batches.
+    pub fn num_batches(&self) -> usize {
+        match self {
+            Files::Local(reader) => reader.num_batches(),
+            #[cfg(feature = "object-store")]
+            Files::Remote(reader) => reader.num_batches(),
+        }
+    }
+
+    /// Batch `index` and its message's custom metadata.
+    pub fn batch_with_metadata(
+        &mut self,
+        index: usize,
+    ) -> alkaid_ipc::Result<(RecordBatch, Metadata)> {
+        match self {
+            Files::Local(reader) => reader.batch_with_metadata(index),
+            #[cfg(feature = "object-store")]
+            Files::Remote(reader) => reader.batch_with_metadata(index),
+        }
+    }
+}
+
 impl Input {
-    /// Opens `path` (`-` for standard input) as a file or a stream, to read what
-    /// `selection` selects.
+    /// Opens `path` (`-` for standard input, or an object-store URL) as a file or a
+    /// stream, to read what `selection` selects.
     pub fn open(path: &str, selection: &Selection) -> Result<Self, Failure> {
-        let bytes = bytes(path)?;
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
         let options = match &selection.columns {
             Some(names) => ReadOptions::default().with_column_names(names),
             None => ReadOptions::default(),
         };
         let batches = selection.batches.clone();
-        if is_file(&bytes) {
-            let mut reader = FileReader::open(bytes, options).map_err(place)?;
-            let batches = match batches {
-                // `i..`: to the last batch.
-                Some(range) if range.end == usize::MAX => range.start..reader.num_batches(),
-                Some(range) => range,
-                None => 0..reader.num_batches(),
-            };
-            // Checks the range against the file.
-            reader.select_batches(batches.clone()).map_err(place)?;
-            Ok(Input::File { reader, batches })
-        } else {
-            Ok(Input::Stream {
-                reader: BufferStreamReader::with_options(bytes, options).map_err(place)?,
-                batches: batches.unwrap_or(0..usize::MAX),
-            })
+        let (reader, stream) = Self::open_bytes(path, options.clone())?;
+        let reader = match reader {
+            Some(reader) => reader,
+            None => {
+                return Ok(Input::Stream {
+                    reader: BufferStreamReader::with_options(stream, options).map_err(place)?,
+                    batches: batches.unwrap_or(0..usize::MAX),
+                });
+            }
+        };
+        let batches = match batches {
+            // `i..`: to the last batch.
+            Some(range) if range.end == usize::MAX => range.start..reader.num_batches(),
+            Some(range) => range,
+            None => 0..reader.num_batches(),
+        };
+        if batches.start > batches.end || batches.end > reader.num_batches() {
+            return Err(Failure::new(format!(
+                "{path}: batches {}..{} of a file with {} batches",
+                batches.start,
+                batches.end,
+                reader.num_batches()
+            )));
         }
+        Ok(Input::File { reader, batches })
+    }
+
+    /// The file at `path`, or else the bytes of the stream there.
+    fn open_bytes(path: &str, options: ReadOptions) -> Result<(Option<Files>, Buffer), Failure> {
+        let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
+        #[cfg(feature = "object-store")]
+        if crate::remote::is_url(path) {
+            return Ok(match crate::remote::open(path, options)? {
+                crate::remote::Remote::File(file) => (Some(Files::Remote(*file)), Buffer::empty()),
+                crate::remote::Remote::Stream(bytes) => (None, bytes),
+            });
+        }
+        let bytes = bytes(path)?;
+        if is_file(&bytes) {
+            let reader = FileReader::open(bytes, options).map_err(place)?;
+            return Ok((Some(Files::Local(reader)), Buffer::empty()));
+        }
+        Ok((None, bytes))
     }
 
     /// The schema.

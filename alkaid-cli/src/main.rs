@@ -13,6 +13,8 @@ mod input;
 mod inspect;
 mod integration;
 mod progress;
+#[cfg(feature = "object-store")]
+mod remote;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -557,3 +557,89 @@ fn batches_select_a_range_of_a_file_or_a_stream() {
     assert!(text(&out.stdout).contains("stream of 1 batches, 2 rows"));
     assert_eq!(text(&alkaid(&["schema", one]).stdout), "int8: Int8\n");
 }
+
+#[cfg(feature = "object-store")]
+#[path = "../../alkaid-ipc-async/tests/moto/mod.rs"]
+mod moto;
+
+#[cfg(feature = "object-store")]
+#[test]
+fn object_store_urls_read_like_paths() {
+    // A file:// URL: the local file system through object_store.
+    let url = format!("file://{}", fixture("all_types.arrow"));
+    let by_url = alkaid(&["cat", &url, "--columns", "utf8,int32", "--batches", "0"]);
+    let by_path = alkaid(&[
+        "cat",
+        &fixture("all_types.arrow"),
+        "--columns",
+        "utf8,int32",
+        "--batches",
+        "0",
+    ]);
+    assert!(by_url.status.success(), "{}", text(&by_url.stderr));
+    assert_eq!(text(&by_url.stdout), text(&by_path.stdout));
+
+    let Some(moto) = moto::Moto::start_or_skip("object_store_urls_read_like_paths") else {
+        return;
+    };
+    moto.create_bucket("cli");
+    for name in [
+        "all_types.arrow",
+        "all_types.stream",
+        "all_types_zstd.arrow",
+    ] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        moto.put_object("cli", &format!("data/{name}"), &bytes);
+    }
+    let run = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_alkaid"));
+        command.args(args);
+        for (key, value) in moto.environment() {
+            command.env(key, value);
+        }
+        command.output().expect("the binary runs")
+    };
+    for name in [
+        "all_types.arrow",
+        "all_types.stream",
+        "all_types_zstd.arrow",
+    ] {
+        let url = format!("s3://cli/data/{name}");
+        for args in [
+            vec!["schema", url.as_str()],
+            vec!["cat", url.as_str(), "--columns", "utf8,int32"],
+            vec!["validate", url.as_str(), "--batches", "0.."],
+        ] {
+            let remote = run(&args);
+            assert!(
+                remote.status.success(),
+                "{args:?}: {}",
+                text(&remote.stderr)
+            );
+            let mut local_args = args.clone();
+            let local_path = fixture(name);
+            local_args[1] = &local_path;
+            let local = alkaid(&local_args);
+            assert_eq!(text(&remote.stdout), text(&local.stdout), "{args:?}");
+        }
+    }
+    // convert reads from S3 and writes locally.
+    let dir = scratch("s3_convert");
+    let out = dir.join("copy.alkaid");
+    let converted = run(&[
+        "convert",
+        "s3://cli/data/all_types.stream",
+        out.to_str().unwrap(),
+        "--to",
+        "file",
+    ]);
+    assert!(converted.status.success(), "{}", text(&converted.stderr));
+    let check = alkaid(&["validate", out.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    // A missing object: status 1, one line naming it.
+    let missing = run(&["schema", "s3://cli/data/absent.arrow"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let stderr = text(&missing.stderr);
+    assert!(stderr.contains("data/absent.arrow"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}

@@ -47,8 +47,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod file_reader;
+#[cfg(feature = "object_store")]
+mod object_store;
 mod reader;
+mod source;
 mod writer;
 
+pub use file_reader::AsyncFileReader;
+#[cfg(feature = "object_store")]
+pub use object_store::ObjectStoreSource;
 pub use reader::AsyncStreamReader;
+pub use source::{Blocking, RangeSource};
 pub use writer::{AsyncFileWriter, AsyncStreamWriter};

@@ -98,8 +98,8 @@ pub use compression::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
 pub use read::{
-    BufferStreamReader, ByteSource, Decoded, Decoder, FileReader, MessageInfo, ReadOptions,
-    Seekable, StreamReader, set_huge_pages,
+    BufferStreamReader, ByteSource, Decoded, Decoder, Fetch, FileDecoder, FileOpening, FileReader,
+    MessageInfo, Opened, ReadOptions, RowPart, Seekable, Step, StreamReader, set_huge_pages,
 };
 pub use schema::MAX_FIELD_DEPTH;
 pub use tensor::{

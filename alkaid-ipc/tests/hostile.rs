@@ -376,10 +376,15 @@ fn files_check_their_magic_and_footer() {
     let mut wrong_end = bytes.clone();
     let n = wrong_end.len();
     wrong_end[n - 7..].copy_from_slice(b"ARROW1X");
+    let err = open(&wrong_end).to_string();
+    assert!(err.contains("does not end with ALKAID1 or ARROW1"), "{err}");
+    // The other magic at the end than at the start.
+    let mut mixed = bytes[..n - 7].to_vec();
+    mixed.extend_from_slice(b"ARROW1");
+    let err = open(&mixed).to_string();
     assert!(
-        open(&wrong_end)
-            .to_string()
-            .contains("does not end with it")
+        err.contains("ends with ARROW1 but starts with ALKAID1"),
+        "{err}"
     );
     let mut wrong_start = bytes.clone();
     wrong_start[..8].copy_from_slice(b"PARQUET1");

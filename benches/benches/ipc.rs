@@ -268,14 +268,15 @@ fn ipc(c: &mut Criterion) {
     );
     group.finish();
     async_read(c, &ours, bytes);
-    projected_file(c, &ours);
+    let file = projected_file(c, &ours);
+    object_store_file(c, &file);
 }
 
 /// A file of 64 LZ4 batches of 64 Ki rows read through `Read + Seek` from memory, whole
 /// and with one column (the `Float64`) selected: Alkaid reads only that column's byte
 /// ranges, arrow-ipc's `FileReader` takes the same projection; pyarrow's counterpart is
 /// `IpcReadOptions(included_fields=[1])` on the same bytes.
-fn projected_file(c: &mut Criterion, batch: &alkaid_array::RecordBatch) {
+fn projected_file(c: &mut Criterion, batch: &alkaid_array::RecordBatch) -> Vec<u8> {
     use std::io::Cursor;
     let options = alkaid_ipc::WriteOptions::default()
         .with_magic(alkaid_ipc::Magic::Arrow)
@@ -306,6 +307,63 @@ fn projected_file(c: &mut Criterion, batch: &alkaid_array::RecordBatch) {
                 let reader =
                     arrow_ipc::reader::FileReader::try_new(Cursor::new(&file[..]), columns.clone())
                         .unwrap();
+                reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+            },
+        );
+    }
+    group.finish();
+    file
+}
+
+/// The same file on a local object store (`object_store`'s `LocalFileSystem` over a
+/// directory of the target directory), read by the async file reader through
+/// `ObjectStoreSource`, whole and with the one column: every read a ranged request that
+/// the store answers from the file system. The anchors read the same file from the file
+/// system directly: arrow-ipc's `FileReader` over a `std::fs::File` with the projection
+/// (arrow-rs has no async or ranged IPC reader), and pyarrow's `open_file` on an `OSFile`
+/// with `included_fields`.
+fn object_store_file(c: &mut Criterion, file: &[u8]) {
+    use alkaid_ipc_async::{AsyncFileReader, ObjectStoreSource};
+    use object_store::path::Path;
+    let dir = export::directory()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("object_store");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("ipc_file_lz4_64.arrow"), file).unwrap();
+    let local = dir.join("ipc_file_lz4_64.arrow");
+    let store: Arc<dyn object_store::ObjectStore> =
+        Arc::new(object_store::local::LocalFileSystem::new_with_prefix(&dir).unwrap());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut group = VersusGroup::new(c, "ipc_object_store");
+    group.group.sample_size(10);
+    for (case, columns) in [("whole", None), ("one_column", Some(vec![1usize]))] {
+        let options = match &columns {
+            Some(columns) => alkaid_ipc::ReadOptions::default().with_columns(columns.clone()),
+            None => alkaid_ipc::ReadOptions::default(),
+        };
+        group.versus(
+            &format!("file/{case}"),
+            || {
+                runtime.block_on(async {
+                    let path = Path::from("ipc_file_lz4_64.arrow");
+                    let source = ObjectStoreSource::new(store.clone(), path);
+                    let mut reader = AsyncFileReader::open(source, options.clone())
+                        .await
+                        .unwrap();
+                    let mut rows = 0;
+                    while let Some(batch) = reader.next_batch().await {
+                        rows += batch.unwrap().num_rows();
+                    }
+                    rows
+                })
+            },
+            || {
+                let input = std::fs::File::open(&local).unwrap();
+                let reader =
+                    arrow_ipc::reader::FileReader::try_new(input, columns.clone()).unwrap();
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
             },
         );

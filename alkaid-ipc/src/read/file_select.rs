@@ -7,7 +7,6 @@ use std::ops::Range;
 use alkaid_array::RecordBatch;
 
 use super::file::{ByteSource, FileReader};
-use super::state::parse_message;
 use crate::error::{IpcError, Result};
 
 impl<S: ByteSource> FileReader<S> {
@@ -36,12 +35,11 @@ impl<S: ByteSource> FileReader<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn select_batches(&mut self, range: Range<usize>) -> Result<()> {
-        if range.start > range.end || range.end > self.batches.len() {
+        let batches = self.decoder.num_batches();
+        if range.start > range.end || range.end > batches {
             return Err(IpcError::invalid_argument(format!(
-                "batches {}..{} of a file with {} batches",
-                range.start,
-                range.end,
-                self.batches.len()
+                "batches {}..{} of a file with {batches} batches",
+                range.start, range.end,
             )));
         }
         (self.next, self.end) = (range.start, range.end);
@@ -54,30 +52,8 @@ impl<S: ByteSource> FileReader<S> {
     /// # Errors
     /// If `index` is out of range or the batch's metadata is invalid.
     pub fn batch_rows(&mut self, index: usize) -> Result<usize> {
-        if let Some(Some(rows)) = self.rows.get(index) {
-            return Ok(*rows);
-        }
-        let block = *self.batches.get(index).ok_or_else(|| {
-            IpcError::invalid_argument(format!(
-                "batch {index} of a file with {} batches",
-                self.batches.len()
-            ))
-        })?;
-        let in_batch = |e: IpcError| e.context(format!("batch {index}"));
-        let message = self.block_metadata(&block).map_err(in_batch)?;
-        let flatbuffer = &message.framed[message.header..message.header + message.metadata];
-        let parsed = parse_message(flatbuffer, &self.state.options).map_err(in_batch)?;
-        let length = parsed
-            .header_as_record_batch()
-            .ok_or_else(|| {
-                IpcError::malformed(format!("block of batch {index} is not a record batch"))
-            })?
-            .length();
-        let rows = usize::try_from(length).map_err(|_| {
-            IpcError::malformed(format!("batch {index}: a length of {length} rows"))
-        })?;
-        self.rows[index] = Some(rows);
-        Ok(rows)
+        let step = self.decoder.batch_rows(index)?;
+        self.run(step)
     }
 
     /// Rows `rows` of the file, counted across its batches: the batches that hold them,
@@ -114,33 +90,8 @@ impl<S: ByteSource> FileReader<S> {
         &mut self,
         rows: Range<usize>,
     ) -> Result<impl Iterator<Item = Result<RecordBatch>> + '_> {
-        if rows.start > rows.end {
-            return Err(IpcError::invalid_argument(format!(
-                "rows {}..{}: the range is reversed",
-                rows.start, rows.end
-            )));
-        }
-        // Each batch's part of the range: (batch, first row in it, rows).
-        let mut parts = Vec::new();
-        let mut first_row = 0usize;
-        for index in 0..self.batches.len() {
-            if first_row >= rows.end {
-                break;
-            }
-            let count = self.batch_rows(index)?;
-            let last_row = first_row.saturating_add(count);
-            let (from, to) = (rows.start.max(first_row), rows.end.min(last_row));
-            if from < to {
-                parts.push((index, from - first_row, to - from));
-            }
-            first_row = last_row;
-        }
-        if rows.end > first_row {
-            return Err(IpcError::invalid_argument(format!(
-                "rows {}..{} of a file of {first_row} rows",
-                rows.start, rows.end
-            )));
-        }
+        let step = self.decoder.plan_rows(rows)?;
+        let parts = self.run(step)?;
         Ok(parts
             .into_iter()
             .map(move |(index, offset, len)| Ok(self.batch(index)?.slice(offset, len))))

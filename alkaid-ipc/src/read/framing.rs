@@ -7,6 +7,9 @@
 use super::options::ReadOptions;
 use crate::error::{IpcError, Result};
 
+/// The magics a file may start and end with.
+pub(crate) const MAGICS: [&[u8]; 2] = [b"ALKAID1", b"ARROW1"];
+
 /// What the first bytes of a message say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Prefix {

@@ -9,6 +9,8 @@ pub struct ReadOptions {
     pub(crate) decompression_threads: usize,
     pub(crate) columns: Option<Columns>,
     pub(crate) fetch_gap: usize,
+    pub(crate) footer_prefetch: usize,
+    pub(crate) concurrent_fetches: usize,
 }
 
 /// The top-level columns a reader decodes, as the caller named them (resolved against the
@@ -28,6 +30,8 @@ impl Default for ReadOptions {
             decompression_threads: 1,
             columns: None,
             fetch_gap: 64 << 10,
+            footer_prefetch: 64 << 10,
+            concurrent_fetches: 8,
         }
     }
 }
@@ -155,6 +159,44 @@ impl ReadOptions {
     /// Up to how many bytes apart two needed ranges of a file are read as one.
     pub fn fetch_gap(&self) -> usize {
         self.fetch_gap
+    }
+
+    /// How many bytes at the end of a file a file reader fetches first (64 KiB by
+    /// default, at least 18): enough to hold the footer of most files, so that opening a
+    /// remote file takes one request, and a second only when its footer is larger.
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert_eq!(ReadOptions::default().footer_prefetch(), 64 << 10);
+    /// assert_eq!(ReadOptions::default().with_footer_prefetch(4096).footer_prefetch(), 4096);
+    /// ```
+    pub fn with_footer_prefetch(mut self, bytes: usize) -> Self {
+        self.footer_prefetch = bytes;
+        self
+    }
+
+    /// How many bytes at the end of a file are fetched first.
+    pub fn footer_prefetch(&self) -> usize {
+        self.footer_prefetch
+    }
+
+    /// How many byte ranges a reader of a source that serves several at once (an object
+    /// store, through alkaid-ipc-async) asks for at the same time: 8 by default, at
+    /// least 1. Synchronous sources read one range after another.
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert_eq!(ReadOptions::default().concurrent_fetches(), 8);
+    /// assert_eq!(ReadOptions::default().with_concurrent_fetches(0).concurrent_fetches(), 1);
+    /// ```
+    pub fn with_concurrent_fetches(mut self, requests: usize) -> Self {
+        self.concurrent_fetches = requests.max(1);
+        self
+    }
+
+    /// How many ranges are fetched at the same time, at most.
+    pub fn concurrent_fetches(&self) -> usize {
+        self.concurrent_fetches
     }
 
     /// How many threads decompress one message's buffers.

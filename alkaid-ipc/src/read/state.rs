@@ -146,6 +146,35 @@ impl ReadState {
         }
     }
 
+    /// Whether the options leave some columns out.
+    pub fn projects(&self) -> bool {
+        self.projection.is_some()
+    }
+
+    /// Whether decoding the message `metadata` needs its body: `false` only for a
+    /// dictionary batch that only columns left out use (the message is not checked
+    /// further here; decoding it checks the rest).
+    ///
+    /// # Errors
+    /// If the metadata is invalid.
+    pub fn wants_dictionary(&self, metadata: &[u8]) -> Result<bool> {
+        let Some(projection) = &self.projection else {
+            return Ok(true);
+        };
+        let message = parse_message(metadata, &self.options)?;
+        let Some(dictionary) = message.header_as_dictionary_batch() else {
+            return Ok(true);
+        };
+        Ok(match self.ids.lookup(dictionary.id()) {
+            Some(position) => projection
+                .dictionaries
+                .get(position)
+                .copied()
+                .unwrap_or(true),
+            None => true,
+        })
+    }
+
     /// Decodes one message whose body is `body`.
     pub fn decode(&mut self, metadata: &[u8], body: Buffer) -> Result<Decoded> {
         self.decode_body(metadata, Body::whole(body))

@@ -1,0 +1,126 @@
+//! Inputs named by an object-store URL (`s3://bucket/key`, `gs://…`, `az://…`,
+//! `http(s)://…`, `file:///…`), through `object_store`'s URL parsing. Credentials and
+//! endpoints come from the environment variables each store reads (`AWS_*`, `GOOGLE_*`,
+//! `AZURE_*`). A file is read by range (only the selected columns' and batches' bytes are
+//! fetched); a stream, which has no random access, is fetched whole.
+
+use std::sync::Arc;
+
+use alkaid_array::RecordBatch;
+use alkaid_buffer::Buffer;
+use alkaid_ipc::{ReadOptions, Result};
+use alkaid_ipc_async::{AsyncFileReader, ObjectStoreSource, RangeSource};
+use alkaid_schema::{Metadata, SchemaRef};
+use tokio::runtime::Runtime;
+
+use crate::failure::Failure;
+
+/// Whether `path` is a URL rather than a local path: a scheme of letters, then `://`.
+pub fn is_url(path: &str) -> bool {
+    path.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '+')
+    })
+}
+
+/// A file in an object store, read on a runtime of its own.
+pub struct RemoteFile {
+    runtime: Runtime,
+    reader: AsyncFileReader<ObjectStoreSource>,
+}
+
+/// What a URL holds.
+pub enum Remote {
+    /// A file, read by range (boxed: it holds a runtime and a reader).
+    File(Box<RemoteFile>),
+    /// A stream's bytes, fetched whole.
+    Stream(Buffer),
+}
+
+/// The options of the stores, from the environment: the variables of the stores' own
+/// prefixes, which `object_store` matches case-insensitively.
+fn store_options() -> impl Iterator<Item = (String, String)> {
+    std::env::vars().filter(|(key, _)| {
+        ["AWS_", "GOOGLE_", "AZURE_"]
+            .iter()
+            .any(|prefix| key.to_ascii_uppercase().starts_with(prefix))
+    })
+}
+
+/// Opens the object at `url`: a file (it ends with a file magic) or a stream.
+pub fn open(url: &str, options: ReadOptions) -> Result<Remote, Failure> {
+    let place = |e: &dyn std::fmt::Display| Failure::new(format!("{url}: {e}"));
+    let parsed = url::Url::parse(url).map_err(|e| place(&e))?;
+    let (store, path) =
+        object_store::parse_url_opts(&parsed, store_options()).map_err(|e| place(&e))?;
+    let source = ObjectStoreSource::new(Arc::from(store), path);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| place(&e))?;
+    let prefetch = options.footer_prefetch() as u64;
+    let (len, tail) = runtime
+        .block_on(source.fetch_suffix(prefetch))
+        .map_err(|e| Failure::new(e.to_string()))?;
+    if tail.ends_with(b"ALKAID1") || tail.ends_with(b"ARROW1") {
+        // The reader fetches the suffix again: one request more than the least, for a
+        // tool that opens one file.
+        let reader = runtime
+            .block_on(AsyncFileReader::open(source, options))
+            .map_err(|e| Failure::new(e.to_string()))?;
+        return Ok(Remote::File(Box::new(RemoteFile { runtime, reader })));
+    }
+    let bytes = match tail.len() as u64 == len {
+        true => tail,
+        false => runtime
+            .block_on(source.fetch(0..len))
+            .map_err(|e| Failure::new(e.to_string()))?,
+    };
+    Ok(Remote::Stream(bytes))
+}
+
+impl RemoteFile {
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.reader.schema()
+    }
+
+    /// The footer's custom metadata.
+    pub fn metadata(&self) -> &Metadata {
+        self.reader.metadata()
+    }
+
+    /// Number of record batches.
+    pub fn num_batches(&self) -> usize {
+        self.reader.num_batches()
+    }
+
+    /// Batch `index` and its message's custom metadata.
+    pub fn batch_with_metadata(&mut self, index: usize) -> Result<(RecordBatch, Metadata)> {
+        self.runtime
+            .block_on(self.reader.batch_with_metadata(index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_have_a_scheme() {
+        for url in [
+            "s3://b/k",
+            "file:///tmp/x",
+            "https://h/p",
+            "gs://b/o",
+            "az://c/b",
+        ] {
+            assert!(is_url(url), "{url}");
+        }
+        for path in ["data.arrow", "/tmp/x://y", "-", "://x", "./a b://c"] {
+            assert!(!is_url(path), "{path}");
+        }
+    }
+}
