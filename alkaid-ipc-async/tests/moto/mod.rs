@@ -62,7 +62,10 @@ impl Moto {
                 ));
             }
             if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-                return Ok(Self { child, address });
+                // Listening; ready once it answers a request (the list of buckets).
+                if request(address, "GET /", &[]).is_ok_and(|a| a.starts_with("HTTP/1.1 200")) {
+                    return Ok(Self { child, address });
+                }
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -102,24 +105,22 @@ impl Moto {
         self.put(&format!("{bucket}/{key}"), bytes);
     }
 
-    /// One unsigned `PUT /path` with `body`, which must succeed.
+    /// One unsigned `PUT /path` with `body`, which must succeed. A connection refused or
+    /// reset is tried again, up to 20 times over about 10 s: the server may still be
+    /// settling just after it started to listen.
     fn put(&self, path: &str, body: &[u8]) {
-        let mut stream = TcpStream::connect(self.address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        write!(
-            stream,
-            "PUT /{path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            self.address,
-            body.len()
-        )
-        .unwrap();
-        stream.write_all(body).unwrap();
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).unwrap();
-        let answer = String::from_utf8_lossy(&answer);
-        assert!(answer.starts_with("HTTP/1.1 200"), "PUT /{path}: {answer}");
+        let mut last = None;
+        for _ in 0..20 {
+            match request(self.address, &format!("PUT /{path}"), body) {
+                Ok(answer) => {
+                    assert!(answer.starts_with("HTTP/1.1 200"), "PUT /{path}: {answer}");
+                    return;
+                }
+                Err(e) => last = Some(e),
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!("PUT /{path}: {last:?}");
     }
 
     /// The environment variables that point an S3 client at this server.
@@ -139,4 +140,20 @@ impl Drop for Moto {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// One HTTP/1.1 request (`METHOD /path`) with `body`, and the whole answer.
+fn request(address: SocketAddr, line: &str, body: &[u8]) -> std::io::Result<String> {
+    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(5))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "{line} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        address,
+        body.len()
+    )?;
+    stream.write_all(body)?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    Ok(String::from_utf8_lossy(&answer).into_owned())
 }
