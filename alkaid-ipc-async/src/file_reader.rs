@@ -2,18 +2,22 @@
 //! [`FileDecoder`] plans every fetch, exactly as for the synchronous reader, and this
 //! reader answers each step's ranges concurrently.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    FileDecoder, FileOpening, IpcError, IpcErrorKind, Opened, ReadOptions, Result, Step,
+    BatchPlan, FileDecoder, FileOpening, IpcError, IpcErrorKind, Opened, ReadOptions, Result, Step,
 };
 use alkaid_schema::{Metadata, SchemaRef};
 use futures_core::Stream;
-use futures_util::{StreamExt, TryStreamExt, stream};
+use futures_util::stream;
 
 use crate::source::RangeSource;
+
+/// A batch's plan and its fetched bytes, waiting to be decoded.
+type Fetched = (BatchPlan, Vec<Buffer>);
 
 /// The record batches of an IPC file whose bytes are fetched by range.
 ///
@@ -63,6 +67,8 @@ pub struct AsyncFileReader<S> {
     next: usize,
     /// Where iteration stops: the number of batches, unless narrowed.
     end: usize,
+    /// How many batches the stream reads together.
+    readahead: usize,
 }
 
 impl<S: RangeSource> AsyncFileReader<S> {
@@ -90,7 +96,20 @@ impl<S: RangeSource> AsyncFileReader<S> {
             decoder,
             next: 0,
             end,
+            readahead: 4,
         })
+    }
+
+    /// How many batches [`into_stream`](Self::into_stream) fetches ahead (4 by default, at
+    /// least 1): when it needs a batch it does not hold, it plans the next `batches`
+    /// batches (their metadata in one step, when a projection needs it) and fetches all
+    /// their ranges in the next, so that a source with latency (an object store) waits two
+    /// round trips per group rather than per batch. Each batch is decoded only when the
+    /// stream is polled for it: the fetched bytes of up to `batches` batches are held, and
+    /// one decoded batch.
+    pub fn with_readahead(mut self, batches: usize) -> Self {
+        self.readahead = batches.max(1);
+        self
     }
 
     /// The schema of the batches: the file's, or the columns of it the options select.
@@ -204,36 +223,147 @@ impl<S: RangeSource> AsyncFileReader<S> {
         ))
     }
 
-    /// The selected batches, in order, as a [`Stream`]; each is fetched when the stream
-    /// is polled for it.
+    /// The selected batches, in order, as a [`Stream`]. With a readahead of `k`
+    /// ([`with_readahead`](Self::with_readahead)), the byte ranges of the next `k` batches
+    /// are fetched together when the stream needs a batch it does not hold, and each batch
+    /// is decoded only when it is polled for: at most `k` batches' fetched bytes and one
+    /// decoded batch are held.
     pub fn into_stream(self) -> impl Stream<Item = Result<RecordBatch>> + Send {
-        stream::unfold(self, |mut reader| async move {
-            let batch = reader.next_batch().await?;
-            Some((batch, reader))
-        })
+        stream::unfold(
+            (self, VecDeque::new()),
+            |(mut reader, mut ahead): (Self, VecDeque<Result<Fetched>>)| async move {
+                if ahead.is_empty() {
+                    // The head and dictionaries first, once, rather than with every batch.
+                    if let Err(e) = reader.read_dictionaries().await {
+                        reader.next = reader.end;
+                        return Some((Err(e), (reader, ahead)));
+                    }
+                    ahead = reader.fetch_ahead().await;
+                }
+                let (plan, bytes) = match ahead.pop_front()? {
+                    Ok(fetched) => fetched,
+                    Err(e) => return Some((Err(e), (reader, ahead))),
+                };
+                let batch = reader.decoder.decode_planned(plan, bytes);
+                Some((batch.map(|(batch, _)| batch), (reader, ahead)))
+            },
+        )
+    }
+
+    /// Plans the next `readahead` batches (their metadata in one step, when a projection
+    /// needs it) and fetches all their ranges in the next.
+    async fn fetch_ahead(&mut self) -> VecDeque<Result<Fetched>> {
+        let group = self.next..self.end.min(self.next + self.readahead);
+        self.next = group.end;
+        let steps = group.map(|index| self.decoder.plan_batch(index)).collect();
+        let plans = self.run_together(steps).await;
+        let wanted = plans
+            .iter()
+            .map(|plan| plan.as_ref().ok().map(|p| p.ranges().to_vec()))
+            .collect();
+        let fetched = self.fetch_grouped(wanted).await;
+        plans
+            .into_iter()
+            .zip(fetched)
+            .map(|(plan, bytes)| Ok((plan?, bytes.expect("fetched for every plan")?)))
+            .collect()
     }
 
     /// Answers `step`'s fetches from the source, each step's ranges concurrently.
-    async fn run<T: 'static>(&mut self, mut step: Step<T>) -> Result<T> {
-        let concurrency = self.decoder.options().concurrent_fetches();
+    async fn run<T: 'static>(&mut self, step: Step<T>) -> Result<T> {
+        let mut results = self.run_together(vec![Ok(step)]).await;
+        results.pop().expect("one result per step")
+    }
+
+    /// Answers the fetches of several reads in lockstep: the ranges all of them need next
+    /// are fetched together (up to the concurrency limit at a time), then each read goes on
+    /// with its own, in order. A read that fails (its ranges, or decoding) fails alone.
+    async fn run_together<T: 'static>(
+        &mut self,
+        mut steps: Vec<Result<Step<T>>>,
+    ) -> Vec<Result<T>> {
         loop {
-            match step {
-                Step::Done(value) => return Ok(value),
-                Step::Fetch(fetch) => {
-                    let source = &self.source;
-                    let fetched: Vec<Buffer> = stream::iter(fetch.ranges().to_vec())
-                        .map(|range| async move {
-                            match range.is_empty() {
-                                true => Ok(Buffer::empty()),
-                                false => source.fetch(range).await,
-                            }
-                        })
-                        .buffered(concurrency)
-                        .try_collect()
-                        .await?;
-                    step = fetch.resume(&mut self.decoder, fetched)?;
-                }
+            let wanted: Vec<Option<Vec<Range<u64>>>> = steps
+                .iter()
+                .map(|step| match step {
+                    Ok(Step::Fetch(fetch)) => Some(fetch.ranges().to_vec()),
+                    _ => None,
+                })
+                .collect();
+            if wanted.iter().all(Option::is_none) {
+                break;
+            }
+            let fetched = self.fetch_grouped(wanted).await;
+            for (step, bytes) in steps.iter_mut().zip(fetched) {
+                let Some(bytes) = bytes else { continue };
+                // Taken out to be resumed; the placeholder costs no allocation.
+                let placeholder = Err(IpcError::new(IpcErrorKind::Io, String::new()));
+                let Ok(Step::Fetch(fetch)) = std::mem::replace(step, placeholder) else {
+                    unreachable!("only pending fetches asked for bytes")
+                };
+                *step = bytes.and_then(|bytes| fetch.resume(&mut self.decoder, bytes));
             }
         }
+        steps
+            .into_iter()
+            .map(|step| match step {
+                Ok(Step::Done(value)) => Ok(value),
+                Ok(Step::Fetch(_)) => unreachable!("every fetch was answered"),
+                Err(e) => Err(e),
+            })
+            .collect()
     }
+
+    /// Fetches the ranges of every read that has some (`None`: nothing to fetch for it) in
+    /// one call of the source; each read gets its bytes in order, or the first error among
+    /// its ranges.
+    async fn fetch_grouped(
+        &self,
+        wanted: Vec<Option<Vec<Range<u64>>>>,
+    ) -> Vec<Option<Result<Vec<Buffer>>>> {
+        let concurrency = self.decoder.options().concurrent_fetches();
+        // Empty ranges are answered here; the source sees the others.
+        let asked: Vec<Range<u64>> = wanted
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .collect();
+        let answers = match asked.is_empty() {
+            true => Vec::new(),
+            false => self.source.fetch_many(asked, concurrency).await,
+        };
+        let mut answers = answers.into_iter();
+        wanted
+            .into_iter()
+            .map(|ranges| {
+                let ranges = ranges?;
+                let mut bytes = Vec::with_capacity(ranges.len());
+                let mut failed = None;
+                for range in ranges {
+                    let answer = match range.is_empty() {
+                        true => Ok(Buffer::empty()),
+                        false => answers.next().unwrap_or_else(|| Err(missing())),
+                    };
+                    match answer {
+                        Ok(b) => bytes.push(b),
+                        Err(e) => failed = failed.or(Some(e)),
+                    }
+                }
+                Some(match failed {
+                    Some(e) => Err(e),
+                    None => Ok(bytes),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The error for a range a source left unanswered.
+fn missing() -> IpcError {
+    IpcError::new(
+        IpcErrorKind::Truncated,
+        "the source answered fewer ranges than it was asked for",
+    )
 }

@@ -71,15 +71,30 @@ impl<R: AsyncRead + Unpin> Feed<R> {
                 Ok(None) => {}
                 Err(e) => return Poll::Ready(Err(e)),
             }
-            let mut buf = ReadBuf::new(&mut self.chunk);
-            if let Err(e) = ready!(Pin::new(&mut self.input).poll_read(cx, &mut buf)) {
-                return Poll::Ready(Err(e.into()));
-            }
-            let n = buf.filled().len();
+            // A large body goes straight into its own memory; other bytes through a chunk.
+            let (n, direct) = match self.decoder.room() {
+                Some(room) => {
+                    let mut buf = ReadBuf::new(room);
+                    if let Err(e) = ready!(Pin::new(&mut self.input).poll_read(cx, &mut buf)) {
+                        return Poll::Ready(Err(e.into()));
+                    }
+                    (buf.filled().len(), true)
+                }
+                None => {
+                    let mut buf = ReadBuf::new(&mut self.chunk);
+                    if let Err(e) = ready!(Pin::new(&mut self.input).poll_read(cx, &mut buf)) {
+                        return Poll::Ready(Err(e.into()));
+                    }
+                    (buf.filled().len(), false)
+                }
+            };
             if n == 0 {
                 return Poll::Ready(self.decoder.finish().map(|()| None));
             }
-            self.decoder.push(&self.chunk[..n]);
+            match direct {
+                true => self.decoder.filled(n),
+                false => self.decoder.push(&self.chunk[..n]),
+            }
         }
     }
 }

@@ -22,6 +22,22 @@ pub trait RangeSource: Send + Sync {
     /// returns fewer or more bytes gets an error from the reader, not a wrong read.
     fn fetch(&self, range: Range<u64>) -> impl Future<Output = Result<Buffer>> + Send;
 
+    /// The bytes of each of `ranges` (none empty, each inside the object), fetching up to
+    /// `concurrency` at a time; by default one [`fetch`](Self::fetch) per range. A source
+    /// that serves many ranges at once cheaper than one by one (a local file opened once)
+    /// overrides it.
+    fn fetch_many(
+        &self,
+        ranges: Vec<Range<u64>>,
+        concurrency: usize,
+    ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
+        use futures_util::StreamExt;
+        futures_util::stream::iter(ranges)
+            .map(move |range| self.fetch(range))
+            .buffered(concurrency.max(1))
+            .collect()
+    }
+
     /// The object's size and its last `n` bytes (all of it when it is shorter), in one
     /// request where the source can make one (a suffix range of HTTP); by default
     /// [`size`](Self::size), then [`fetch`](Self::fetch).
@@ -51,6 +67,14 @@ impl<T: RangeSource + ?Sized> RangeSource for &T {
     fn fetch_suffix(&self, n: u64) -> impl Future<Output = Result<(u64, Buffer)>> + Send {
         (**self).fetch_suffix(n)
     }
+
+    fn fetch_many(
+        &self,
+        ranges: Vec<Range<u64>>,
+        concurrency: usize,
+    ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
+        (**self).fetch_many(ranges, concurrency)
+    }
 }
 
 /// A source shared between tasks.
@@ -65,6 +89,14 @@ impl<T: RangeSource + ?Sized> RangeSource for std::sync::Arc<T> {
 
     fn fetch_suffix(&self, n: u64) -> impl Future<Output = Result<(u64, Buffer)>> + Send {
         (**self).fetch_suffix(n)
+    }
+
+    fn fetch_many(
+        &self,
+        ranges: Vec<Range<u64>>,
+        concurrency: usize,
+    ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
+        (**self).fetch_many(ranges, concurrency)
     }
 }
 

@@ -101,6 +101,7 @@ proptest! {
             .unwrap();
 
         let source = Counting::new(Buffer::from(file.clone()));
+        let readahead = 1 + rng.below(5);
         let read: Vec<RecordBatch> = block_on(async {
             let reader = AsyncFileReader::open(&source, options.clone()).await.unwrap();
             // At most two requests open the file; one when the footer fits the prefetch.
@@ -109,7 +110,8 @@ proptest! {
             if options.footer_prefetch() >= 64 << 10 {
                 prop_assert_eq!(opening, 1);
             }
-            Ok(reader.into_stream().try_collect().await.unwrap())
+            let stream = reader.with_readahead(readahead).into_stream();
+            Ok(stream.try_collect().await.unwrap())
         })?;
         same(&read, &expected)?;
         for batch in &read {
@@ -182,9 +184,15 @@ fn one_column_of_eight_fetches_its_buffers_and_the_metadata_alone() {
     for (gap, per_batch) in [(0, 3), (64 << 10, 2)] {
         let source = Counting::new(Buffer::from(file.clone()));
         let options = ReadOptions::default().with_columns([5]).with_fetch_gap(gap);
+        // One batch at a time, so that each batch's requests follow one another in the log.
         let part: Vec<RecordBatch> = block_on(async {
             let reader = AsyncFileReader::open(&source, options).await.unwrap();
-            reader.into_stream().try_collect().await.unwrap()
+            reader
+                .with_readahead(1)
+                .into_stream()
+                .try_collect()
+                .await
+                .unwrap()
         });
         for (p, w) in part.iter().zip(&all) {
             assert!(equal(&p.column(0).to_data(), &w.column(5).to_data()));
@@ -207,6 +215,34 @@ fn one_column_of_eight_fetches_its_buffers_and_the_metadata_alone() {
             "gap {gap}: {fetched} bytes fetched, the column has {column_bytes} a batch"
         );
         assert!(suffix <= 64 << 10 && head < 1024, "{suffix} {head}");
+    }
+}
+
+#[test]
+fn a_stream_fetches_ahead_in_two_round_trips_per_group_of_batches() {
+    let file = eight_columns(10, 1000);
+    for (readahead, groups) in [(1, 10), (4, 3), (16, 1)] {
+        for projected in [false, true] {
+            let source = Counting::new(Buffer::from(file.clone()));
+            let options = match projected {
+                true => ReadOptions::default().with_columns([3]),
+                false => ReadOptions::default(),
+            };
+            let read: Vec<RecordBatch> = block_on(async {
+                let reader = AsyncFileReader::open(&source, options).await.unwrap();
+                let stream = reader.with_readahead(readahead).into_stream();
+                stream.try_collect().await.unwrap()
+            });
+            assert_eq!(read.len(), 10);
+            // Opening; the head (no dictionaries, so no second step); then per group its
+            // ranges, after its metadata when a projection needs that first.
+            let per_group = if projected { 2 } else { 1 };
+            assert_eq!(
+                source.rounds(),
+                1 + 1 + per_group * groups,
+                "readahead {readahead}, projected {projected}"
+            );
+        }
     }
 }
 

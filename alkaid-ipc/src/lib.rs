@@ -98,8 +98,9 @@ pub use compression::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
 pub use read::{
-    BufferStreamReader, ByteSource, Decoded, Decoder, Fetch, FileDecoder, FileOpening, FileReader,
-    MessageInfo, Opened, ReadOptions, RowPart, Seekable, Step, StreamReader, set_huge_pages,
+    BatchPlan, BufferStreamReader, ByteSource, Decoded, Decoder, Fetch, FileDecoder, FileOpening,
+    FileReader, MessageInfo, Opened, ReadOptions, RowPart, Seekable, Step, StreamReader,
+    set_huge_pages,
 };
 pub use schema::MAX_FIELD_DEPTH;
 pub use tensor::{

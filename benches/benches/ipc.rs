@@ -324,6 +324,7 @@ fn projected_file(c: &mut Criterion, batch: &alkaid_array::RecordBatch) -> Vec<u
 /// with `included_fields`.
 fn object_store_file(c: &mut Criterion, file: &[u8]) {
     use alkaid_ipc_async::{AsyncFileReader, ObjectStoreSource};
+    use futures_util::StreamExt;
     use object_store::path::Path;
     let dir = export::directory()
         .unwrap_or_else(std::env::temp_dir)
@@ -350,14 +351,15 @@ fn object_store_file(c: &mut Criterion, file: &[u8]) {
                 runtime.block_on(async {
                     let path = Path::from("ipc_file_lz4_64.arrow");
                     let source = ObjectStoreSource::new(store.clone(), path);
-                    let mut reader = AsyncFileReader::open(source, options.clone())
+                    let reader = AsyncFileReader::open(source, options.clone())
                         .await
                         .unwrap();
-                    let mut rows = 0;
-                    while let Some(batch) = reader.next_batch().await {
-                        rows += batch.unwrap().num_rows();
-                    }
-                    rows
+                    // Fetching ahead by the default readahead, decoding batch by batch.
+                    reader
+                        .into_stream()
+                        .map(|batch| batch.unwrap().num_rows())
+                        .fold(0, |sum, rows| async move { sum + rows })
+                        .await
                 })
             },
             || {

@@ -23,6 +23,8 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> T {
 pub struct Counting<S> {
     inner: S,
     log: Mutex<Vec<(u64, usize)>>,
+    /// Calls that asked for several ranges at once: the reader's round trips.
+    rounds: AtomicUsize,
 }
 
 impl<S: RangeSource> Counting<S> {
@@ -30,7 +32,13 @@ impl<S: RangeSource> Counting<S> {
         Self {
             inner,
             log: Mutex::new(Vec::new()),
+            rounds: AtomicUsize::new(0),
         }
+    }
+
+    /// Round trips: `fetch_many` and `fetch_suffix` calls.
+    pub fn rounds(&self) -> usize {
+        self.rounds.load(Ordering::Relaxed)
     }
 
     pub fn log(&self) -> Vec<(u64, usize)> {
@@ -60,7 +68,18 @@ impl<S: RangeSource> RangeSource for Counting<S> {
         self.inner.fetch(range).await
     }
 
+    async fn fetch_many(&self, ranges: Vec<Range<u64>>, concurrency: usize) -> Vec<Result<Buffer>> {
+        self.rounds.fetch_add(1, Ordering::Relaxed);
+        let mut answers = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            answers.push(self.fetch(range).await);
+        }
+        let _ = concurrency;
+        answers
+    }
+
     async fn fetch_suffix(&self, n: u64) -> Result<(u64, Buffer)> {
+        self.rounds.fetch_add(1, Ordering::Relaxed);
         tokio::task::yield_now().await;
         let (len, bytes) = self.inner.fetch_suffix(n).await?;
         self.log

@@ -119,6 +119,74 @@ impl Decoder {
         self.pending.extend_from_slice(bytes);
     }
 
+    /// The unfilled rest of a large body being received, when there is one: a reader that
+    /// can read into memory it is given (a socket, an async reader) reads the next bytes of
+    /// the stream straight into it and reports them with [`filled`](Self::filled), saving
+    /// the copy that [`push`](Self::push) makes. `None` when the decoder wants its bytes
+    /// through `push`.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
+    /// # use alkaid_ipc::{Decoded, Decoder, StreamWriter, WriteOptions};
+    /// # use alkaid_schema::{DataType, Field, Schema};
+    /// # let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+    /// # let column: ArrayRef = Arc::new(Int64Array::from(vec![7i64; 1 << 20]));
+    /// # let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
+    /// # let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+    /// # writer.write(&batch)?;
+    /// # let stream = writer.into_inner()?;
+    /// // An 8 MiB body: once its metadata is pushed, the rest goes straight into its memory.
+    /// let mut input = &stream[..];
+    /// let mut decoder = Decoder::new();
+    /// let mut batches = 0;
+    /// loop {
+    ///     while let Some(message) = decoder.next_message()? {
+    ///         batches += matches!(message, Decoded::Batch(..)) as usize;
+    ///     }
+    ///     if input.is_empty() {
+    ///         break;
+    ///     }
+    ///     let n = match decoder.room() {
+    ///         Some(room) => {
+    ///             let n = room.len().min(input.len());
+    ///             room[..n].copy_from_slice(&input[..n]);
+    ///             decoder.filled(n);
+    ///             n
+    ///         }
+    ///         None => {
+    ///             let n = input.len().min(4096);
+    ///             decoder.push(&input[..n]);
+    ///             n
+    ///         }
+    ///     };
+    ///     input = &input[n..];
+    /// }
+    /// decoder.finish()?;
+    /// assert_eq!(batches, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn room(&mut self) -> Option<&mut [u8]> {
+        let arriving = self.arriving.as_mut()?;
+        let filled = arriving.filled;
+        Some(&mut arriving.body[filled..]).filter(|room| !room.is_empty())
+    }
+
+    /// Records that the first `n` bytes of [`room`](Self::room) were filled with the
+    /// stream's next bytes.
+    ///
+    /// # Panics
+    /// If `n` is more than the room's length: that is a bug of the caller, not bad input.
+    pub fn filled(&mut self, n: usize) {
+        let arriving = self
+            .arriving
+            .as_mut()
+            .filter(|a| a.body.len() - a.filled >= n)
+            .expect("filled no more than the room given");
+        arriving.filled += n;
+        self.drained += n;
+    }
+
     /// The schema of the batches, once its message has been decoded: the stream's, or the
     /// columns of it the options select.
     pub fn schema(&self) -> Option<&SchemaRef> {

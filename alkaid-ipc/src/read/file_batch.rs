@@ -9,71 +9,152 @@ use alkaid_buffer::Buffer;
 use alkaid_schema::Metadata;
 
 use super::body_parts::{Body, merge_ranges};
-use super::file_decoder::{Block, Fetch, FileDecoder, Framed, Step};
+use super::file_decoder::{Block, Fetch, FileDecoder, Framed, Step, check_fetched};
 use super::state::{Decoded, parse_message};
 use crate::error::{IpcError, Result};
 
 /// The part of a batch a row range covers: (batch, first row in it, rows).
 pub type RowPart = (usize, usize, usize);
 
+/// The byte ranges of one batch, and how they go together once fetched; see
+/// [`FileDecoder::plan_batch`].
+#[derive(Debug)]
+pub struct BatchPlan {
+    index: usize,
+    block: Block,
+    layout: Layout,
+    ranges: Vec<Range<u64>>,
+}
+
+impl BatchPlan {
+    /// The batch's index in the file.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The byte ranges to fetch, each inside the file; an empty range is answered with an
+    /// empty buffer, without asking the source.
+    pub fn ranges(&self) -> &[Range<u64>] {
+        &self.ranges
+    }
+}
+
+/// What a batch plan's ranges are.
+#[derive(Debug)]
+enum Layout {
+    /// The framed metadata, then the whole body.
+    Whole,
+    /// The metadata was read: the whole body.
+    Body(Framed),
+    /// The metadata was read: parts of the body, starting at these offsets in it.
+    Parts(Framed, Vec<usize>),
+}
+
 /// How many batches' metadata one step of row counting fetches at most.
 const ROW_COUNT_WINDOW: usize = 16;
 
 impl FileDecoder {
     /// Reads batch `index` and the custom metadata of its message, after the prelude if it
-    /// has not run yet.
+    /// has not run yet: [`plan_batch`](Self::plan_batch), then its ranges, then
+    /// [`decode_planned`](Self::decode_planned).
     ///
     /// # Errors
     /// If `index` is out of range.
     pub fn read_batch(&mut self, index: usize) -> Result<Step<(RecordBatch, Metadata)>> {
-        let block = self.block(index)?;
-        self.read_prelude()?.and_then(
-            self,
-            move |decoder, ()| Ok(decoder.batch_step(index, block)),
-        )
+        self.plan_batch(index)?.and_then(self, |_, plan| {
+            let ranges = plan.ranges.clone();
+            Ok(Step::Fetch(Fetch::new(ranges, move |decoder, fetched| {
+                decoder.decode_planned(plan, fetched).map(Step::Done)
+            })))
+        })
     }
 
-    fn batch_step(&mut self, index: usize, block: Block) -> Step<(RecordBatch, Metadata)> {
-        let in_batch = move |e: IpcError| e.context(format!("batch {index}"));
+    /// The byte ranges batch `index` needs, found without reading its body (after the
+    /// prelude if it has not run yet): its metadata and body, or with a projection, once
+    /// its metadata is read, the selected buffers' ranges. A reader can fetch the ranges
+    /// of several batches ahead and decode each later, holding only their bytes.
+    ///
+    /// # Errors
+    /// If `index` is out of range.
+    pub fn plan_batch(&mut self, index: usize) -> Result<Step<BatchPlan>> {
+        let block = self.block(index)?;
+        self.read_prelude()?
+            .and_then(self, move |decoder, ()| Ok(decoder.plan_step(index, block)))
+    }
+
+    fn plan_step(&mut self, index: usize, block: Block) -> Step<BatchPlan> {
         if !self.state.projects() {
-            let ranges = vec![block.metadata(), block.body()];
-            return Step::Fetch(Fetch::new(ranges, move |decoder, mut fetched| {
-                let body = Body::whole(fetched.pop().expect("two ranges"));
-                let framed = Framed::parse(fetched.pop().expect("two ranges"), decoder.options())
-                    .map_err(in_batch)?;
-                decoder.decode_batch(index, &framed, body).map(Step::Done)
-            }));
+            return Step::Done(BatchPlan {
+                index,
+                block,
+                layout: Layout::Whole,
+                ranges: vec![block.metadata(), block.body()],
+            });
         }
         Step::Fetch(Fetch::new(
             vec![block.metadata()],
             move |decoder, mut fetched| {
+                let in_batch = |e: IpcError| e.context(format!("batch {index}"));
                 let framed = Framed::parse(fetched.pop().expect("one range"), decoder.options())
                     .map_err(in_batch)?;
-                let Some(needed) = decoder
+                let needed = decoder
                     .state
                     .needed_ranges(framed.flatbuffer())
-                    .map_err(in_batch)?
-                else {
-                    return Ok(Step::Fetch(Fetch::new(
-                        vec![block.body()],
-                        move |decoder, mut fetched| {
-                            let body = Body::whole(fetched.pop().expect("one range"));
-                            decoder.decode_batch(index, &framed, body).map(Step::Done)
-                        },
-                    )));
+                    .map_err(in_batch)?;
+                let (layout, ranges) = match needed {
+                    None => (Layout::Body(framed), vec![block.body()]),
+                    Some(needed) => {
+                        let parts = merge_ranges(needed, decoder.state.options.fetch_gap);
+                        let start = block.body_start();
+                        let ranges = parts
+                            .iter()
+                            .map(|r| start + r.start as u64..start + r.end as u64)
+                            .collect();
+                        let starts = parts.iter().map(|r| r.start).collect();
+                        (Layout::Parts(framed, starts), ranges)
+                    }
                 };
-                let parts = merge_ranges(needed, decoder.state.options.fetch_gap);
-                let ranges = parts
-                    .iter()
-                    .map(|r| block.body_start() + r.start as u64..block.body_start() + r.end as u64)
-                    .collect();
-                Ok(Step::Fetch(Fetch::new(ranges, move |decoder, fetched| {
-                    let parts = parts.iter().map(|r| r.start).zip(fetched).collect();
-                    let body = Body::from_parts(block.body_len, parts);
-                    decoder.decode_batch(index, &framed, body).map(Step::Done)
-                })))
+                Ok(Step::Done(BatchPlan {
+                    index,
+                    block,
+                    layout,
+                    ranges,
+                }))
             },
         ))
+    }
+
+    /// Decodes the batch `plan` is for from `fetched`, the bytes of its ranges in order.
+    ///
+    /// # Errors
+    /// If the bytes are not those of the plan's ranges, or the batch is invalid.
+    pub fn decode_planned(
+        &mut self,
+        plan: BatchPlan,
+        fetched: Vec<Buffer>,
+    ) -> Result<(RecordBatch, Metadata)> {
+        check_fetched(&plan.ranges, &fetched)?;
+        let BatchPlan {
+            index,
+            block,
+            layout,
+            ..
+        } = plan;
+        let mut fetched = fetched.into_iter();
+        let mut next = || fetched.next().expect("checked against the ranges");
+        let (framed, body) = match layout {
+            Layout::Whole => {
+                let framed = Framed::parse(next(), self.options())
+                    .map_err(|e| e.context(format!("batch {index}")))?;
+                (framed, Body::whole(next()))
+            }
+            Layout::Body(framed) => (framed, Body::whole(next())),
+            Layout::Parts(framed, starts) => {
+                let parts = starts.into_iter().map(|start| (start, next())).collect();
+                (framed, Body::from_parts(block.body_len, parts))
+            }
+        };
+        self.decode_batch(index, &framed, body)
     }
 
     fn decode_batch(

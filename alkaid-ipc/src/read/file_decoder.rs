@@ -118,6 +118,7 @@ impl Block {
 
 /// A block's message, read ahead of its body: the framed metadata and where its
 /// flatbuffer lies in it.
+#[derive(Debug)]
 pub(super) struct Framed {
     bytes: Buffer,
     header: usize,
@@ -230,6 +231,28 @@ impl FileDecoder {
     }
 }
 
+/// Checks that `fetched` holds the bytes of `ranges`: one buffer per range, of its length.
+pub(super) fn check_fetched(ranges: &[Range<u64>], fetched: &[Buffer]) -> Result<()> {
+    if fetched.len() != ranges.len() {
+        return Err(IpcError::invalid_argument(format!(
+            "{} ranges were fetched for a step that asked for {}",
+            fetched.len(),
+            ranges.len()
+        )));
+    }
+    for (range, bytes) in ranges.iter().zip(fetched) {
+        if bytes.len() as u64 != range.end - range.start {
+            return Err(IpcError::truncated(format!(
+                "the source returned {} bytes for bytes {}..{} of the file",
+                bytes.len(),
+                range.start,
+                range.end
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A footer block, checked to lie inside the file with metadata within the limit.
 pub(super) fn checked_block(
     block: &fb::Block,
@@ -310,23 +333,7 @@ impl<T: 'static> Fetch<T> {
     /// If a range's bytes are missing or of the wrong length (a source that returned
     /// fewer bytes than asked, say), or decoding what they hold fails.
     pub fn resume(self, decoder: &mut FileDecoder, fetched: Vec<Buffer>) -> Result<Step<T>> {
-        if fetched.len() != self.ranges.len() {
-            return Err(IpcError::invalid_argument(format!(
-                "{} ranges were fetched for a step that asked for {}",
-                fetched.len(),
-                self.ranges.len()
-            )));
-        }
-        for (range, bytes) in self.ranges.iter().zip(&fetched) {
-            if bytes.len() as u64 != range.end - range.start {
-                return Err(IpcError::truncated(format!(
-                    "the source returned {} bytes for bytes {}..{} of the file",
-                    bytes.len(),
-                    range.start,
-                    range.end
-                )));
-            }
-        }
+        check_fetched(&self.ranges, &fetched)?;
         (self.then)(decoder, fetched)
     }
 

@@ -44,6 +44,9 @@ impl FileDecoder {
         let mut ranges = vec![head];
         ranges.extend(dictionaries.iter().map(Block::metadata));
         Ok(Step::Fetch(Fetch::new(ranges, |decoder, mut fetched| {
+            if decoder.prelude.is_none() {
+                return Ok(Step::Done(()));
+            }
             let metadata = fetched.split_off(1);
             decoder.check_head(&fetched[0])?;
             decoder.read_dictionaries(dictionaries, metadata)
@@ -116,6 +119,11 @@ impl FileDecoder {
             framed.push((message, wanted));
         }
         Ok(Step::Fetch(Fetch::new(bodies, move |decoder, bodies| {
+            // Several reads planned before the prelude ran each carry it: the first to
+            // get here reads the dictionaries, the others find them read.
+            if decoder.prelude.is_none() {
+                return Ok(Step::Done(()));
+            }
             let mut bodies = bodies.into_iter();
             for (i, (message, wanted)) in framed.into_iter().enumerate() {
                 let block = blocks[i];

@@ -28,7 +28,7 @@ pub(crate) use body::{fill, mapping};
 pub use buffer_stream::BufferStreamReader;
 pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
-pub use file_batch::RowPart;
+pub use file_batch::{BatchPlan, RowPart};
 pub use file_decoder::{Fetch, FileDecoder, Step};
 pub use file_open::{FileOpening, Opened};
 pub(crate) use framing::{Prefix, body_length, parse_prefix};

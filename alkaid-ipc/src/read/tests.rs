@@ -308,3 +308,82 @@ mod corrupted {
         }
     }
 }
+
+/// Large bodies arriving through `room` (straight into their memory), through `push`, or
+/// both in turns of any size, decode to the same batches; a stream cut inside such a body
+/// is an error naming where.
+#[test]
+fn bodies_received_into_room_or_pushed_read_alike() {
+    use crate::{Decoded, Decoder, StreamReader};
+    use alkaid_array::Int64Array;
+    use alkaid_schema::DataType;
+
+    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for seed in 0..3i64 {
+        // 5 MiB and 8 MiB bodies, past the size that gets memory of its own.
+        let rows = [655_360, 1 << 20, 3][seed as usize];
+        let values: Vec<i64> = (0..rows).map(|i| i * 31 + seed).collect();
+        let column: ArrayRef = Arc::new(Int64Array::from(values));
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), vec![column]).unwrap())
+            .unwrap();
+    }
+    let stream = writer.into_inner().unwrap();
+    let expected: Vec<RecordBatch> = StreamReader::try_new(&stream[..])
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for (step, use_room) in [
+        (1 << 16, true),
+        (777_777, true),
+        (4096, false),
+        (12_345, true),
+    ] {
+        let (mut decoder, mut input, mut read, mut roomy) =
+            (Decoder::new(), &stream[..], Vec::new(), false);
+        loop {
+            while let Some(message) = decoder.next_message().unwrap() {
+                if let Decoded::Batch(batch, _) = message {
+                    read.push(batch);
+                }
+            }
+            if input.is_empty() {
+                break;
+            }
+            let n = match decoder.room().filter(|_| use_room) {
+                Some(room) => {
+                    roomy = true;
+                    let n = room.len().min(input.len()).min(step);
+                    room[..n].copy_from_slice(&input[..n]);
+                    decoder.filled(n);
+                    n
+                }
+                None => {
+                    let n = input.len().min(step);
+                    decoder.push(&input[..n]);
+                    n
+                }
+            };
+            input = &input[n..];
+        }
+        decoder.finish().unwrap();
+        assert_eq!(roomy, use_room, "step {step}");
+        assert_eq!(read.len(), 3);
+        for (a, b) in read.iter().zip(&expected) {
+            let same = alkaid_data::equal(&a.column(0).to_data(), &b.column(0).to_data());
+            assert!(same, "step {step}");
+        }
+    }
+    // Cut inside the first large body, after some of it went into its room.
+    let mut decoder = Decoder::new();
+    decoder.push(&stream[..1000]);
+    assert!(decoder.next_message().unwrap().is_some()); // the schema
+    assert!(decoder.next_message().unwrap().is_none());
+    let room = decoder.room().expect("a large body is arriving");
+    room[..5000].copy_from_slice(&stream[1000..6000]);
+    decoder.filled(5000);
+    let err = decoder.finish().unwrap_err();
+    assert!(err.to_string().contains("the stream ends"), "{err}");
+}
