@@ -375,26 +375,28 @@ fn object_store_file(c: &mut Criterion, file: &[u8]) {
 
 /// The async stream reader (alkaid-ipc-async, on a current-thread tokio runtime) against
 /// the synchronous one, both on the stream's bytes in memory: what the async layer costs.
-/// Not paired: the two figures are measured one after the other.
+/// Timed in alternation, as the libraries are, so that both see the same machine.
 fn async_read(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64) {
     use futures_util::StreamExt;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let mut group = c.benchmark_group("ipc_async_read");
-    group.sample_size(10).throughput(Throughput::Bytes(bytes));
+    let mut group = VersusGroup::new(c, "ipc_async_read");
+    group
+        .group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(bytes));
     for codec in ["none", "lz4"] {
         let mut stream = Vec::new();
         alkaid_write(batch, codec, &mut stream);
-        let id = format!("stream/{codec}");
-        group.bench_function(BenchmarkId::new("sync", &id), |b| {
-            b.iter(|| {
+        group.pair(
+            &format!("stream/{codec}"),
+            ["sync", "async"],
+            || {
                 let reader = alkaid_ipc::StreamReader::try_new(&stream[..]).unwrap();
                 reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
-            })
-        });
-        group.bench_function(BenchmarkId::new("async", &id), |b| {
-            b.iter(|| {
+            },
+            || {
                 runtime.block_on(async {
                     let reader = alkaid_ipc_async::AsyncStreamReader::try_new(&stream[..])
                         .await
@@ -404,8 +406,8 @@ fn async_read(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64) 
                         .fold(0, |sum, rows| async move { sum + rows })
                         .await
                 })
-            })
-        });
+            },
+        );
     }
     group.finish();
 }

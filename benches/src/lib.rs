@@ -61,30 +61,50 @@ impl<'a> VersusGroup<'a> {
     /// library. Runs timed next to each other see the same machine: a standalone loop that
     /// alternates read `take` of `i32` at 1.00× in eight runs out of eight, while
     /// criterion's figures for it read 0.74× to 1.31× on the same day.
-    pub fn versus<O, T>(
+    pub fn versus<O, T>(&mut self, id: &str, ours: impl FnMut() -> O, theirs: impl FnMut() -> T) {
+        let paired = self.alternated(id, ["alkaid", "arrow"], ours, theirs);
+        paired.save(self.name, id);
+    }
+
+    /// Registers the figures `{names[0]}/{id}` and `{names[1]}/{id}` of two ways of doing
+    /// the same work, measured in alternation as [`versus`](Self::versus) measures the two
+    /// libraries (two Alkaid paths, say); nothing goes to `criterion/paired/`.
+    pub fn pair<O, T>(
         &mut self,
         id: &str,
-        mut ours: impl FnMut() -> O,
-        mut theirs: impl FnMut() -> T,
+        names: [&str; 2],
+        first: impl FnMut() -> O,
+        second: impl FnMut() -> T,
     ) {
+        self.alternated(id, names, first, second);
+    }
+
+    /// Both figures, each timed in alternation with the other; the paired sums.
+    fn alternated<O, T>(
+        &mut self,
+        id: &str,
+        names: [&str; 2],
+        mut first: impl FnMut() -> O,
+        mut second: impl FnMut() -> T,
+    ) -> Paired {
         let mut paired = Paired::default();
         self.group
-            .bench_function(criterion::BenchmarkId::new("alkaid", id), |b| {
+            .bench_function(criterion::BenchmarkId::new(names[0], id), |b| {
                 b.iter_custom(|iters| {
-                    let (timed, other) = alternate(iters, &mut ours, &mut theirs);
+                    let (timed, other) = alternate(iters, &mut first, &mut second);
                     paired.add(timed, other, iters);
                     timed
                 })
             });
         self.group
-            .bench_function(criterion::BenchmarkId::new("arrow", id), |b| {
+            .bench_function(criterion::BenchmarkId::new(names[1], id), |b| {
                 b.iter_custom(|iters| {
-                    let (timed, other) = alternate(iters, &mut theirs, &mut ours);
+                    let (timed, other) = alternate(iters, &mut second, &mut first);
                     paired.add(other, timed, iters);
                     timed
                 })
             });
-        paired.save(self.name, id);
+        paired
     }
 
     /// Closes the group.
