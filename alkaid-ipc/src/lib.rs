@@ -107,4 +107,6 @@ pub use tensor::{
     CompressedAxis, CooIndex, CsfIndex, CsxIndex, SparseIndex, SparseTensor, Tensor,
     read_sparse_tensor, read_tensor, row_major_strides, write_sparse_tensor, write_tensor,
 };
-pub use write::{FileWriter, Magic, StreamWriter, WriteOptions};
+pub use write::{
+    EncodedMessage, FileWriter, Magic, MessageEncoder, MessageKind, StreamWriter, WriteOptions,
+};

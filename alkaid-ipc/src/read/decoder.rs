@@ -119,6 +119,41 @@ impl Decoder {
         self.pending.extend_from_slice(bytes);
     }
 
+    /// Decodes one message that arrived already apart from its framing, as a Flight
+    /// stream carries them: its `Message` flatbuffer and its body. Every check and option
+    /// of [`next_message`](Self::next_message) applies; the body's buffers are used where
+    /// they lie (copied only where compressed, or misaligned for their type).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use alkaid_array::{ArrayRef, Int32Array, RecordBatch};
+    /// use alkaid_buffer::Buffer;
+    /// use alkaid_ipc::{Decoded, Decoder, MessageEncoder, WriteOptions};
+    /// use alkaid_schema::{DataType, Field, Schema};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, false)]));
+    /// let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    /// let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
+    /// let mut encoder = MessageEncoder::new(schema, WriteOptions::default())?;
+    /// let mut messages = vec![encoder.schema_message()];
+    /// messages.extend(encoder.encode(&batch, &Default::default())?);
+    ///
+    /// let mut decoder = Decoder::new();
+    /// for message in &messages {
+    ///     let body = Buffer::from(message.body_slices().collect::<Vec<_>>().concat());
+    ///     if let Decoded::Batch(read, _) = decoder.decode_message(message.flatbuffer(), body)? {
+    ///         assert_eq!(read.num_rows(), 3);
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// If the message is invalid, or out of place (a batch before the schema).
+    pub fn decode_message(&mut self, metadata: &[u8], body: Buffer) -> Result<Decoded> {
+        self.state.decode(metadata, body)
+    }
+
     /// The unfilled rest of a large body being received, when there is one: a reader that
     /// can read into memory it is given (a socket, an async reader) reads the next bytes of
     /// the stream straight into it and reports them with [`filled`](Self::filled), saving

@@ -95,7 +95,7 @@ impl<W: Write> FileWriter<W> {
 
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
-        &self.core.schema
+        self.core.schema()
     }
 
     /// Writes the end-of-stream marker, the footer and the closing magic, and flushes.
@@ -120,8 +120,13 @@ impl<W: Write> FileWriter<W> {
 pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadata) -> Result<()> {
     core.write_end()?;
     let mut fbb = FlatBufferBuilder::new();
-    let encoding = core.schema_encoding();
-    let schema = encode_schema(&mut fbb, &core.schema, &core.ids, encoding);
+    let encoding = core.encoder.schema_encoding();
+    let schema = encode_schema(
+        &mut fbb,
+        core.encoder.schema(),
+        core.encoder.ids(),
+        encoding,
+    );
     let dictionaries = fbb.create_vector(&core.dictionary_blocks);
     let batches = fbb.create_vector(&core.batch_blocks);
     let custom_metadata = encode_metadata(&mut fbb, metadata, encoding.namespace);
@@ -142,7 +147,7 @@ pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadat
     let out = &mut core.out;
     out.write_all(footer)?;
     out.write_all(&len.to_le_bytes())?;
-    out.write_all(core.options.magic().bytes())?;
+    out.write_all(core.encoder.options().magic().bytes())?;
     out.flush()?;
     Ok(())
 }

@@ -86,12 +86,16 @@ impl Body {
     }
 
     /// Every buffer and its padding, in order.
-    fn slices<'a>(&'a self, into: &mut Vec<IoSlice<'a>>) {
-        for piece in &self.pieces {
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.pieces.iter().flat_map(|piece| {
             let bytes = piece.bytes();
-            into.push(IoSlice::new(bytes));
-            into.push(IoSlice::new(&ZEROS[..padding(bytes.len(), self.alignment)]));
-        }
+            [bytes, &ZEROS[..padding(bytes.len(), self.alignment)]]
+        })
+    }
+
+    /// Every buffer and its padding, in order, for a vectored write.
+    fn slices<'a>(&'a self, into: &mut Vec<IoSlice<'a>>) {
+        into.extend(self.chunks().map(IoSlice::new));
     }
 }
 

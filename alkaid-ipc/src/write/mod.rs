@@ -1,12 +1,14 @@
 //! Writing: record batches to IPC streams and files.
 
 pub(crate) mod encode;
+mod encoder;
 pub(crate) mod file;
 pub(crate) mod message;
 mod options;
 mod stream;
 pub(crate) mod writer;
 
+pub use encoder::{EncodedMessage, MessageEncoder, MessageKind};
 pub use file::FileWriter;
 pub use options::{Magic, WriteOptions};
 pub use stream::StreamWriter;

@@ -99,7 +99,7 @@ impl<W: Write> StreamWriter<W> {
 
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
-        &self.core.schema
+        self.core.schema()
     }
 
     /// Writes the end-of-stream marker and flushes.
