@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
+use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, equal};
 use alkaid_schema::{DataType, Metadata, SchemaRef};
 use flatbuffers::FlatBufferBuilder;
@@ -69,6 +70,14 @@ impl EncodedMessage {
     /// The body's bytes, in order, as slices: each buffer, then its padding.
     pub fn body_slices(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.body.iter().flat_map(Body::chunks)
+    }
+
+    /// The flatbuffer, and the body as buffers in order (each buffer of the batch shared,
+    /// not copied, then its padding), for a carrier that keeps the message beyond the
+    /// encoder's next call.
+    pub fn into_parts(self) -> (Vec<u8>, Vec<Buffer>) {
+        let body = self.body.map_or_else(Vec::new, Body::into_buffers);
+        (self.flatbuffer, body)
     }
 
     pub(crate) fn body(&self) -> Option<&Body> {

@@ -93,6 +93,27 @@ impl Body {
         })
     }
 
+    /// Every buffer and its padding, in order, as buffers of their own: the input's shared,
+    /// compressed bytes moved in, padding from static zeros. Empty ones are left out.
+    pub(crate) fn into_buffers(self) -> Vec<Buffer> {
+        let mut out = Vec::with_capacity(2 * self.pieces.len());
+        for piece in self.pieces {
+            let pad = padding(piece.bytes().len(), self.alignment);
+            let bytes = match piece {
+                Piece::Shared(buffer) => buffer,
+                Piece::Owned(bytes) => Buffer::from(bytes),
+            };
+            if !bytes.is_empty() {
+                out.push(bytes);
+            }
+            if pad > 0 {
+                let zeros: &'static [u8] = &ZEROS[..pad];
+                out.push(Buffer::from_owner(zeros));
+            }
+        }
+        out
+    }
+
     /// Every buffer and its padding, in order, for a vectored write.
     fn slices<'a>(&'a self, into: &mut Vec<IoSlice<'a>>) {
         into.extend(self.chunks().map(IoSlice::new));

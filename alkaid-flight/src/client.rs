@@ -1,0 +1,399 @@
+//! The Flight client: every method of the service, with batches in and out as Alkaid
+//! record batches.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use alkaid_array::RecordBatch;
+use alkaid_ipc::{ReadOptions, WriteOptions};
+use alkaid_schema::SchemaRef;
+use bytes::Bytes;
+use futures_core::Stream;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use tokio::sync::oneshot;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::Interceptor;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Request, Status};
+
+use crate::decode::FlightRecordBatchStream;
+use crate::encode::{FlightEncoder, encode_stream};
+use crate::error::{FlightError, Result};
+use crate::flight_data::FlightData;
+use crate::proto::flight_service_client::FlightServiceClient;
+use crate::proto::{
+    Action, ActionType, Criteria, Empty, FlightDescriptor, FlightInfo, HandshakeRequest, PollInfo,
+    PutResult, Ticket,
+};
+use crate::schema::schema_from_ipc;
+
+/// The largest message either side takes by default: 256 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// How a [`FlightClient`] connects and what it sends.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    tls_ca: Option<Vec<u8>>,
+    tls_domain: Option<String>,
+    token: Option<String>,
+    max_message_bytes: usize,
+    connect_timeout: Duration,
+    read: ReadOptions,
+    write: WriteOptions,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            tls_ca: None,
+            tls_domain: None,
+            token: None,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            connect_timeout: Duration::from_secs(20),
+            read: ReadOptions::default(),
+            write: WriteOptions::default(),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Trusts the certificate authority `ca_pem` (PEM) for `grpc+tls://` servers, whose
+    /// certificate must name `domain` (by default, the URI's host).
+    pub fn with_tls(mut self, ca_pem: impl Into<Vec<u8>>, domain: Option<String>) -> Self {
+        self.tls_ca = Some(ca_pem.into());
+        self.tls_domain = domain;
+        self
+    }
+
+    /// Sends `token` as `authorization: Bearer <token>` with every call.
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The largest message sent or received, in bytes (256 MiB by default); a larger one
+    /// fails its call with `ResourceExhausted` or `OutOfRange`.
+    pub fn with_max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// How long connecting may take (20 s by default).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How received batches are read (validation, columns, limits).
+    pub fn with_read_options(mut self, options: ReadOptions) -> Self {
+        self.read = options;
+        self
+    }
+
+    /// How sent batches are written (compression, dictionary deltas).
+    pub fn with_write_options(mut self, options: WriteOptions) -> Self {
+        self.write = options;
+        self
+    }
+}
+
+/// Adds the bearer token to every call.
+#[derive(Debug, Clone)]
+pub struct Credentials(Option<MetadataValue<Ascii>>);
+
+impl Interceptor for Credentials {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        if let Some(token) = &self.0 {
+            request
+                .metadata_mut()
+                .insert("authorization", token.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// The generated client, with the credentials interceptor.
+pub type RawClient = FlightServiceClient<InterceptedService<Channel, Credentials>>;
+
+/// A Flight client.
+///
+/// URIs are Flight's: `grpc://host:port` (or `grpc+tcp://`) in the clear, `grpc+tls://`
+/// over TLS; `http://` and `https://` are taken too.
+#[derive(Debug, Clone)]
+pub struct FlightClient {
+    inner: RawClient,
+    read: ReadOptions,
+    write: WriteOptions,
+}
+
+/// The `http(s)://` form of a Flight URI, and whether it is TLS.
+fn http_uri(uri: &str) -> Result<(String, bool)> {
+    let (scheme, rest) = uri
+        .split_once("://")
+        .ok_or_else(|| FlightError::protocol(format!("{uri}: not a URI (grpc://host:port)")))?;
+    let tls = match scheme {
+        "grpc" | "grpc+tcp" | "http" => false,
+        "grpc+tls" | "https" => true,
+        other => {
+            return Err(FlightError::protocol(format!(
+                "{uri}: the scheme {other} is not one of grpc, grpc+tcp, grpc+tls, http, https"
+            )));
+        }
+    };
+    let scheme = if tls { "https" } else { "http" };
+    Ok((format!("{scheme}://{rest}"), tls))
+}
+
+impl FlightClient {
+    /// Connects to `uri` with default options.
+    ///
+    /// # Errors
+    /// If the URI is invalid or the server cannot be reached.
+    pub async fn connect(uri: &str) -> Result<Self> {
+        Self::connect_with(uri, ClientOptions::default()).await
+    }
+
+    /// Connects to `uri` with `options`.
+    ///
+    /// # Errors
+    /// If the URI or the options are invalid, or the server cannot be reached.
+    pub async fn connect_with(uri: &str, options: ClientOptions) -> Result<Self> {
+        let (http, tls) = http_uri(uri)?;
+        let mut endpoint = Endpoint::from_shared(http)?
+            .connect_timeout(options.connect_timeout)
+            .tcp_nodelay(true);
+        if tls {
+            let mut config = ClientTlsConfig::new();
+            config = match &options.tls_ca {
+                Some(ca) => config.ca_certificate(Certificate::from_pem(ca)),
+                None => config.with_webpki_roots(),
+            };
+            if let Some(domain) = &options.tls_domain {
+                config = config.domain_name(domain.clone());
+            }
+            endpoint = endpoint.tls_config(config)?;
+        }
+        let channel = endpoint.connect().await?;
+        Self::from_channel(channel, options)
+    }
+
+    /// A client over a connected `channel`.
+    ///
+    /// # Errors
+    /// If the token is not a valid header value.
+    pub fn from_channel(channel: Channel, options: ClientOptions) -> Result<Self> {
+        let token = options
+            .token
+            .as_ref()
+            .map(|token| format!("Bearer {token}").parse::<MetadataValue<Ascii>>())
+            .transpose()
+            .map_err(|_| FlightError::protocol("the token is not a valid header value"))?;
+        let inner = FlightServiceClient::with_interceptor(channel, Credentials(token))
+            .max_decoding_message_size(options.max_message_bytes)
+            .max_encoding_message_size(options.max_message_bytes);
+        Ok(Self {
+            inner,
+            read: options.read,
+            write: options.write,
+        })
+    }
+
+    /// The generated client, for calls this one does not wrap (sending FlightData made by
+    /// hand, say).
+    pub fn raw(&mut self) -> &mut RawClient {
+        &mut self.inner
+    }
+
+    /// One handshake message each way: `payload` out, the server's payload back.
+    ///
+    /// # Errors
+    /// If the call fails or the server answers nothing.
+    pub async fn handshake(&mut self, payload: Bytes) -> Result<Bytes> {
+        let request = stream::iter([HandshakeRequest {
+            protocol_version: 0,
+            payload,
+        }]);
+        let mut answers = self.inner.handshake(request).await?.into_inner();
+        let answer = answers
+            .message()
+            .await?
+            .ok_or_else(|| FlightError::protocol("the handshake got no answer"))?;
+        Ok(answer.payload)
+    }
+
+    /// The flights matching `expression` (empty: all of them).
+    ///
+    /// # Errors
+    /// If the call fails.
+    pub async fn list_flights(&mut self, expression: Bytes) -> Result<Vec<FlightInfo>> {
+        let answers = self.inner.list_flights(Criteria { expression }).await?;
+        Ok(answers.into_inner().try_collect().await?)
+    }
+
+    /// The description of the flight `descriptor` names.
+    ///
+    /// # Errors
+    /// If the call fails.
+    pub async fn get_flight_info(&mut self, descriptor: FlightDescriptor) -> Result<FlightInfo> {
+        Ok(self.inner.get_flight_info(descriptor).await?.into_inner())
+    }
+
+    /// The state of a flight being prepared.
+    ///
+    /// # Errors
+    /// If the call fails.
+    pub async fn poll_flight_info(&mut self, descriptor: FlightDescriptor) -> Result<PollInfo> {
+        Ok(self.inner.poll_flight_info(descriptor).await?.into_inner())
+    }
+
+    /// The schema of the flight `descriptor` names.
+    ///
+    /// # Errors
+    /// If the call fails or the schema is invalid.
+    pub async fn get_schema(&mut self, descriptor: FlightDescriptor) -> Result<SchemaRef> {
+        let answer = self.inner.get_schema(descriptor).await?.into_inner();
+        schema_from_ipc(&answer.schema)
+    }
+
+    /// The batches of `ticket`'s stream, as they arrive.
+    ///
+    /// # Errors
+    /// If the call fails; the stream's items fail as the stream does.
+    pub async fn do_get(&mut self, ticket: impl Into<Bytes>) -> Result<BatchStream> {
+        let ticket = Ticket {
+            ticket: ticket.into(),
+        };
+        let answers = self.inner.do_get(ticket).await?.into_inner();
+        let data: DataStream = Box::pin(answers.map_err(FlightError::from));
+        Ok(FlightRecordBatchStream::new(data, self.read.clone()))
+    }
+
+    /// Sends `batches` (each with its app_metadata) as the flight `descriptor`, and
+    /// returns the server's answers once it has taken them all. A batch that fails on this
+    /// side cancels the call, so that the server never takes a stream cut short for a
+    /// whole one, and its error comes back.
+    ///
+    /// # Errors
+    /// If the call fails, a batch fails, or the server refuses the stream.
+    pub async fn do_put<S>(
+        &mut self,
+        descriptor: FlightDescriptor,
+        schema: SchemaRef,
+        batches: S,
+    ) -> Result<Vec<PutResult>>
+    where
+        S: Stream<Item = Result<(RecordBatch, Bytes)>> + Send + Unpin + 'static,
+    {
+        let encoder = FlightEncoder::new(schema, self.write.clone())?.with_descriptor(descriptor);
+        let (outgoing, failed) = Outgoing::new(encode_stream(encoder, batches));
+        let call = async {
+            let answers = self.inner.do_put(outgoing).await?.into_inner();
+            answers.try_collect::<Vec<PutResult>>().await
+        };
+        // A failure on this side drops the call, which cancels it on the server.
+        tokio::select! {
+            answer = call => Ok(answer?),
+            Ok(e) = failed => Err(e),
+        }
+    }
+
+    /// Sends `batches` as the flight `descriptor` and reads what the server sends back at
+    /// the same time.
+    ///
+    /// # Errors
+    /// If the call fails; the stream's items fail as the stream does (a batch that fails
+    /// on this side cancels the call).
+    pub async fn do_exchange<S>(
+        &mut self,
+        descriptor: FlightDescriptor,
+        schema: SchemaRef,
+        batches: S,
+    ) -> Result<BatchStream>
+    where
+        S: Stream<Item = Result<(RecordBatch, Bytes)>> + Send + Unpin + 'static,
+    {
+        let encoder = FlightEncoder::new(schema, self.write.clone())?.with_descriptor(descriptor);
+        let (outgoing, failed) = Outgoing::new(encode_stream(encoder, batches));
+        let answers = self.inner.do_exchange(outgoing).await?.into_inner();
+        // The server's messages, or this side's failure as soon as it happens (dropping
+        // the stream then cancels the call).
+        let failure = stream::once(failed).filter_map(|e| async move { e.ok().map(Err) });
+        let data = stream::select(answers.map_err(FlightError::from), failure);
+        let data: DataStream = Box::pin(data);
+        Ok(FlightRecordBatchStream::new(data, self.read.clone()))
+    }
+
+    /// Runs the action `action_type` with `body`; its results' bodies.
+    ///
+    /// # Errors
+    /// If the call fails.
+    pub async fn do_action(&mut self, action_type: &str, body: Bytes) -> Result<Vec<Bytes>> {
+        let action = Action {
+            r#type: action_type.to_string(),
+            body,
+        };
+        let answers = self.inner.do_action(action).await?.into_inner();
+        Ok(answers.map_ok(|result| result.body).try_collect().await?)
+    }
+
+    /// The actions the server knows.
+    ///
+    /// # Errors
+    /// If the call fails.
+    pub async fn list_actions(&mut self) -> Result<Vec<ActionType>> {
+        let answers = self.inner.list_actions(Empty {}).await?.into_inner();
+        Ok(answers.try_collect().await?)
+    }
+}
+
+/// FlightData as a boxed stream.
+pub type DataStream = Pin<Box<dyn Stream<Item = Result<FlightData>> + Send>>;
+
+/// The batches a call returns.
+pub type BatchStream = FlightRecordBatchStream<DataStream>;
+
+/// The messages of an upload, as tonic takes them: on an error, the error goes to the
+/// caller and the stream never ends, so that the caller cancels the call rather than
+/// finishing it.
+struct Outgoing<S> {
+    inner: S,
+    failed: Option<oneshot::Sender<FlightError>>,
+    stalled: bool,
+}
+
+impl<S> Outgoing<S> {
+    fn new(inner: S) -> (Self, oneshot::Receiver<FlightError>) {
+        let (sender, receiver) = oneshot::channel();
+        let outgoing = Self {
+            inner,
+            failed: Some(sender),
+            stalled: false,
+        };
+        (outgoing, receiver)
+    }
+}
+
+impl<S: Stream<Item = Result<FlightData>> + Unpin> Stream for Outgoing<S> {
+    type Item = FlightData;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<FlightData>> {
+        if self.stalled {
+            return Poll::Pending;
+        }
+        match Pin::new(&mut self.inner).poll_next(cx) {
+            Poll::Ready(Some(Ok(data))) => Poll::Ready(Some(data)),
+            Poll::Ready(Some(Err(e))) => {
+                if let Some(failed) = self.failed.take() {
+                    // The caller may have stopped listening; then nobody needs it.
+                    let _ = failed.send(e);
+                }
+                self.stalled = true;
+                Poll::Pending
+            }
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! A ready-made Flight service: the IPC files of one directory, each a flight named by its
+//! file name. `ListFlights` lists them with their schemas and row counts, `DoGet` streams
+//! a file's batches (read on a thread of their own, a couple of batches ahead of the
+//! network at most), and `DoPut` writes a new file atomically: into a hidden temporary
+//! file that becomes the named one only once the whole upload is written and synced, so
+//! a failed or cancelled upload leaves nothing behind.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use alkaid_array::RecordBatch;
+use alkaid_ipc::{FileReader, FileWriter, ReadOptions, Seekable, WriteOptions};
+use alkaid_schema::SchemaRef;
+use bytes::Bytes;
+use futures_util::{TryStreamExt, stream};
+use tokio::sync::mpsc;
+use tonic::codegen::BoxStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::decode::FlightRecordBatchStream;
+use crate::encode::{FlightEncoder, encode_stream};
+use crate::error::{FlightError, Result};
+use crate::flight_data::FlightData;
+use crate::proto::flight_descriptor::DescriptorType;
+use crate::proto::flight_service_server::FlightService;
+use crate::proto::{
+    Criteria, FlightDescriptor, FlightEndpoint, FlightInfo, PutResult, SchemaResult, Ticket,
+};
+use crate::schema::schema_to_ipc;
+
+/// Batches read ahead of the network, at most, per `DoGet`.
+const READ_AHEAD: usize = 2;
+
+/// The IPC files of a directory as flights.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use alkaid_flight::{DirectoryService, ServerOptions, serve};
+///
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8815").await?;
+/// let service = DirectoryService::new("data/");
+/// serve(service, listener, ServerOptions::default(), std::future::pending()).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct DirectoryService {
+    dir: PathBuf,
+    write: WriteOptions,
+    read: ReadOptions,
+}
+
+impl DirectoryService {
+    /// Serves the files of `dir`; uploads are written there.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            write: WriteOptions::default(),
+            read: ReadOptions::default(),
+        }
+    }
+
+    /// How uploads are written to disk and downloads encoded (compression).
+    pub fn with_write_options(mut self, options: WriteOptions) -> Self {
+        self.write = options;
+        self
+    }
+
+    /// How files and uploads are read (validation, limits).
+    pub fn with_read_options(mut self, options: ReadOptions) -> Self {
+        self.read = options;
+        self
+    }
+
+    /// The file of flight `name`: a plain file name, never a path out of the directory.
+    fn path(&self, name: &str) -> Result<PathBuf, Status> {
+        let plain = !name.is_empty()
+            && name.len() <= 255
+            && !name.starts_with('.')
+            && !name.contains(['/', '\\', '\0']);
+        match plain {
+            true => Ok(self.dir.join(name)),
+            false => Err(Status::invalid_argument(format!(
+                "{name:?} is not a flight name here: a file name, not starting with a dot"
+            ))),
+        }
+    }
+
+    /// The name a descriptor gives: a path of one element.
+    fn name_of(descriptor: &FlightDescriptor) -> Result<&str, Status> {
+        match (
+            DescriptorType::try_from(descriptor.r#type),
+            descriptor.path.as_slice(),
+        ) {
+            (Ok(DescriptorType::Path), [name]) => Ok(name),
+            _ => Err(Status::invalid_argument(
+                "this service names flights by a path of one element, the file name",
+            )),
+        }
+    }
+
+    /// The FlightInfo of flight `name`, read on a blocking thread.
+    async fn describe(&self, name: &str) -> Result<FlightInfo, Status> {
+        let path = self.path(name)?;
+        let (name, read, write) = (name.to_string(), self.read.clone(), self.write.clone());
+        tokio::task::spawn_blocking(move || describe(&path, &name, read, &write))
+            .await
+            .map_err(|e| Status::internal(format!("describing a file: {e}")))?
+            .map_err(|e| not_found_or(e, "the flight"))
+    }
+}
+
+/// `e`, as a status that says `what` was not found when it was not.
+fn not_found_or(e: FlightError, what: &str) -> Status {
+    match &e {
+        FlightError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            Status::not_found(format!("{what} does not exist"))
+        }
+        _ => e.into(),
+    }
+}
+
+fn describe(
+    path: &Path,
+    name: &str,
+    read: ReadOptions,
+    write: &WriteOptions,
+) -> Result<FlightInfo> {
+    let file = File::open(path)?;
+    let total_bytes = file.metadata()?.len();
+    let mut reader = FileReader::open(Seekable(file), read)?;
+    let mut rows = 0usize;
+    for i in 0..reader.num_batches() {
+        rows += reader.batch_rows(i)?;
+    }
+    let descriptor = FlightDescriptor {
+        r#type: DescriptorType::Path as i32,
+        cmd: Bytes::new(),
+        path: vec![name.to_string()],
+    };
+    Ok(FlightInfo {
+        schema: schema_to_ipc(reader.schema(), write)?,
+        flight_descriptor: Some(descriptor),
+        endpoint: vec![FlightEndpoint {
+            ticket: Some(Ticket {
+                ticket: Bytes::from(name.as_bytes().to_vec()),
+            }),
+            location: Vec::new(),
+            expiration_time: None,
+            app_metadata: Bytes::new(),
+        }],
+        total_records: rows as i64,
+        total_bytes: total_bytes as i64,
+        ordered: true,
+        app_metadata: Bytes::new(),
+    })
+}
+
+/// A batch read for a `DoGet`, with its (empty) app_metadata, or the error that ends it.
+type Outgoing = Result<(RecordBatch, Bytes)>;
+
+/// The batches of the file at `path`, read on a thread of their own and handed over
+/// through a channel of [`READ_AHEAD`] places: a slow client slows the reading.
+fn read_file(
+    path: PathBuf,
+    options: ReadOptions,
+) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
+    let reader = FileReader::open(Seekable(File::open(&path)?), options)?;
+    let schema = reader.schema();
+    let (sender, receiver) = mpsc::channel(READ_AHEAD);
+    std::thread::Builder::new()
+        .name("alkaid-flight-read".into())
+        .spawn(move || {
+            for batch in reader {
+                let item = batch.map(|b| (b, Bytes::new())).map_err(FlightError::from);
+                // The client went away: stop reading.
+                if sender.blocking_send(item).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok((schema, receiver))
+}
+
+/// A temporary upload file, removed unless it was committed under its name.
+struct Upload {
+    temporary: PathBuf,
+    committed: bool,
+}
+
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// Distinguishes temporary files of uploads started at the same instant.
+static UPLOADS: AtomicU64 = AtomicU64::new(0);
+
+/// What the writing thread of an upload receives: `None` says the upload is whole.
+type Arrival = Option<RecordBatch>;
+
+/// Writes the batches that arrive on `batches` into a temporary file beside `path`, then,
+/// once the end is announced and all are written and synced, gives it `path`'s name
+/// (unless a file has it already). A channel that closes before the end (the client went
+/// away, the stream was bad) leaves nothing.
+fn write_file(
+    path: PathBuf,
+    schema: SchemaRef,
+    options: WriteOptions,
+    mut batches: mpsc::Receiver<Arrival>,
+) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(
+        ".{name}.upload-{}-{}",
+        std::process::id(),
+        UPLOADS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut upload = Upload {
+        temporary,
+        committed: false,
+    };
+    let file = File::create_new(&upload.temporary)?;
+    let mut writer = FileWriter::try_new(BufWriter::new(file), schema, options)?;
+    loop {
+        match batches.blocking_recv() {
+            Some(Some(batch)) => writer.write(&batch)?,
+            Some(None) => break,
+            None => return Err(FlightError::protocol("the upload was cut short")),
+        }
+    }
+    let file = writer
+        .into_inner()?
+        .into_inner()
+        .map_err(|e| FlightError::Io(e.into_error()))?;
+    file.sync_all()?;
+    // A link fails where the name is taken: the upload never replaces a file.
+    std::fs::hard_link(&upload.temporary, &path)?;
+    upload.committed = true;
+    std::fs::remove_file(&upload.temporary)?;
+    Ok(())
+}
+
+#[tonic::async_trait]
+impl FlightService for DirectoryService {
+    async fn list_flights(
+        &self,
+        _request: Request<Criteria>,
+    ) -> Result<Response<BoxStream<FlightInfo>>, Status> {
+        let mut names = Vec::new();
+        let mut entries = tokio::fs::read_dir(&self.dir).await?;
+        while let Some(entry) = entries.next_entry().await? {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().await?.is_file() && self.path(&name).is_ok() {
+                names.push(name);
+            }
+        }
+        names.sort();
+        let mut infos = Vec::with_capacity(names.len());
+        for name in names {
+            // Files that are not IPC files are not flights.
+            if let Ok(info) = self.describe(&name).await {
+                infos.push(Ok(info));
+            }
+        }
+        Ok(Response::new(Box::pin(stream::iter(infos))))
+    }
+
+    async fn get_flight_info(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        let name = Self::name_of(request.get_ref())?;
+        Ok(Response::new(self.describe(name).await?))
+    }
+
+    async fn get_schema(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<SchemaResult>, Status> {
+        let name = Self::name_of(request.get_ref())?;
+        let info = self.describe(name).await?;
+        Ok(Response::new(SchemaResult {
+            schema: info.schema,
+        }))
+    }
+
+    async fn do_get(
+        &self,
+        request: Request<Ticket>,
+    ) -> Result<Response<BoxStream<FlightData>>, Status> {
+        let name = std::str::from_utf8(&request.get_ref().ticket)
+            .map_err(|_| Status::invalid_argument("a ticket of this service is a file name"))?
+            .to_string();
+        let path = self.path(&name)?;
+        let read = self.read.clone();
+        let (schema, batches) = tokio::task::spawn_blocking(move || read_file(path, read))
+            .await
+            .map_err(|e| Status::internal(format!("opening a file: {e}")))?
+            .map_err(|e| not_found_or(e, &format!("flight {name:?}")))?;
+        let encoder = FlightEncoder::new(schema, self.write.clone()).map_err(Status::from)?;
+        let batches = tokio_stream_of(batches);
+        let messages = encode_stream(encoder, batches).map_err(Status::from);
+        Ok(Response::new(Box::pin(messages)))
+    }
+
+    async fn do_put(
+        &self,
+        request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<BoxStream<PutResult>>, Status> {
+        let data = request.into_inner().map_err(FlightError::from);
+        let mut upload = FlightRecordBatchStream::new(data, self.read.clone());
+        let schema = upload.read_schema().await?;
+        let descriptor = upload.descriptor().cloned().ok_or_else(|| {
+            Status::invalid_argument("the first message of an upload names its flight")
+        })?;
+        let path = self.path(Self::name_of(&descriptor)?)?;
+        if tokio::fs::try_exists(&path).await? {
+            return Err(Status::already_exists(format!(
+                "flight {:?} exists; uploads never replace a file",
+                descriptor.path
+            )));
+        }
+        let (sender, receiver) = mpsc::channel(READ_AHEAD);
+        let write = self.write.clone();
+        let writing =
+            tokio::task::spawn_blocking(move || write_file(path, schema, write, receiver));
+        let mut results = Vec::new();
+        let received = async {
+            while let Some(batch) = upload.try_next().await? {
+                results.push(Ok(PutResult {
+                    app_metadata: upload.app_metadata().clone(),
+                }));
+                if sender.send(Some(batch)).await.is_err() {
+                    // The writing stopped; its error is reported below.
+                    return Ok(());
+                }
+            }
+            // The whole upload arrived: the file may take its name.
+            let _ = sender.send(None).await;
+            Ok::<(), FlightError>(())
+        }
+        .await;
+        // Dropping the sender without the end (here, or with this future when the client
+        // goes away) makes the writing remove its file.
+        drop(sender);
+        if let Err(e) = received {
+            return Err(e.into());
+        }
+        writing
+            .await
+            .map_err(|e| Status::internal(format!("writing the upload: {e}")))?
+            .map_err(Status::from)?;
+        Ok(Response::new(Box::pin(stream::iter(results))))
+    }
+}
+
+/// `receiver` as a stream.
+fn tokio_stream_of<T: Send + 'static>(
+    receiver: mpsc::Receiver<T>,
+) -> impl futures_core::Stream<Item = T> + Send + Unpin {
+    Box::pin(stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|item| (item, receiver))
+    }))
+}

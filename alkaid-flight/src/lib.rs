@@ -1,0 +1,107 @@
+//! Arrow Flight for Alkaid: record batches between services over gRPC, with any Flight
+//! peer (pyarrow, Arrow C++ and Java servers, DuckDB and Dremio, arrow-rs).
+//!
+//! | item | what it does |
+//! | --- | --- |
+//! | [`FlightClient`] | every Flight method; batches in and out as Alkaid record batches |
+//! | [`FlightService`](proto::flight_service_server::FlightService) | the service trait: implement only the methods you offer, the others answer `Unimplemented` |
+//! | [`serve`], [`ServerOptions`] | serves a service: TLS, a bearer token, message size limits |
+//! | [`DirectoryService`] | a ready service for the IPC files of a directory |
+//! | [`FlightEncoder`], [`FlightDecoder`], [`FlightData`] | batches to FlightData and back, for services written by hand |
+//! | [`proto`] | the protocol's messages and service, generated from `format/Flight.proto` |
+//!
+//! A batch goes out as alkaid-ipc's messages: the schema once, each dictionary once and
+//! then as a delta or a replacement (never again with every batch), the body written
+//! from the batch's own buffers into the gRPC frame. A received body is used where it
+//! arrived: its buffers are copied only where they are compressed or misaligned for their
+//! type.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
+//! use alkaid_flight::{DirectoryService, FlightClient, FlightDescriptor, ServerOptions, serve};
+//! use alkaid_schema::{DataType, Field, Schema};
+//! use futures_util::{TryStreamExt, stream};
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(async {
+//! let dir = std::env::temp_dir().join(format!("alkaid-flight-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let address = listener.local_addr()?;
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! let service = DirectoryService::new(&dir);
+//! let server = tokio::spawn(serve(service, listener, ServerOptions::default(), async {
+//!     let _ = stopped.await;
+//! }));
+//!
+//! let mut client = FlightClient::connect(&format!("grpc://{address}")).await?;
+//! let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+//! let column: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+//! let batch = RecordBatch::try_new(schema.clone(), vec![column])?;
+//! let upload = stream::iter([Ok((batch, Default::default()))]);
+//! client.do_put(FlightDescriptor::path(["numbers.arrow"]), schema, upload).await?;
+//!
+//! let batches: Vec<RecordBatch> = client.do_get("numbers.arrow").await?.try_collect().await?;
+//! assert_eq!(batches[0].num_rows(), 3);
+//!
+//! let _ = stop.send(());
+//! server.await??;
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod client;
+mod codec;
+mod decode;
+mod directory;
+mod encode;
+mod error;
+mod flight_data;
+mod schema;
+mod server;
+
+/// The Flight protocol's messages and service, generated from `format/Flight.proto` by
+/// `alkaid-flight-codegen` (committed; CI checks that regenerating changes nothing).
+/// `FlightData` is this crate's own [`FlightData`].
+#[allow(missing_docs, clippy::all, unused_qualifications)]
+pub mod proto {
+    include!("generated/arrow.flight.protocol.rs");
+}
+
+pub use client::{
+    BatchStream, ClientOptions, Credentials, DEFAULT_MAX_MESSAGE_BYTES, DataStream, FlightClient,
+    RawClient,
+};
+pub use codec::FlightCodec;
+pub use decode::{FlightDecoder, FlightRecordBatchStream};
+pub use directory::DirectoryService;
+pub use encode::{FlightEncoder, encode_stream};
+pub use error::{FlightError, Result};
+pub use flight_data::{DataBody, FlightData};
+pub use proto::{
+    Action, ActionType, FlightDescriptor, FlightEndpoint, FlightInfo, PollInfo, PutResult, Ticket,
+};
+pub use schema::{schema_from_ipc, schema_to_ipc};
+pub use server::{ServerOptions, TokenCheck, serve};
+
+impl FlightDescriptor {
+    /// A descriptor naming a flight by `path`.
+    pub fn path<S: Into<String>>(path: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            r#type: proto::flight_descriptor::DescriptorType::Path as i32,
+            cmd: bytes::Bytes::new(),
+            path: path.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// A descriptor asking for a flight by `command`, which the service interprets.
+    pub fn command(command: impl Into<bytes::Bytes>) -> Self {
+        Self {
+            r#type: proto::flight_descriptor::DescriptorType::Cmd as i32,
+            cmd: command.into(),
+            path: Vec::new(),
+        }
+    }
+}
