@@ -9,6 +9,8 @@
 mod commands;
 mod demo;
 mod failure;
+#[cfg(feature = "flight")]
+mod flight;
 mod input;
 mod inspect;
 mod integration;
@@ -96,6 +98,41 @@ enum Command {
         #[arg(long, value_enum)]
         mode: IntegrationMode,
     },
+    /// Serve the IPC files of a directory as Arrow Flight flights (each named by its file
+    /// name); uploads become new files, written atomically. Runs until interrupted.
+    #[cfg(feature = "flight")]
+    Serve {
+        /// The directory.
+        dir: String,
+        #[command(flatten)]
+        serving: flight::Serving,
+    },
+    /// Fetch one flight from a Flight server (`grpc://HOST:PORT`, `grpc+tls://…`) into an
+    /// IPC file, or print it.
+    #[cfg(feature = "flight")]
+    Get {
+        /// The server.
+        uri: String,
+        /// The flight's name (its ticket).
+        name: String,
+        /// The IPC file to write; printed as a table without it.
+        out: Option<String>,
+        #[command(flatten)]
+        connection: flight::Connection,
+    },
+    /// Upload an IPC file or stream to a Flight server as a flight.
+    #[cfg(feature = "flight")]
+    Put {
+        /// The server.
+        uri: String,
+        /// The input (`-` reads standard input).
+        file: String,
+        /// The flight's name (by default the input's file name).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        connection: flight::Connection,
+    },
     /// Read a file or stream in any supported form and write it again, losing nothing:
     /// metadata at every level, dictionaries and batch boundaries survive.
     Convert {
@@ -176,6 +213,29 @@ fn run(command: Command) -> Result<(), Failure> {
             },
         ),
         Command::Inspect { file } => inspect::inspect(&file),
+        #[cfg(feature = "flight")]
+        Command::Serve { dir, serving } => flight::serve_directory(&dir, serving),
+        #[cfg(feature = "flight")]
+        Command::Get {
+            uri,
+            name,
+            out,
+            connection,
+        } => flight::get(&uri, &name, out.as_deref(), connection),
+        #[cfg(feature = "flight")]
+        Command::Put {
+            uri,
+            file,
+            name,
+            connection,
+        } => {
+            let name = name.unwrap_or_else(|| {
+                std::path::Path::new(&file)
+                    .file_name()
+                    .map_or_else(|| "upload".into(), |n| n.to_string_lossy().into_owned())
+            });
+            flight::put(&uri, &file, &name, connection)
+        }
         Command::Integration { json, arrow, mode } => {
             let mode = match mode {
                 IntegrationMode::Validate => integration::Mode::Validate,

@@ -643,3 +643,118 @@ fn object_store_urls_read_like_paths() {
     assert!(stderr.contains("data/absent.arrow"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
+
+/// `alkaid serve DIR` in the background, on a free port; killed when dropped.
+#[cfg(feature = "flight")]
+struct Served {
+    child: std::process::Child,
+    uri: String,
+}
+
+#[cfg(feature = "flight")]
+impl Served {
+    fn start(dir: &Path, extra: &[&str]) -> Self {
+        use std::io::{BufRead, BufReader};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_alkaid"))
+            .args(["serve", dir.to_str().unwrap(), "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let line = receiver
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the server starts within 30 s");
+        let uri = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(uri.starts_with("grpc://127.0.0.1:"), "{line}");
+        Self { child, uri }
+    }
+}
+
+#[cfg(feature = "flight")]
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(feature = "flight")]
+#[test]
+fn serve_get_and_put_move_files_over_flight() {
+    let served_dir = scratch("flight_served");
+    let out_dir = scratch("flight_out");
+    let server = Served::start(&served_dir, &[]);
+    let uri = server.uri.clone();
+    // A pyarrow file and a pyarrow stream go up, and come back as files.
+    for fixture_name in ["all_types.arrow", "all_types.stream"] {
+        let name = format!("up-{fixture_name}");
+        let put = alkaid(&["put", &uri, &fixture(fixture_name), "--name", &name]);
+        assert!(put.status.success(), "{}", text(&put.stderr));
+        assert!(
+            text(&put.stdout).contains("rows uploaded"),
+            "{}",
+            text(&put.stdout)
+        );
+        assert!(served_dir.join(&name).exists());
+        let out = out_dir.join(&name);
+        let get = alkaid(&["get", &uri, &name, out.to_str().unwrap()]);
+        assert!(get.status.success(), "{}", text(&get.stderr));
+        let (back, original) = (
+            alkaid(&["cat", out.to_str().unwrap()]),
+            alkaid(&["cat", &fixture(fixture_name)]),
+        );
+        assert_eq!(text(&back.stdout), text(&original.stdout));
+        // Printed instead of written.
+        let printed = alkaid(&["get", &uri, &name]);
+        assert_eq!(text(&printed.stdout), text(&original.stdout));
+    }
+    // A name that is taken is refused; the file there is kept.
+    let again = alkaid(&[
+        "put",
+        &uri,
+        &fixture("all_types.arrow"),
+        "--name",
+        "up-all_types.arrow",
+    ]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again.stderr).contains("AlreadyExists"),
+        "{}",
+        text(&again.stderr)
+    );
+    let missing = alkaid(&["get", &uri, "nothing.arrow"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("does not exist"),
+        "{}",
+        text(&missing.stderr)
+    );
+    drop(server);
+
+    // With a token: without it, nothing.
+    let server = Served::start(&served_dir, &["--token", "opensesame"]);
+    let denied = alkaid(&["get", &server.uri, "up-all_types.arrow"]);
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(
+        text(&denied.stderr).contains("Unauthenticated"),
+        "{}",
+        text(&denied.stderr)
+    );
+    assert!(text(&denied.stdout).is_empty());
+    let allowed = alkaid(&[
+        "get",
+        &server.uri,
+        "up-all_types.arrow",
+        "--token",
+        "opensesame",
+    ]);
+    assert!(allowed.status.success(), "{}", text(&allowed.stderr));
+}

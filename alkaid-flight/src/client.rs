@@ -1,6 +1,7 @@
 //! The Flight client: every method of the service, with batches in and out as Alkaid
 //! record batches.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -11,7 +12,9 @@ use alkaid_schema::SchemaRef;
 use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::{StreamExt, TryStreamExt, stream};
-use tokio::sync::oneshot;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{mpsc, oneshot};
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
@@ -151,16 +154,24 @@ impl FlightClient {
     ///
     /// # Errors
     /// If the URI is invalid or the server cannot be reached.
-    pub async fn connect(uri: &str) -> Result<Self> {
-        Self::connect_with(uri, ClientOptions::default()).await
+    pub fn connect(uri: &str) -> impl Future<Output = Result<Self>> + Send + use<> {
+        Self::connect_with(uri, ClientOptions::default())
     }
 
     /// Connects to `uri` with `options`.
     ///
     /// # Errors
     /// If the URI or the options are invalid, or the server cannot be reached.
-    pub async fn connect_with(uri: &str, options: ClientOptions) -> Result<Self> {
-        let (http, tls) = http_uri(uri)?;
+    pub fn connect_with(
+        uri: &str,
+        options: ClientOptions,
+    ) -> impl Future<Output = Result<Self>> + Send + use<> {
+        // Parsed before the future starts, so that it holds no borrow of `uri`.
+        let parsed = http_uri(uri);
+        async move { Self::connect_parsed(parsed?, options).await }
+    }
+
+    async fn connect_parsed((http, tls): (String, bool), options: ClientOptions) -> Result<Self> {
         let mut endpoint = Endpoint::from_shared(http)?
             .connect_timeout(options.connect_timeout)
             .tcp_nodelay(true);
@@ -261,13 +272,19 @@ impl FlightClient {
     ///
     /// # Errors
     /// If the call fails; the stream's items fail as the stream does.
-    pub async fn do_get(&mut self, ticket: impl Into<Bytes>) -> Result<BatchStream> {
+    pub fn do_get<'a>(
+        &'a mut self,
+        ticket: &[u8],
+    ) -> impl Future<Output = Result<BatchStream>> + Send + use<'a> {
+        // Copied before the call starts, so that the future holds no borrow of it.
         let ticket = Ticket {
-            ticket: ticket.into(),
+            ticket: Bytes::copy_from_slice(ticket),
         };
-        let answers = self.inner.do_get(ticket).await?.into_inner();
-        let data: DataStream = Box::pin(answers.map_err(FlightError::from));
-        Ok(FlightRecordBatchStream::new(data, self.read.clone()))
+        async move {
+            let answers = self.inner.do_get(ticket).await?.into_inner();
+            let data: DataStream = Box::pin(answers.map_err(FlightError::from));
+            Ok(FlightRecordBatchStream::new(data, self.read.clone()))
+        }
     }
 
     /// Sends `batches` (each with its app_metadata) as the flight `descriptor`, and
@@ -329,13 +346,19 @@ impl FlightClient {
     ///
     /// # Errors
     /// If the call fails.
-    pub async fn do_action(&mut self, action_type: &str, body: Bytes) -> Result<Vec<Bytes>> {
+    pub fn do_action<'a>(
+        &'a mut self,
+        action_type: &str,
+        body: Bytes,
+    ) -> impl Future<Output = Result<Vec<Bytes>>> + Send + use<'a> {
         let action = Action {
             r#type: action_type.to_string(),
             body,
         };
-        let answers = self.inner.do_action(action).await?.into_inner();
-        Ok(answers.map_ok(|result| result.body).try_collect().await?)
+        async move {
+            let answers = self.inner.do_action(action).await?.into_inner();
+            Ok(answers.map_ok(|result| result.body).try_collect().await?)
+        }
     }
 
     /// The actions the server knows.
@@ -354,46 +377,54 @@ pub type DataStream = Pin<Box<dyn Stream<Item = Result<FlightData>> + Send>>;
 /// The batches a call returns.
 pub type BatchStream = FlightRecordBatchStream<DataStream>;
 
-/// The messages of an upload, as tonic takes them: on an error, the error goes to the
-/// caller and the stream never ends, so that the caller cancels the call rather than
-/// finishing it.
-struct Outgoing<S> {
-    inner: S,
-    failed: Option<oneshot::Sender<FlightError>>,
-    stalled: bool,
+/// The messages of an upload, as tonic takes them: encoded by a task of their own (so
+/// that encoding and sending overlap), two messages ahead at most. On an error, the error
+/// goes to the caller and the stream never ends, so that the caller cancels the call
+/// rather than finishing it.
+struct Outgoing {
+    messages: mpsc::Receiver<FlightData>,
+    /// Set by the encoding task before it stops on an error.
+    failed: Arc<AtomicBool>,
 }
 
-impl<S> Outgoing<S> {
-    fn new(inner: S) -> (Self, oneshot::Receiver<FlightError>) {
-        let (sender, receiver) = oneshot::channel();
-        let outgoing = Self {
-            inner,
-            failed: Some(sender),
-            stalled: false,
-        };
-        (outgoing, receiver)
+impl Outgoing {
+    fn new(
+        mut encoded: Pin<Box<dyn Stream<Item = Result<FlightData>> + Send>>,
+    ) -> (Self, oneshot::Receiver<FlightError>) {
+        let (sender, messages) = mpsc::channel(2);
+        let (report, failure) = oneshot::channel();
+        let failed = Arc::new(AtomicBool::new(false));
+        let flag = failed.clone();
+        tokio::spawn(async move {
+            while let Some(item) = encoded.next().await {
+                match item {
+                    Ok(data) => {
+                        // The call is over: nobody wants more.
+                        if sender.send(data).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        flag.store(true, Ordering::Release);
+                        // The caller may have stopped listening; then nobody needs it.
+                        let _ = report.send(e);
+                        return;
+                    }
+                }
+            }
+        });
+        (Self { messages, failed }, failure)
     }
 }
 
-impl<S: Stream<Item = Result<FlightData>> + Unpin> Stream for Outgoing<S> {
+impl Stream for Outgoing {
     type Item = FlightData;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<FlightData>> {
-        if self.stalled {
-            return Poll::Pending;
-        }
-        match Pin::new(&mut self.inner).poll_next(cx) {
-            Poll::Ready(Some(Ok(data))) => Poll::Ready(Some(data)),
-            Poll::Ready(Some(Err(e))) => {
-                if let Some(failed) = self.failed.take() {
-                    // The caller may have stopped listening; then nobody needs it.
-                    let _ = failed.send(e);
-                }
-                self.stalled = true;
-                Poll::Pending
-            }
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
+        match self.messages.poll_recv(cx) {
+            // The encoding stopped on an error: never end, the caller cancels the call.
+            Poll::Ready(None) if self.failed.load(Ordering::Acquire) => Poll::Pending,
+            other => other,
         }
     }
 }

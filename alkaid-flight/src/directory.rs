@@ -29,6 +29,7 @@ use crate::proto::{
     Criteria, FlightDescriptor, FlightEndpoint, FlightInfo, PutResult, SchemaResult, Ticket,
 };
 use crate::schema::schema_to_ipc;
+use crate::server::RequestBodyWatch;
 
 /// Batches read ahead of the network, at most, per `DoGet`.
 const READ_AHEAD: usize = 2;
@@ -163,10 +164,7 @@ type Outgoing = Result<(RecordBatch, Bytes)>;
 
 /// The batches of the file at `path`, read on a thread of their own and handed over
 /// through a channel of [`READ_AHEAD`] places: a slow client slows the reading.
-fn read_file(
-    path: PathBuf,
-    options: ReadOptions,
-) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
+fn read_file(path: PathBuf, options: ReadOptions) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
     let reader = FileReader::open(Seekable(File::open(&path)?), options)?;
     let schema = reader.schema();
     let (sender, receiver) = mpsc::channel(READ_AHEAD);
@@ -315,6 +313,8 @@ impl FlightService for DirectoryService {
         &self,
         request: Request<Streaming<FlightData>>,
     ) -> Result<Response<BoxStream<PutResult>>, Status> {
+        // Under `serve`, a request cut off by the client is told apart from a whole one.
+        let watch = request.extensions().get::<RequestBodyWatch>().cloned();
         let data = request.into_inner().map_err(FlightError::from);
         let mut upload = FlightRecordBatchStream::new(data, self.read.clone());
         let schema = upload.read_schema().await?;
@@ -342,6 +342,11 @@ impl FlightService for DirectoryService {
                     // The writing stopped; its error is reported below.
                     return Ok(());
                 }
+            }
+            if watch.as_ref().is_some_and(RequestBodyWatch::was_cut) {
+                return Err(FlightError::protocol(
+                    "the upload was cancelled by its client",
+                ));
             }
             // The whole upload arrived: the file may take its name.
             let _ = sender.send(None).await;

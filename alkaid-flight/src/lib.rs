@@ -41,7 +41,7 @@
 //! let upload = stream::iter([Ok((batch, Default::default()))]);
 //! client.do_put(FlightDescriptor::path(["numbers.arrow"]), schema, upload).await?;
 //!
-//! let batches: Vec<RecordBatch> = client.do_get("numbers.arrow").await?.try_collect().await?;
+//! let batches: Vec<RecordBatch> = client.do_get(b"numbers.arrow").await?.try_collect().await?;
 //! assert_eq!(batches[0].num_rows(), 3);
 //!
 //! let _ = stop.send(());
@@ -84,7 +84,7 @@ pub use proto::{
     Action, ActionType, FlightDescriptor, FlightEndpoint, FlightInfo, PollInfo, PutResult, Ticket,
 };
 pub use schema::{schema_from_ipc, schema_to_ipc};
-pub use server::{ServerOptions, TokenCheck, serve};
+pub use server::{RequestBodyWatch, ServerOptions, TokenCheck, serve};
 
 impl FlightDescriptor {
     /// A descriptor naming a flight by `path`.

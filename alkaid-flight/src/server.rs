@@ -2,8 +2,13 @@
 //! method runs, message size limits, and a shutdown signal.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, ready};
 
 use tokio::net::TcpListener;
+use tonic::codegen::{Service, http};
 use tonic::metadata::MetadataMap;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::server::TcpIncoming;
@@ -90,8 +95,84 @@ impl tonic::service::Interceptor for TokenCheck {
     }
 }
 
+/// Whether a call's request body was cut off by the client (an HTTP/2 reset) rather than
+/// ended: tonic ends a request stream the same way in both cases, so a handler that must
+/// not take a cancelled upload for a whole one (the directory service's `DoPut`) asks
+/// this, found in the request's extensions when the service runs under [`serve`].
+#[derive(Debug, Clone, Default)]
+pub struct RequestBodyWatch(Arc<AtomicBool>);
+
+impl RequestBodyWatch {
+    /// Whether the body ended with an error (a reset, a broken connection).
+    pub fn was_cut(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// A request body that records in its watch when it ends with an error.
+struct WatchedBody {
+    inner: tonic::body::Body,
+    watch: RequestBodyWatch,
+}
+
+impl http_body::Body for WatchedBody {
+    type Data = bytes::Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if let Some(Err(_)) = &frame {
+            self.watch.0.store(true, Ordering::Release);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A service whose requests carry a [`RequestBodyWatch`] and a watched body.
+#[derive(Debug, Clone)]
+struct Watched<S>(S);
+
+impl<S> tonic::server::NamedService for Watched<S>
+where
+    S: tonic::server::NamedService,
+{
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S> Service<http::Request<tonic::body::Body>> for Watched<S>
+where
+    S: Service<http::Request<tonic::body::Body>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        let watch = RequestBodyWatch::default();
+        let (mut parts, body) = request.into_parts();
+        parts.extensions.insert(watch.clone());
+        let body = tonic::body::Body::new(WatchedBody { inner: body, watch });
+        self.0.call(http::Request::from_parts(parts, body))
+    }
+}
+
 /// Serves `service` on `listener` with `options` until `shutdown` completes (calls under
-/// way are let finish).
+/// way are let finish). Every request carries a [`RequestBodyWatch`].
 ///
 /// # Errors
 /// If the TLS configuration is invalid or the server fails.
@@ -104,7 +185,7 @@ pub async fn serve<S: FlightService>(
     let flight = FlightServiceServer::new(service)
         .max_decoding_message_size(options.max_message_bytes)
         .max_encoding_message_size(options.max_message_bytes);
-    let service = InterceptedService::new(flight, TokenCheck(options.token));
+    let service = Watched(InterceptedService::new(flight, TokenCheck(options.token)));
     let mut server = Server::builder()
         .tcp_nodelay(true)
         .http2_adaptive_window(Some(true));

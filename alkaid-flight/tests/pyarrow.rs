@@ -180,7 +180,7 @@ fn alkaid_client_reads_and_writes_through_a_pyarrow_server() {
                 .unwrap();
             // pyarrow sends the stream with the codec the ticket names.
             let read: Vec<RecordBatch> = client
-                .do_get(format!("case{i}.arrows|{codec_name}"))
+                .do_get(format!("case{i}.arrows|{codec_name}").as_bytes())
                 .await
                 .unwrap()
                 .try_collect()
@@ -282,7 +282,7 @@ fn calls_and_errors_cross_with_their_codes() {
             .unwrap();
         assert_eq!(got.fields().len(), schema.fields().len());
         let empty: Vec<RecordBatch> = client
-            .do_get("empty.arrows")
+            .do_get(b"empty.arrows")
             .await
             .unwrap()
             .try_collect()
@@ -314,7 +314,7 @@ fn calls_and_errors_cross_with_their_codes() {
             assert_eq!(err.code(), code, "{kind}: {err}");
             assert!(err.to_string().contains("asked to fail"), "{kind}: {err}");
         }
-        let missing = client.do_get("absent.arrow").await;
+        let missing = client.do_get(b"absent.arrow").await;
         let err = match missing {
             Err(e) => e,
             Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
@@ -332,7 +332,7 @@ fn a_gibibyte_arrives_whole_and_a_dying_server_is_an_error() {
     let mut server = PyServer::start(&dir, &[]);
     runtime().block_on(async {
         let mut client = FlightClient::connect(&server.uri()).await.unwrap();
-        let mut big = client.do_get("big").await.unwrap();
+        let mut big = client.do_get(b"big").await.unwrap();
         let (mut rows, mut bytes, mut last) = (0usize, 0usize, None);
         while let Some(batch) = big.try_next().await.unwrap() {
             rows += batch.num_rows();
@@ -351,7 +351,7 @@ fn a_gibibyte_arrives_whole_and_a_dying_server_is_an_error() {
 
         // The server exits after three batches: an error, within a bound, never a hang.
         let dying = async {
-            let stream = client.do_get("die").await?;
+            let stream = client.do_get(b"die").await?;
             stream.try_collect::<Vec<RecordBatch>>().await
         };
         let outcome = tokio::time::timeout(Duration::from_secs(60), dying)
@@ -463,7 +463,7 @@ fn an_alkaid_client_with_tls_and_a_token_reaches_a_pyarrow_server() {
             .await
             .unwrap();
         let read: Vec<RecordBatch> = client
-            .do_get("n.arrow")
+            .do_get(b"n.arrow")
             .await
             .unwrap()
             .try_collect()
@@ -471,7 +471,7 @@ fn an_alkaid_client_with_tls_and_a_token_reaches_a_pyarrow_server() {
             .unwrap();
         assert_same_rows(&read, &[batch], "over TLS");
         let mut anonymous = FlightClient::connect_with(&uri, tls).await.unwrap();
-        let err = match anonymous.do_get("n.arrow").await {
+        let err = match anonymous.do_get(b"n.arrow").await {
             Err(e) => e,
             Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
         };

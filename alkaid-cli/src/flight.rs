@@ -1,0 +1,172 @@
+//! `serve`, `get` and `put`: the directory of IPC files as an Arrow Flight service, and a
+//! flight fetched to a file (or printed) or a file uploaded, through alkaid-flight.
+
+use std::path::PathBuf;
+
+use alkaid_array::RecordBatch;
+use alkaid_array::display::pretty_format_batches;
+use alkaid_flight::{
+    ClientOptions, DirectoryService, FlightClient, FlightDescriptor, ServerOptions, serve,
+};
+use alkaid_ipc::{FileWriter, WriteOptions};
+use futures_util::{TryStreamExt, stream};
+
+use crate::failure::Failure;
+use crate::input::Input;
+
+/// How to reach a Flight server: its token and the CA its TLS certificate comes from.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Connection {
+    /// Sends `authorization: Bearer TOKEN` with every call.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Trusts this CA certificate (PEM) for a `grpc+tls://` server.
+    #[arg(long)]
+    pub tls_ca: Option<PathBuf>,
+}
+
+/// How `serve` accepts calls.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Serving {
+    /// The port (0 picks a free one, printed when the server is up).
+    #[arg(long, default_value_t = 8815)]
+    pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Answers calls without `authorization: Bearer TOKEN` with Unauthenticated.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Serves TLS with this certificate chain (PEM); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(format!("starting the runtime: {e}")))
+}
+
+fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::new(format!("{}: {e}", path.display())))
+}
+
+/// Serves the IPC files of `dir` until interrupted.
+pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
+    let metadata = std::fs::metadata(dir).map_err(|e| Failure::new(format!("{dir}: {e}")))?;
+    if !metadata.is_dir() {
+        return Err(Failure::new(format!("{dir}: not a directory")));
+    }
+    let mut options = ServerOptions::default();
+    if let Some(token) = &serving.token {
+        options = options.with_token(token.clone());
+    }
+    if let (Some(cert), Some(key)) = (&serving.tls_cert, &serving.tls_key) {
+        options = options.with_tls(read(cert)?, read(key)?);
+    }
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let address = format!("{}:{}", serving.host, serving.port);
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|e| Failure::new(format!("listening on {address}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| Failure::new(e.to_string()))?;
+        let scheme = if serving.tls_cert.is_some() {
+            "grpc+tls"
+        } else {
+            "grpc"
+        };
+        println!("serving {dir} at {scheme}://{local}");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let stop = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        serve(DirectoryService::new(dir), listener, options, stop)
+            .await
+            .map_err(|e| Failure::new(format!("serving {dir}: {e}")))
+    })
+}
+
+async fn connect(uri: &str, connection: &Connection) -> Result<FlightClient, Failure> {
+    let mut options = ClientOptions::default();
+    if let Some(token) = &connection.token {
+        options = options.with_token(token.clone());
+    }
+    if let Some(ca) = &connection.tls_ca {
+        options = options.with_tls(read(ca)?, None);
+    }
+    FlightClient::connect_with(uri, options)
+        .await
+        .map_err(|e| Failure::new(format!("{uri}: {e}")))
+}
+
+/// Fetches flight `name` from `uri`: into the IPC file `out`, or printed as a table.
+pub fn get(
+    uri: &str,
+    name: &str,
+    out: Option<&str>,
+    connection: Connection,
+) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let mut client = connect(uri, &connection).await?;
+        let failed = |e: alkaid_flight::FlightError| Failure::new(format!("{uri} {name}: {e}"));
+        let mut batches = client.do_get(name.as_bytes()).await.map_err(failed)?;
+        let schema = batches.read_schema().await.map_err(failed)?;
+        match out {
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .map_err(|e| Failure::new(format!("{path}: {e}")))?;
+                let written = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
+                let mut writer = FileWriter::try_new(
+                    std::io::BufWriter::new(file),
+                    schema,
+                    WriteOptions::default(),
+                )
+                .map_err(written)?;
+                let (mut count, mut rows) = (0usize, 0usize);
+                while let Some(batch) = batches.try_next().await.map_err(failed)? {
+                    rows += batch.num_rows();
+                    count += 1;
+                    writer.write(&batch).map_err(written)?;
+                }
+                writer.finish().map_err(written)?;
+                println!("{name}: {count} batches, {rows} rows written to {path}");
+            }
+            None => {
+                let read: Vec<RecordBatch> = batches.try_collect().await.map_err(failed)?;
+                println!("{}", pretty_format_batches(&read, None));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Uploads `file` (an IPC file or stream, or `-`) to `uri` as flight `name`.
+pub fn put(uri: &str, file: &str, name: &str, connection: Connection) -> Result<(), Failure> {
+    let mut input = Input::open(file, &Default::default())?;
+    let schema = input.schema();
+    let batches: Vec<RecordBatch> = input
+        .batches()
+        .map(|b| b.map(|(batch, _)| batch))
+        .collect::<Result<_, _>>()?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let count = batches.len();
+    runtime()?.block_on(async {
+        let mut client = connect(uri, &connection).await?;
+        let upload = stream::iter(batches.into_iter().map(|b| Ok((b, Default::default()))));
+        client
+            .do_put(FlightDescriptor::path([name]), schema, upload)
+            .await
+            .map_err(|e| Failure::new(format!("{uri} {name}: {e}")))?;
+        println!("{name}: {count} batches, {rows} rows uploaded");
+        Ok(())
+    })
+}
