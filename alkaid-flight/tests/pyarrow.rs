@@ -14,14 +14,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
+use alkaid_array::types::Int32Type;
+use alkaid_array::{ArrayRef, DictionaryArray, Int32Array, Int64Array, RecordBatch, StringArray};
 use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, equal};
 use alkaid_flight::{
     ClientOptions, DirectoryService, FlightClient, FlightDescriptor, FlightError, ServerOptions,
 };
 use alkaid_ipc::{Compression, FileReader, FileWriter, Magic, StreamWriter, WriteOptions};
-use alkaid_schema::{DataType, Field, Schema, SchemaRef, arbitrary};
+use alkaid_schema::{DataType, Field, IntegerType, Schema, SchemaRef, arbitrary};
 use batches::random_batches;
 use bytes::Bytes;
 use common::{Rng, dictionary_of_dictionary, generatable};
@@ -142,9 +143,16 @@ fn write_file(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) {
     std::fs::write(path, writer.into_inner().unwrap()).unwrap();
 }
 
+/// The batches of an IPC file or stream.
 fn read_file(path: &Path) -> Vec<RecordBatch> {
-    let bytes = Buffer::from(std::fs::read(path).unwrap());
-    FileReader::from_buffer(bytes)
+    let bytes = std::fs::read(path).unwrap();
+    if bytes.starts_with(b"ARROW1") || bytes.starts_with(b"ALKAID1") {
+        return FileReader::from_buffer(Buffer::from(bytes))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    }
+    alkaid_ipc::StreamReader::try_new(&bytes[..])
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
@@ -239,6 +247,82 @@ fn alkaid_client_reads_and_writes_through_a_pyarrow_server() {
             }
             assert_same_rows(&back, batches, &format!("do_exchange case {i}"));
         }
+    });
+}
+
+/// Batches of one dictionary column whose dictionary grows from batch to batch.
+fn growing_dictionaries() -> (SchemaRef, Vec<RecordBatch>) {
+    let field = Field::new(
+        "d",
+        DataType::dictionary(IntegerType::Int32, DataType::Utf8),
+        true,
+    );
+    let schema = Arc::new(Schema::new(vec![field]));
+    let words = ["red", "green", "blue", "cyan", "magenta"];
+    let batches = (2..=words.len())
+        .map(|n| {
+            let values: ArrayRef = Arc::new(StringArray::from(words[..n].to_vec()));
+            let keys = Int32Array::from(
+                (0..n as i32)
+                    .rev()
+                    .map(Some)
+                    .chain([None])
+                    .collect::<Vec<_>>(),
+            );
+            let column = DictionaryArray::<Int32Type>::try_new(keys, values).unwrap();
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(column) as ArrayRef]).unwrap()
+        })
+        .collect();
+    (schema, batches)
+}
+
+#[test]
+fn dictionary_deltas_cross_both_ways() {
+    if !pyarrow_or_skip("dictionary_deltas_cross_both_ways") {
+        return;
+    }
+    let dir = scratch("py_deltas");
+    let (schema, batches) = growing_dictionaries();
+    let options = WriteOptions::default().with_dictionary_deltas(true);
+    let mut writer = StreamWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
+    for batch in &batches {
+        writer.write(batch).unwrap();
+    }
+    std::fs::write(dir.join("grow.arrows"), writer.into_inner().unwrap()).unwrap();
+    let server = PyServer::start(&dir, &[]);
+    runtime().block_on(async {
+        let client_options = ClientOptions::default().with_write_options(options);
+        let mut client = FlightClient::connect_with(&server.uri(), client_options)
+            .await
+            .unwrap();
+        // pyarrow sends the grown dictionaries as deltas.
+        let read: Vec<RecordBatch> = client
+            .do_get(b"grow.arrows|none|deltas")
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(read.len(), batches.len());
+        assert_same_rows(&read, &batches, "deltas from pyarrow");
+        // Alkaid sends them as deltas; pyarrow takes them.
+        let upload = batches
+            .iter()
+            .map(|b| Ok((b.clone(), Bytes::new())))
+            .collect::<Vec<_>>();
+        client
+            .do_put(
+                FlightDescriptor::path(["grown.arrow"]),
+                schema.clone(),
+                stream::iter(upload),
+            )
+            .await
+            .unwrap();
+        assert_same_rows(
+            &read_file(&dir.join("grown.arrow")),
+            &batches,
+            "deltas to pyarrow",
+        );
     });
 }
 

@@ -84,13 +84,18 @@ class Server(flight.FlightServerBase):
             return big_stream()
         if name == "die":
             return dying_stream()
-        codec = None
+        codec, deltas = None, False
         if "|" in name:
-            name, codec = name.split("|")
+            name, codec, *rest = name.split("|")
             codec = None if codec == "none" else codec
-        options = ipc.IpcWriteOptions(compression=codec)
-        table = read_table(self._path(name))
-        return flight.RecordBatchStream(table, options=options)
+            deltas = rest == ["deltas"]
+        options = ipc.IpcWriteOptions(compression=codec, emit_dictionary_deltas=deltas)
+        path = self._path(name)
+        if deltas:
+            # Batch by batch, so that each batch's grown dictionary goes as a delta.
+            reader = ipc.open_stream(path)
+            return flight.RecordBatchStream(reader, options=options)
+        return flight.RecordBatchStream(read_table(path), options=options)
 
     def do_put(self, context, descriptor, reader, writer):
         name = descriptor.path[0].decode()
@@ -103,9 +108,12 @@ class Server(flight.FlightServerBase):
             if chunk.data is not None:
                 batches.append(chunk.data)
             writer.write(chunk.app_metadata or pa.py_buffer(b""))
-        table = pa.Table.from_batches(batches, schema=reader.schema)
-        with ipc.new_file(self._path(name), table.schema) as out:
-            out.write_table(table)
+        # Kept as an IPC stream, batch by batch: a stream carries dictionaries that
+        # change between batches (deltas, replacements), which a file cannot.
+        options = ipc.IpcWriteOptions(emit_dictionary_deltas=True)
+        with ipc.new_stream(self._path(name), reader.schema, options=options) as out:
+            for batch in batches:
+                out.write_batch(batch)
 
     def do_exchange(self, context, descriptor, reader, writer):
         started = False
