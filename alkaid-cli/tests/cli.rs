@@ -758,3 +758,76 @@ fn serve_get_and_put_move_files_over_flight() {
     ]);
     assert!(allowed.status.success(), "{}", text(&allowed.stderr));
 }
+
+/// The high-water mark of `pid`'s resident memory, in bytes.
+#[cfg(feature = "flight")]
+fn peak_resident(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+#[cfg(feature = "flight")]
+#[test]
+fn a_slow_client_holds_the_server_back_instead_of_filling_its_memory() {
+    use std::sync::Arc;
+
+    use alkaid_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use alkaid_ipc::{FileWriter, WriteOptions};
+    use alkaid_schema::{DataType, Field, Schema};
+    use futures_util::TryStreamExt;
+
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("no /proc here: the server's memory cannot be read");
+        return;
+    }
+    let dir = scratch("flight_slow");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("n", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, false),
+    ]));
+    // 96 batches of about 1 MB: a file of about 90 MB.
+    let mut writer =
+        FileWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for b in 0..96i64 {
+        let n: Vec<i64> = (b * 40_000..(b + 1) * 40_000).collect();
+        let s: Vec<String> = n.iter().map(|i| format!("value {i}")).collect();
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(n)),
+            Arc::new(StringArray::from(s)),
+        ];
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
+            .unwrap();
+    }
+    let file = writer.into_inner().unwrap();
+    let size = file.len() as u64;
+    std::fs::write(dir.join("big.arrow"), file).unwrap();
+    let server = Served::start(&dir, &[]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let rows = runtime.block_on(async {
+        let mut client = alkaid_flight::FlightClient::connect(&server.uri)
+            .await
+            .unwrap();
+        // Warm: the server's memory once a flight has been described.
+        client.list_flights(Default::default()).await.unwrap();
+        let before = peak_resident(server.child.id());
+        let mut batches = client.do_get(b"big.arrow").await.unwrap();
+        let mut rows = 0;
+        while let Some(batch) = batches.try_next().await.unwrap() {
+            rows += batch.num_rows();
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let grown = peak_resident(server.child.id()).saturating_sub(before);
+        assert!(
+            grown < size / 2,
+            "the server's peak memory grew by {grown} bytes serving a {size}-byte file"
+        );
+        rows
+    });
+    assert_eq!(rows, 96 * 40_000);
+}

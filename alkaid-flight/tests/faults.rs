@@ -260,3 +260,67 @@ fn clients_that_leave_mid_stream_and_32_at_once_are_served() {
         }
     });
 }
+
+#[test]
+fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
+    let dir = scratch("faults_limits");
+    // Batches of about 1.6 MB.
+    write_file(&dir.join("wide.arrow"), 2, 100_000);
+    let runtime = runtime();
+    let limit = 256 << 10;
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default().with_max_message_bytes(limit),
+    );
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        // Too large to send from the server.
+        let err = match client.do_get(b"wide.arrow").await {
+            Err(e) => e,
+            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
+        };
+        // tonic's status names the sizes: "encoded message length too large: found
+        // 2089112 bytes, the limit is: 262144 bytes".
+        assert_eq!(err.code(), Code::OutOfRange, "{err}");
+        assert!(
+            err.to_string().contains("the limit is: 262144 bytes"),
+            "{err}"
+        );
+        // Too large for the server to take.
+        let upload = stream::iter([Ok((batch(0, 100_000), Bytes::new()))]);
+        let err = client
+            .do_put(FlightDescriptor::path(["too-big.arrow"]), schema(), upload)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::OutOfRange, "{err}");
+        assert!(
+            err.to_string().contains("decoded message length too large"),
+            "{err}"
+        );
+        assert_eq!(listing(&dir), ["wide.arrow"]);
+        // Small ones pass.
+        let upload = stream::iter([Ok((batch(0, 100), Bytes::new()))]);
+        client
+            .do_put(FlightDescriptor::path(["small.arrow"]), schema(), upload)
+            .await
+            .unwrap();
+        // A client's own limit refuses a message larger than it.
+        let small = alkaid_flight::ClientOptions::default().with_max_message_bytes(1000);
+        let mut strict = FlightClient::connect_with(&server.uri(), small)
+            .await
+            .unwrap();
+        let upload = stream::iter([Ok((batch(0, 1000), Bytes::new()))]);
+        let err = strict
+            .do_put(FlightDescriptor::path(["refused.arrow"]), schema(), upload)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.code(),
+                Code::ResourceExhausted | Code::OutOfRange | Code::Internal
+            ),
+            "{err}"
+        );
+    });
+}
