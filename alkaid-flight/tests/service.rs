@@ -1,0 +1,158 @@
+//! A service written by hand with the generated trait: it implements only the methods it
+//! offers (handshake, poll, do_exchange through the encoder and decoder), the others
+//! answer Unimplemented.
+
+mod peers;
+
+use std::sync::Arc;
+
+use alkaid_array::{ArrayRef, Int32Array, RecordBatch};
+use alkaid_flight::proto::flight_service_server::FlightService;
+use alkaid_flight::proto::{HandshakeRequest, HandshakeResponse};
+use alkaid_flight::{
+    FlightClient, FlightData, FlightDescriptor, FlightEncoder, FlightInfo, FlightRecordBatchStream,
+    PollInfo, ServerOptions, encode_stream, serve,
+};
+use alkaid_ipc::{ReadOptions, WriteOptions};
+use alkaid_schema::{DataType, Field, Schema};
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use peers::runtime;
+use tonic::codegen::BoxStream;
+use tonic::{Code, Request, Response, Status, Streaming};
+
+/// Doubles every value of the batches it is sent; answers a handshake with its payload
+/// reversed; says a flight is half prepared.
+struct Doubler;
+
+#[tonic::async_trait]
+impl FlightService for Doubler {
+    async fn handshake(
+        &self,
+        request: Request<Streaming<HandshakeRequest>>,
+    ) -> Result<Response<BoxStream<HandshakeResponse>>, Status> {
+        let answers = request.into_inner().map_ok(|r| HandshakeResponse {
+            protocol_version: r.protocol_version,
+            payload: r.payload.iter().rev().copied().collect::<Vec<u8>>().into(),
+        });
+        Ok(Response::new(Box::pin(answers)))
+    }
+
+    async fn poll_flight_info(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<PollInfo>, Status> {
+        Ok(Response::new(PollInfo {
+            info: Some(FlightInfo {
+                flight_descriptor: Some(request.into_inner()),
+                total_records: -1,
+                total_bytes: -1,
+                ..FlightInfo::default()
+            }),
+            flight_descriptor: None,
+            progress: Some(0.5),
+            expiration_time: None,
+        }))
+    }
+
+    async fn do_exchange(
+        &self,
+        request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<BoxStream<FlightData>>, Status> {
+        let data = request.into_inner().map_err(Into::into);
+        let mut batches = FlightRecordBatchStream::new(data, ReadOptions::default());
+        let schema = batches.read_schema().await?;
+        let encoder = FlightEncoder::new(schema, WriteOptions::default()).map_err(Status::from)?;
+        let doubled = batches.map(|batch| {
+            let batch = batch?;
+            let values = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .unwrap();
+            let doubled: Int32Array = values.iter().map(|v| v.map(|v| v * 2)).collect();
+            let column: ArrayRef = Arc::new(doubled);
+            let doubled = RecordBatch::try_new(batch.schema().clone(), vec![column])
+                .map_err(|e| alkaid_flight::FlightError::protocol(e.to_string()))?;
+            Ok((doubled, Bytes::new()))
+        });
+        let messages = encode_stream(encoder, Box::pin(doubled)).map_err(Status::from);
+        Ok(Response::new(Box::pin(messages)))
+    }
+}
+
+#[test]
+fn a_service_offers_what_it_implements_and_nothing_else() {
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let uri = format!("grpc://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = runtime.spawn(serve(Doubler, listener, ServerOptions::default(), async {
+        let _ = stopped.await;
+    }));
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&uri).await.unwrap();
+        let answer = client.handshake(Bytes::from_static(b"abc")).await.unwrap();
+        assert_eq!(&answer[..], b"cba");
+        let poll = client
+            .poll_flight_info(FlightDescriptor::command("prepare"))
+            .await
+            .unwrap();
+        assert_eq!(poll.progress, Some(0.5));
+        assert_eq!(
+            poll.info.unwrap().flight_descriptor.unwrap().cmd,
+            Bytes::from_static(b"prepare")
+        );
+
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, true)]));
+        let batches: Vec<_> = (0..3)
+            .map(|i| {
+                let column: ArrayRef =
+                    Arc::new(Int32Array::from(vec![Some(i), None, Some(10 + i)]));
+                Ok((
+                    RecordBatch::try_new(schema.clone(), vec![column]).unwrap(),
+                    Bytes::new(),
+                ))
+            })
+            .collect();
+        let back: Vec<RecordBatch> = client
+            .do_exchange(FlightDescriptor::path(["x"]), schema, stream::iter(batches))
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(back.len(), 3);
+        let last = back[2]
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int32Array>()
+            .unwrap();
+        assert_eq!(last.iter().collect::<Vec<_>>(), [Some(4), None, Some(24)]);
+
+        // Everything else answers Unimplemented.
+        for err in [
+            client.list_flights(Bytes::new()).await.unwrap_err(),
+            client
+                .get_schema(FlightDescriptor::path(["x"]))
+                .await
+                .unwrap_err(),
+            client.list_actions().await.unwrap_err(),
+            client
+                .do_action("anything", Bytes::new())
+                .await
+                .unwrap_err(),
+        ] {
+            assert_eq!(err.code(), Code::Unimplemented, "{err}");
+        }
+        let err = match client.do_get(b"x").await {
+            Err(e) => e,
+            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
+        };
+        assert_eq!(err.code(), Code::Unimplemented, "{err}");
+    });
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}
