@@ -17,7 +17,7 @@ use alkaid_ipc::{FileWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt, stream};
-use peers::{AlkaidServer, runtime, scratch};
+use peers::{AlkaidServer, get_error, runtime, scratch};
 use tonic::Code;
 
 fn schema() -> SchemaRef {
@@ -276,10 +276,7 @@ fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
     runtime.block_on(async {
         let mut client = FlightClient::connect(&server.uri()).await.unwrap();
         // Too large to send from the server.
-        let err = match client.do_get(b"wide.arrow").await {
-            Err(e) => e,
-            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
-        };
+        let err = get_error(&mut client, b"wide.arrow").await;
         // tonic's status names the sizes: "encoded message length too large: found
         // 2089112 bytes, the limit is: 262144 bytes".
         assert_eq!(err.code(), Code::OutOfRange, "{err}");

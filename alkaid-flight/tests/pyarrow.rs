@@ -27,7 +27,7 @@ use batches::random_batches;
 use bytes::Bytes;
 use common::{Rng, dictionary_of_dictionary, generatable};
 use futures_util::{TryStreamExt, stream};
-use peers::{AlkaidServer, PyServer, py_client, pyarrow_or_skip, runtime, scratch};
+use peers::{AlkaidServer, PyServer, get_error, py_client, pyarrow_or_skip, runtime, scratch};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use tonic::Code;
@@ -398,11 +398,7 @@ fn calls_and_errors_cross_with_their_codes() {
             assert_eq!(err.code(), code, "{kind}: {err}");
             assert!(err.to_string().contains("asked to fail"), "{kind}: {err}");
         }
-        let missing = client.do_get(b"absent.arrow").await;
-        let err = match missing {
-            Err(e) => e,
-            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
-        };
+        let err = get_error(&mut client, b"absent.arrow").await;
         assert!(matches!(err, FlightError::Status(_)), "{err}");
     });
 }
@@ -555,10 +551,7 @@ fn an_alkaid_client_with_tls_and_a_token_reaches_a_pyarrow_server() {
             .unwrap();
         assert_same_rows(&read, &[batch], "over TLS");
         let mut anonymous = FlightClient::connect_with(&uri, tls).await.unwrap();
-        let err = match anonymous.do_get(b"n.arrow").await {
-            Err(e) => e,
-            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
-        };
+        let err = get_error(&mut anonymous, b"n.arrow").await;
         assert_eq!(err.code(), Code::Unauthenticated, "{err}");
     });
 }

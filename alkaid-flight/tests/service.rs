@@ -17,7 +17,7 @@ use alkaid_ipc::{ReadOptions, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt, stream};
-use peers::runtime;
+use peers::{get_error, runtime};
 use tonic::codegen::BoxStream;
 use tonic::{Code, Request, Response, Status, Streaming};
 
@@ -147,10 +147,7 @@ fn a_service_offers_what_it_implements_and_nothing_else() {
         ] {
             assert_eq!(err.code(), Code::Unimplemented, "{err}");
         }
-        let err = match client.do_get(b"x").await {
-            Err(e) => e,
-            Ok(stream) => stream.try_collect::<Vec<_>>().await.unwrap_err(),
-        };
+        let err = get_error(&mut client, b"x").await;
         assert_eq!(err.code(), Code::Unimplemented, "{err}");
     });
     let _ = stop.send(());

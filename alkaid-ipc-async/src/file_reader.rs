@@ -167,16 +167,7 @@ impl<S: RangeSource> AsyncFileReader<S> {
     /// # Errors
     /// If the range is reversed or ends past the last batch.
     pub fn select_batches(&mut self, range: Range<usize>) -> Result<()> {
-        let batches = self.decoder.num_batches();
-        if range.start > range.end || range.end > batches {
-            return Err(IpcError::new(
-                IpcErrorKind::InvalidArgument,
-                format!(
-                    "batches {}..{} of a file with {batches} batches",
-                    range.start, range.end
-                ),
-            ));
-        }
+        self.decoder.check_batch_range(&range)?;
         (self.next, self.end) = (range.start, range.end);
         Ok(())
     }

@@ -54,51 +54,35 @@ pub trait RangeSource: Send + Sync {
     }
 }
 
-/// A source shared by reference: several readers over one source.
-impl<T: RangeSource + ?Sized> RangeSource for &T {
-    fn size(&self) -> impl Future<Output = Result<u64>> + Send {
-        (**self).size()
-    }
+/// A source behind a pointer (`&T` for several readers over one source, `Arc<T>` for
+/// tasks) is the source it points at.
+macro_rules! forward_source {
+    ($($pointer:ty),*) => {$(
+        impl<T: RangeSource + ?Sized> RangeSource for $pointer {
+            fn size(&self) -> impl Future<Output = Result<u64>> + Send {
+                (**self).size()
+            }
 
-    fn fetch(&self, range: Range<u64>) -> impl Future<Output = Result<Buffer>> + Send {
-        (**self).fetch(range)
-    }
+            fn fetch(&self, range: Range<u64>) -> impl Future<Output = Result<Buffer>> + Send {
+                (**self).fetch(range)
+            }
 
-    fn fetch_suffix(&self, n: u64) -> impl Future<Output = Result<(u64, Buffer)>> + Send {
-        (**self).fetch_suffix(n)
-    }
+            fn fetch_suffix(&self, n: u64) -> impl Future<Output = Result<(u64, Buffer)>> + Send {
+                (**self).fetch_suffix(n)
+            }
 
-    fn fetch_many(
-        &self,
-        ranges: Vec<Range<u64>>,
-        concurrency: usize,
-    ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
-        (**self).fetch_many(ranges, concurrency)
-    }
+            fn fetch_many(
+                &self,
+                ranges: Vec<Range<u64>>,
+                concurrency: usize,
+            ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
+                (**self).fetch_many(ranges, concurrency)
+            }
+        }
+    )*};
 }
 
-/// A source shared between tasks.
-impl<T: RangeSource + ?Sized> RangeSource for std::sync::Arc<T> {
-    fn size(&self) -> impl Future<Output = Result<u64>> + Send {
-        (**self).size()
-    }
-
-    fn fetch(&self, range: Range<u64>) -> impl Future<Output = Result<Buffer>> + Send {
-        (**self).fetch(range)
-    }
-
-    fn fetch_suffix(&self, n: u64) -> impl Future<Output = Result<(u64, Buffer)>> + Send {
-        (**self).fetch_suffix(n)
-    }
-
-    fn fetch_many(
-        &self,
-        ranges: Vec<Range<u64>>,
-        concurrency: usize,
-    ) -> impl Future<Output = Vec<Result<Buffer>>> + Send {
-        (**self).fetch_many(ranges, concurrency)
-    }
-}
+forward_source!(&T, std::sync::Arc<T>);
 
 /// Memory: every fetch is a slice, no copy.
 impl RangeSource for Buffer {

@@ -285,7 +285,7 @@ fn a_kept_column_holds_only_its_own_ranges() {
     });
     // From memory the column shares the file's allocation; from a source that owns each
     // fetch apart (a copy per range, as an object store's responses are), only its own.
-    assert!(ranges::held(&kept) >= file.len());
+    assert!(ranges::held::held(&kept) >= file.len());
     let copying = Misbehaving::copying(Buffer::from(file));
     let kept = block_on(async {
         let options = ReadOptions::default()
@@ -298,14 +298,14 @@ fn a_kept_column_holds_only_its_own_ranges() {
         kept
     });
     assert!(
-        ranges::held(&kept) >= column_bytes,
+        ranges::held::held(&kept) >= column_bytes,
         "{}",
-        ranges::held(&kept)
+        ranges::held::held(&kept)
     );
     assert!(
-        ranges::held(&kept) < column_bytes + 4096,
+        ranges::held::held(&kept) < column_bytes + 4096,
         "{}",
-        ranges::held(&kept)
+        ranges::held::held(&kept)
     );
 }
 

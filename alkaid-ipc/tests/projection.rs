@@ -7,6 +7,8 @@ mod batches;
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
+#[path = "support/held.rs"]
+mod held;
 mod support;
 
 use std::io::Cursor;
@@ -22,6 +24,7 @@ use alkaid_ipc::{
 use alkaid_schema::{DataType, Field, IntegerType, Schema, SchemaRef, arbitrary};
 use batches::random_batches;
 use common::{Rng, dictionary_of_dictionary, generatable};
+use held::held;
 use proptest::prelude::*;
 use support::CountingSource;
 
@@ -363,24 +366,6 @@ fn one_of_eight_columns_of_a_file_reads_that_columns_bytes_alone() {
             assert!(equal(&p.column(0).to_data(), &w.column(5).to_data()));
         }
     }
-}
-
-/// The allocations behind `data` and everything below it, each counted once.
-fn held(data: &alkaid_data::ArrayData) -> usize {
-    fn add(data: &alkaid_data::ArrayData, tally: &mut alkaid_buffer::memory::MemoryTally) {
-        for buffer in data.buffers() {
-            tally.add(buffer);
-        }
-        if let Some(nulls) = data.nulls() {
-            tally.add(nulls.validity().inner());
-        }
-        for child in data.children() {
-            add(child, tally);
-        }
-    }
-    let mut tally = alkaid_buffer::memory::MemoryTally::new();
-    add(data, &mut tally);
-    tally.bytes()
 }
 
 /// Read through `Read + Seek`, a column kept from a batch read whole holds the whole body;

@@ -12,18 +12,12 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use alkaid_flight::{DirectoryService, ServerOptions, serve};
+use alkaid_flight::{DirectoryService, FlightClient, FlightError, ServerOptions, serve};
+use futures_util::TryStreamExt;
 
-pub fn python() -> PathBuf {
-    if let Some(python) = std::env::var_os("ALKAID_PYTHON") {
-        return python.into();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci-venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
+#[path = "../../../alkaid-ipc-async/tests/support/python.rs"]
+mod python;
+pub use python::python;
 
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/pyarrow_flight.py")
@@ -205,4 +199,15 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The error of fetching `ticket`: from the call itself, or from the stream it answers.
+pub async fn get_error(client: &mut FlightClient, ticket: &[u8]) -> FlightError {
+    match client.do_get(ticket).await {
+        Err(e) => e,
+        Ok(stream) => match stream.try_collect::<Vec<_>>().await {
+            Err(e) => e,
+            Ok(batches) => panic!("{} batches where an error was expected", batches.len()),
+        },
+    }
 }

@@ -9,24 +9,16 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "../support/python.rs"]
+mod python;
+use python::python;
 
 pub struct Moto {
     child: Child,
     address: SocketAddr,
-}
-
-fn python() -> PathBuf {
-    if let Some(python) = std::env::var_os("ALKAID_PYTHON") {
-        return python.into();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci-venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
 }
 
 impl Moto {

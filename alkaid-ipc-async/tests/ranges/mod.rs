@@ -11,6 +11,9 @@ use alkaid_buffer::Buffer;
 use alkaid_ipc::Result;
 use alkaid_ipc_async::RangeSource;
 
+#[path = "../../../alkaid-ipc/tests/support/held.rs"]
+pub mod held;
+
 pub fn block_on<T>(future: impl Future<Output = T>) -> T {
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -155,22 +158,4 @@ impl RangeSource for Misbehaving {
             _ => Ok(bytes),
         }
     }
-}
-
-/// The allocations behind `data` and everything below it, each counted once.
-pub fn held(data: &alkaid_data::ArrayData) -> usize {
-    fn add(data: &alkaid_data::ArrayData, tally: &mut alkaid_buffer::memory::MemoryTally) {
-        for buffer in data.buffers() {
-            tally.add(buffer);
-        }
-        if let Some(nulls) = data.nulls() {
-            tally.add(nulls.validity().inner());
-        }
-        for child in data.children() {
-            add(child, tally);
-        }
-    }
-    let mut tally = alkaid_buffer::memory::MemoryTally::new();
-    add(data, &mut tally);
-    tally.bytes()
 }

@@ -208,6 +208,22 @@ impl FileDecoder {
         self.batches.len()
     }
 
+    /// Checks that `batches` is a range of this file's batches, for a reader about to
+    /// iterate over it.
+    ///
+    /// # Errors
+    /// If the range is reversed or ends past the last batch.
+    pub fn check_batch_range(&self, batches: &Range<usize>) -> Result<()> {
+        let count = self.batches.len();
+        if batches.start > batches.end || batches.end > count {
+            return Err(IpcError::invalid_argument(format!(
+                "batches {}..{} of a file with {count} batches",
+                batches.start, batches.end
+            )));
+        }
+        Ok(())
+    }
+
     /// The length of the file, in bytes.
     pub fn file_len(&self) -> u64 {
         self.file_len

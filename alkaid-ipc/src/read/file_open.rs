@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use alkaid_buffer::Buffer;
 
-use super::file_decoder::FileDecoder;
+use super::file_decoder::{FileDecoder, check_fetched};
 use super::framing::MAGICS;
 use super::options::ReadOptions;
 use crate::error::{IpcError, Result};
@@ -99,14 +99,7 @@ impl FileOpening {
             range,
             later,
         } = self;
-        if fetched.len() as u64 != range.end - range.start {
-            return Err(IpcError::truncated(format!(
-                "the source returned {} bytes for bytes {}..{} of the file",
-                fetched.len(),
-                range.start,
-                range.end
-            )));
-        }
+        check_fetched(std::slice::from_ref(&range), std::slice::from_ref(&fetched))?;
         // The bytes from `range.start` to the end of the file. Only a footer longer than
         // the first fetch is joined, once: metadata, never a body.
         let tail = match later {

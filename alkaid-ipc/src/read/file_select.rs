@@ -7,7 +7,7 @@ use std::ops::Range;
 use alkaid_array::RecordBatch;
 
 use super::file::{ByteSource, FileReader};
-use crate::error::{IpcError, Result};
+use crate::error::Result;
 
 impl<S: ByteSource> FileReader<S> {
     /// Makes iteration yield batches `range` (and then stop), whatever was read before.
@@ -35,13 +35,7 @@ impl<S: ByteSource> FileReader<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn select_batches(&mut self, range: Range<usize>) -> Result<()> {
-        let batches = self.decoder.num_batches();
-        if range.start > range.end || range.end > batches {
-            return Err(IpcError::invalid_argument(format!(
-                "batches {}..{} of a file with {batches} batches",
-                range.start, range.end,
-            )));
-        }
+        self.decoder.check_batch_range(&range)?;
         (self.next, self.end) = (range.start, range.end);
         Ok(())
     }

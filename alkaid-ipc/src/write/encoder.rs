@@ -217,18 +217,42 @@ impl MessageEncoder {
         self.fbb.reset();
         let encoding = self.schema_encoding();
         let header = encode_schema(&mut self.fbb, &self.schema, &self.ids, encoding);
+        self.finish(
+            MessageKind::Schema,
+            header.as_union_value(),
+            None,
+            &Metadata::new(),
+        )
+    }
+
+    /// Finishes the builder's message around `header` (of a message of `kind`), declaring
+    /// `body`'s length, with `metadata`.
+    fn finish(
+        &mut self,
+        kind: MessageKind,
+        header: flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>,
+        body: Option<Body>,
+        metadata: &Metadata,
+    ) -> EncodedMessage {
+        let header_type = match kind {
+            MessageKind::Schema => fb::MessageHeader::Schema,
+            MessageKind::Dictionary => fb::MessageHeader::DictionaryBatch,
+            MessageKind::RecordBatch => fb::MessageHeader::RecordBatch,
+        };
+        let body_len = body.as_ref().map_or(0, Body::len);
+        let namespace = self.options.namespace();
         finish_message(
             &mut self.fbb,
-            fb::MessageHeader::Schema,
-            header.as_union_value(),
-            0,
-            &Metadata::new(),
-            self.options.namespace(),
+            header_type,
+            header,
+            body_len,
+            metadata,
+            namespace,
         );
         EncodedMessage {
-            kind: MessageKind::Schema,
+            kind,
             flatbuffer: self.fbb.finished_data().to_vec(),
-            body: None,
+            body,
         }
     }
 
@@ -274,19 +298,13 @@ impl MessageEncoder {
             &body,
             self.options.compression(),
         );
-        finish_message(
-            &mut self.fbb,
-            fb::MessageHeader::RecordBatch,
+        let message = self.finish(
+            MessageKind::RecordBatch,
             table.as_union_value(),
-            body.len(),
+            Some(body),
             metadata,
-            self.options.namespace(),
         );
-        pending.messages.push(EncodedMessage {
-            kind: MessageKind::RecordBatch,
-            flatbuffer: self.fbb.finished_data().to_vec(),
-            body: Some(body),
-        });
+        pending.messages.push(message);
         self.sent.extend(pending.sent);
         Ok(pending.messages)
     }
@@ -353,19 +371,13 @@ impl MessageEncoder {
                 isDelta: is_delta,
             },
         );
-        finish_message(
-            &mut self.fbb,
-            fb::MessageHeader::DictionaryBatch,
+        let message = self.finish(
+            MessageKind::Dictionary,
             header.as_union_value(),
-            body.len(),
+            Some(body),
             &Metadata::new(),
-            self.options.namespace(),
         );
-        pending.messages.push(EncodedMessage {
-            kind: MessageKind::Dictionary,
-            flatbuffer: self.fbb.finished_data().to_vec(),
-            body: Some(body),
-        });
+        pending.messages.push(message);
         pending.sent.insert(id, values);
         Ok(())
     }
