@@ -356,11 +356,13 @@ impl FlightService for DirectoryService {
         // Dropping the sender without the end (here, or with this future when the client
         // goes away) makes the writing remove its file.
         drop(sender);
+        // The writing is awaited even when the upload failed, so that its temporary file
+        // is gone before the client hears of the failure.
+        let written = writing.await;
         if let Err(e) = received {
             return Err(e.into());
         }
-        writing
-            .await
+        written
             .map_err(|e| Status::internal(format!("writing the upload: {e}")))?
             .map_err(Status::from)?;
         Ok(Response::new(Box::pin(stream::iter(results))))
