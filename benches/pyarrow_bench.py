@@ -17,7 +17,8 @@ single-threaded reads and writes; the `_2_threads` rows leave it on (2 threads h
 
 usage: python3 benches/pyarrow_bench.py [--data target/bench-data] [--out FILE] [FILTER]
 FILTER keeps the rows whose `group/case` contains it. The results go to
-`target/criterion-pyarrow/results.json` unless `--out` says otherwise.
+`target/criterion-pyarrow/results.json` unless `--out` says otherwise; a filtered run
+replaces the figures it measured and keeps the others.
 """
 import argparse
 import io
@@ -158,6 +159,65 @@ def ipc(timer: Timer, data: pathlib.Path) -> None:
         timer.time("ipc_object_store", f"file/{case}", from_file)
 
 
+def flight(timer: Timer, data: pathlib.Path) -> None:
+    """DoGet and DoPut of the 64 batches over loopback, pyarrow's Flight client and server
+    (Arrow C++) in this process, as the Rust side runs both of each library in one."""
+    import pyarrow.flight as fl
+
+    path = data / "flight_batches.arrow"
+    if not path.exists():
+        print(f"{path} is missing: `cargo bench -p alkaid-benches --bench flight` writes it",
+              file=sys.stderr)
+        return
+    reader = pa.ipc.open_file(pa.py_buffer(path.read_bytes()))
+    schema = reader.schema
+    batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]
+    rows = sum(batch.num_rows for batch in batches)
+
+    def count_rows(stream) -> int:
+        total = 0
+        while True:
+            try:
+                total += stream.read_chunk().data.num_rows
+            except StopIteration:
+                return total
+
+    class Memory(fl.FlightServerBase):
+        """Serves the batches from memory, encoded with the ticket's codec; counts uploads."""
+
+        def do_get(self, context, ticket):
+            source = pa.RecordBatchReader.from_batches(schema, batches)
+            return fl.RecordBatchStream(source, options=write_options(ticket.ticket.decode()))
+
+        def do_put(self, context, descriptor, reader, writer):
+            writer.write(pa.py_buffer(str(count_rows(reader)).encode()))
+
+    server = Memory("grpc://127.0.0.1:0")
+    try:
+        client = fl.connect(f"grpc://127.0.0.1:{server.port}")
+        for codec in ["none", "lz4"]:
+            call = fl.FlightCallOptions(write_options=write_options(codec))
+
+            def get():
+                got = count_rows(client.do_get(fl.Ticket(codec.encode())))
+                assert got == rows, (got, rows)
+
+            def put():
+                descriptor = fl.FlightDescriptor.for_path("bench")
+                writer, answers = client.do_put(descriptor, schema, options=call)
+                for batch in batches:
+                    writer.write_batch(batch)
+                writer.done_writing()
+                assert answers.read().to_pybytes() == str(rows).encode()
+                writer.close()
+
+            timer.time("flight", f"do_get/{codec}", get)
+            timer.time("flight", f"do_put/{codec}", put)
+        client.close()
+    finally:
+        server.shutdown()
+
+
 def select(timer: Timer, data: pathlib.Path) -> None:
     inputs = read_file(data / "select_inputs.arrow")
     masks = read_file(data / "select_masks.arrow")
@@ -192,11 +252,19 @@ def main() -> None:
                  "--bench ipc --bench select` first, which writes the inputs there")
     ipc(timer, args.data)
     select(timer, args.data)
+    flight(timer, args.data)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     info = {"pyarrow": pa.__version__, "pool": pa.default_memory_pool().backend_name,
             "cpu_count": pa.cpu_count()}
-    args.out.write_text(json.dumps({"info": info, "results": timer.results}, indent=1) + "\n")
-    print(f"{len(timer.results)} figures written to {args.out}")
+    # A filtered run replaces only the figures it measured.
+    measured = {(r["group"], r["id"]) for r in timer.results}
+    kept = []
+    if args.out.exists():
+        kept = [r for r in json.loads(args.out.read_text())["results"]
+                if (r["group"], r["id"]) not in measured]
+    results = kept + timer.results
+    args.out.write_text(json.dumps({"info": info, "results": results}, indent=1) + "\n")
+    print(f"{len(timer.results)} figures written to {args.out} ({len(kept)} kept from before)")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ use crate::schema::schema_from_ipc;
 /// The largest message either side takes by default: 256 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 << 20;
 
+/// The largest HTTP/2 frame either side of alkaid-flight accepts: a peer may send a
+/// message's bytes in frames of up to this size (HTTP/2's default is 16 KiB).
+pub(crate) const MAX_FRAME_BYTES: u32 = 1 << 20;
+
 /// How a [`FlightClient`] connects and what it sends.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -174,7 +178,11 @@ impl FlightClient {
     async fn connect_parsed((http, tls): (String, bool), options: ClientOptions) -> Result<Self> {
         let mut endpoint = Endpoint::from_shared(http)?
             .connect_timeout(options.connect_timeout)
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            // HTTP/2's fixed windows (2 MiB a stream by default) stall a large transfer
+            // on every round trip; the adaptive window grows with the measured bandwidth.
+            .http2_adaptive_window(true)
+            .max_frame_size(MAX_FRAME_BYTES);
         if tls {
             let mut config = ClientTlsConfig::new();
             config = match &options.tls_ca {

@@ -1,6 +1,14 @@
 //! `FlightData`, written by hand rather than generated: its body is a list of pieces (the
 //! batch's buffers and their padding, shared, never joined into one vector) going out, and
 //! the received bytes themselves coming in. Field numbers are Flight.proto's.
+//!
+//! A body is of use where it arrives only if its buffers are aligned for their types;
+//! otherwise the decoder copies them. The sender cannot know where the receiver keeps a
+//! message, but gRPC receivers (tonic, gRPC C++) commonly read each message into memory
+//! of its own, from an allocation's start: so the header goes out padded with zero bytes
+//! (trailing bytes after a flatbuffer are ignored by its readers, as the IPC stream
+//! format's own 8-byte padding is) until the body starts [`BODY_ALIGNMENT`] bytes into
+//! the message. A receiver that keeps it elsewhere copies, as before.
 
 use alkaid_buffer::Buffer;
 use alkaid_ipc::EncodedMessage;
@@ -95,10 +103,59 @@ impl FlightData {
     }
 }
 
+/// Where a sent body starts, counted from the start of its message, is a multiple of
+/// this (the largest alignment of a fixed-width type).
+pub const BODY_ALIGNMENT: usize = 16;
+
 const DESCRIPTOR: u32 = 1;
 const HEADER: u32 = 2;
 const APP_METADATA: u32 = 3;
 const BODY: u32 = 1000;
+
+impl FlightData {
+    /// The length of the encoding up to the body's first byte, with the header padded by
+    /// `padding` zero bytes.
+    fn encoded_len_before_body(&self, padding: usize) -> usize {
+        let descriptor = self
+            .flight_descriptor
+            .as_ref()
+            .map_or(0, |d| encoding::message::encoded_len(DESCRIPTOR, d));
+        let header = match self.data_header.len() {
+            0 => 0,
+            n => {
+                encoding::key_len(HEADER)
+                    + encoding::encoded_len_varint((n + padding) as u64)
+                    + n
+                    + padding
+            }
+        };
+        let app_metadata = match self.app_metadata.is_empty() {
+            true => 0,
+            false => encoding::bytes::encoded_len(APP_METADATA, &self.app_metadata),
+        };
+        let body = match self.data_body.len() {
+            0 => 0,
+            n => encoding::key_len(BODY) + encoding::encoded_len_varint(n as u64),
+        };
+        descriptor + header + app_metadata + body
+    }
+
+    /// The zero bytes after the header that start the body at a multiple of
+    /// [`BODY_ALIGNMENT`]: none without a header or a body. One more byte of padding
+    /// moves the body by one, or by two where the header's length grows a varint byte,
+    /// so two rounds of the alignment always hold a fit.
+    fn header_padding(&self) -> usize {
+        if self.data_header.is_empty() || self.data_body.is_empty() {
+            return 0;
+        }
+        (0..2 * BODY_ALIGNMENT)
+            .find(|&padding| {
+                self.encoded_len_before_body(padding)
+                    .is_multiple_of(BODY_ALIGNMENT)
+            })
+            .unwrap_or(0)
+    }
+}
 
 impl prost::Message for FlightData {
     fn encode_raw(&self, buf: &mut impl BufMut) {
@@ -106,7 +163,11 @@ impl prost::Message for FlightData {
             encoding::message::encode(DESCRIPTOR, descriptor, buf);
         }
         if !self.data_header.is_empty() {
-            encoding::bytes::encode(HEADER, &self.data_header, buf);
+            let padding = self.header_padding();
+            encoding::encode_key(HEADER, WireType::LengthDelimited, buf);
+            encoding::encode_varint((self.data_header.len() + padding) as u64, buf);
+            buf.put_slice(&self.data_header);
+            buf.put_bytes(0, padding);
         }
         if !self.app_metadata.is_empty() {
             encoding::bytes::encode(APP_METADATA, &self.app_metadata, buf);
@@ -148,22 +209,7 @@ impl prost::Message for FlightData {
     }
 
     fn encoded_len(&self) -> usize {
-        let descriptor = self
-            .flight_descriptor
-            .as_ref()
-            .map_or(0, |d| encoding::message::encoded_len(DESCRIPTOR, d));
-        let bytes = |tag, b: &Bytes| match b.is_empty() {
-            true => 0,
-            false => encoding::bytes::encoded_len(tag, b),
-        };
-        let body = match self.data_body.len() {
-            0 => 0,
-            n => encoding::key_len(BODY) + encoding::encoded_len_varint(n as u64) + n,
-        };
-        descriptor
-            + bytes(HEADER, &self.data_header)
-            + bytes(APP_METADATA, &self.app_metadata)
-            + body
+        self.encoded_len_before_body(self.header_padding()) + self.data_body.len()
     }
 
     fn clear(&mut self) {
@@ -213,19 +259,61 @@ mod tests {
                 app_metadata: Bytes::from_static(b"meta"),
                 data_body: DataBody::from_pieces(pieces.clone()),
             };
-            let theirs = Generated {
-                flight_descriptor: ours.flight_descriptor.clone(),
-                data_header: ours.data_header.clone(),
-                app_metadata: ours.app_metadata.clone(),
-                data_body: Bytes::from(pieces.concat()),
-            };
             let wire = ours.encode_to_vec();
-            assert_eq!(wire, theirs.encode_to_vec());
+            // prost's encoding of the same fields, with the header padded by the zero
+            // bytes that start the body at a multiple of the alignment.
+            let padded = (0..2 * BODY_ALIGNMENT).find(|&padding| {
+                let mut header = ours.data_header.to_vec();
+                header.resize(header.len() + padding, 0);
+                let theirs = Generated {
+                    flight_descriptor: ours.flight_descriptor.clone(),
+                    data_header: header.into(),
+                    app_metadata: ours.app_metadata.clone(),
+                    data_body: Bytes::from(pieces.concat()),
+                };
+                theirs.encode_to_vec() == wire
+            });
+            let padding = padded.expect("the encoding is prost's with a padded header");
+            let body = pieces.concat().len();
+            match body {
+                0 => assert_eq!(padding, 0),
+                n => assert_eq!((wire.len() - n) % BODY_ALIGNMENT, 0),
+            }
             assert_eq!(ours.encoded_len(), wire.len());
             let back = FlightData::decode(Bytes::from(wire)).unwrap();
+            assert_eq!(&back.data_header[..6], b"header");
+            assert!(back.data_header[6..].iter().all(|&b| b == 0));
             assert_eq!(back.data_body.to_buffer().as_slice(), &pieces.concat()[..]);
             assert_eq!(back.flight_descriptor, ours.flight_descriptor);
             assert_eq!(back.app_metadata, ours.app_metadata);
+        }
+    }
+
+    #[test]
+    fn every_body_starts_aligned_whatever_comes_before_it() {
+        // Header, app_metadata and body lengths on both sides of the varint boundaries
+        // (127/128 and 16383/16384 bytes).
+        let lengths = [1, 7, 100, 120, 126, 127, 128, 129, 16_370, 16_383, 16_384];
+        for header in lengths {
+            for metadata in [0, 1, 127, 128] {
+                for body in [1, 8, 127, 128, 16_384, 70_000] {
+                    let data = FlightData {
+                        flight_descriptor: None,
+                        data_header: Bytes::from(vec![1u8; header]),
+                        app_metadata: Bytes::from(vec![2u8; metadata]),
+                        data_body: DataBody::from(Bytes::from(vec![3u8; body])),
+                    };
+                    let wire = data.encode_to_vec();
+                    assert_eq!(wire.len(), data.encoded_len());
+                    let start = wire.len() - body;
+                    assert_eq!(start % BODY_ALIGNMENT, 0, "{header} {metadata} {body}");
+                    assert!(wire[start..].iter().all(|&b| b == 3));
+                    let back = FlightData::decode(&wire[..]).unwrap();
+                    assert_eq!(back.data_body.len(), body);
+                    assert_eq!(&back.data_header[..header], &data.data_header[..]);
+                    assert_eq!(back.app_metadata, data.app_metadata);
+                }
+            }
         }
     }
 

@@ -79,7 +79,7 @@ pub use decode::{FlightDecoder, FlightRecordBatchStream};
 pub use directory::DirectoryService;
 pub use encode::{FlightEncoder, encode_stream};
 pub use error::{FlightError, Result};
-pub use flight_data::{DataBody, FlightData};
+pub use flight_data::{BODY_ALIGNMENT, DataBody, FlightData};
 pub use proto::{
     Action, ActionType, FlightDescriptor, FlightEndpoint, FlightInfo, PollInfo, PutResult, Ticket,
 };

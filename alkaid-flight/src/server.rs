@@ -188,7 +188,8 @@ pub async fn serve<S: FlightService>(
     let service = Watched(InterceptedService::new(flight, TokenCheck(options.token)));
     let mut server = Server::builder()
         .tcp_nodelay(true)
-        .http2_adaptive_window(Some(true));
+        .http2_adaptive_window(Some(true))
+        .max_frame_size(crate::client::MAX_FRAME_BYTES);
     if let Some((cert, key)) = &options.tls {
         server =
             server.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
