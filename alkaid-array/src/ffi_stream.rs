@@ -13,12 +13,12 @@ use std::fmt::Display;
 use std::ptr;
 use std::sync::Arc;
 
-use alkaid_data::ArrayData;
-use alkaid_data::ffi::{ArrowArray, import_array};
+use alkaid_data::ffi::{ArrowArray, import_array_with};
+use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::ffi::{ArrowSchema, import_field};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 
-use crate::{ArrayError, RecordBatch, make_array};
+use crate::{ArrayError, RecordBatch};
 
 /// `EINVAL`, for a schema or batch that cannot be exported.
 const EINVAL: c_int = 22;
@@ -231,6 +231,7 @@ fn batch_data(batch: &RecordBatch) -> Result<ArrayData, ArrayError> {
 pub struct StreamReader {
     stream: ArrowArrayStream,
     schema: SchemaRef,
+    level: ValidationLevel,
     done: bool,
 }
 
@@ -245,6 +246,23 @@ impl StreamReader {
     /// `stream` must point to a valid `ArrowArrayStream` as the C stream interface defines
     /// it, whose batches are valid arrays of its schema (they are checked structurally).
     pub unsafe fn try_new(stream: *mut ArrowArrayStream) -> Result<Self, ArrayError> {
+        // SAFETY: passed on from the caller.
+        unsafe { Self::try_new_with(stream, ValidationLevel::Structural) }
+    }
+
+    /// Like [`try_new`](Self::try_new), with every batch checked at `level` before it is
+    /// made: `Full` for producers that are not trusted with their values.
+    ///
+    /// # Errors
+    /// As [`try_new`](Self::try_new); each batch fails as `level` finds.
+    ///
+    /// # Safety
+    /// As [`try_new`](Self::try_new); at `Full` or above the batches' values need not be
+    /// valid, only their pointers and the buffer sizes their layout implies.
+    pub unsafe fn try_new_with(
+        stream: *mut ArrowArrayStream,
+        level: ValidationLevel,
+    ) -> Result<Self, ArrayError> {
         // SAFETY: a valid pointer or null, per the caller.
         let Some(source) = (unsafe { stream.as_mut() }) else {
             return Err(stream_error("the stream pointer is null"));
@@ -258,6 +276,7 @@ impl StreamReader {
         let mut reader = Self {
             stream,
             schema: Arc::new(Schema::empty()),
+            level,
             done: false,
         };
         let mut out = ArrowSchema::empty();
@@ -323,21 +342,12 @@ impl StreamReader {
             return Ok(None);
         }
         let data_type = DataType::Struct(self.schema.fields().clone());
-        // SAFETY: a batch the producer filled, valid for its schema per the caller.
-        let data = unsafe { import_array(&mut out, &data_type) }?;
-        if data.null_count() > 0 {
-            return Err(stream_error("a batch with null rows"));
-        }
-        let (offset, len) = (data.offset(), data.len());
-        let columns = data
-            .children()
-            .iter()
-            .map(|child| make_array(child.slice(offset, len)))
-            .collect();
-        Ok(Some(RecordBatch::try_new_with_rows(
+        // SAFETY: a batch the producer filled, valid for its schema per the caller (its
+        // values too, below `Full`).
+        let data = unsafe { import_array_with(&mut out, &data_type, self.level) }?;
+        Ok(Some(RecordBatch::try_from_struct(
             self.schema.clone(),
-            columns,
-            len,
+            &data,
         )?))
     }
 }

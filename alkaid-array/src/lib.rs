@@ -18,6 +18,7 @@
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
 //! | [`ffi_stream`] | the C stream interface: batches handed to and taken from other libraries in one process |
+//! | [`ffi_device_stream`] | the C device interface's stream, for CPU batches: the same, for consumers that ask for devices |
 //! | [`display`] | readable text for every type (`Display` for `dyn Array`), and tables of batches |
 //! | [`make_builder`] | a `dyn` [`ArrayBuilder`] for a data type known only at run time |
 //!
@@ -80,6 +81,7 @@ mod dictionary;
 pub mod display;
 mod dynamic;
 mod error;
+pub mod ffi_device_stream;
 pub mod ffi_stream;
 mod field_validation;
 mod fixed;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use alkaid_schema::{Schema, SchemaRef};
 
-use alkaid_data::ValidationLevel;
+use alkaid_data::{ArrayData, ValidationLevel};
 
 use crate::{ArrayError, ArrayRef, validate_field};
 
@@ -71,6 +71,31 @@ impl RecordBatch {
             columns,
             num_rows,
         })
+    }
+
+    /// The batch a struct array stands for (the C interfaces carry batches so): its
+    /// children, sliced to its offset and length, are the columns of `schema`.
+    ///
+    /// # Errors
+    /// If the struct has null rows (a batch has none), or its children do not fit
+    /// `schema`.
+    pub fn try_from_struct(schema: SchemaRef, data: &ArrayData) -> Result<Self, ArrayError> {
+        if data.null_count() > 0 {
+            return Err(ArrayError::Data(alkaid_data::DataError::new(
+                alkaid_data::DataErrorKind::InvalidType,
+                format!(
+                    "a struct with {} null rows cannot be a record batch",
+                    data.null_count()
+                ),
+            )));
+        }
+        let (offset, len) = (data.offset(), data.len());
+        let columns = data
+            .children()
+            .iter()
+            .map(|child| crate::make_array(child.slice(offset, len)))
+            .collect();
+        Self::try_new_with_rows(schema, columns, len)
     }
 
     /// A batch of `columns` checked as `options` say: readers of data written elsewhere

@@ -951,3 +951,28 @@ proptest! {
         round_trip(&array);
     }
 }
+
+#[test]
+fn a_struct_becomes_a_batch_sliced_and_without_null_rows() {
+    let fields = vec![Field::new("n", DataType::Int32, true)];
+    let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3, 4]));
+    let whole = StructArray::try_new(fields.clone().into(), vec![column.clone()], None).unwrap();
+    let schema = Arc::new(Schema::new(fields.clone()));
+    let sliced = whole.to_data().slice(1, 2);
+    let batch = RecordBatch::try_from_struct(schema.clone(), &sliced).unwrap();
+    assert_eq!(batch.num_rows(), 2);
+    let values = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!((values.value(0), values.value(1)), (2, 3));
+    let with_nulls = StructArray::try_new(
+        fields.into(),
+        vec![column],
+        Some(vec![true, false, true, true].into()),
+    )
+    .unwrap();
+    let error = RecordBatch::try_from_struct(schema, &with_nulls.to_data()).unwrap_err();
+    assert!(error.to_string().contains("1 null rows"), "{error}");
+}

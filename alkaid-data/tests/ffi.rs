@@ -188,3 +188,23 @@ fn sliced_validity_moves_to_the_array_offset() {
     assert!(equal(&back, &data));
     assert!(back.is_null(2) && back.is_valid(0));
 }
+
+#[test]
+fn a_null_array_may_come_with_one_null_buffer() {
+    // As Polars exports it: one buffer pointer, null.
+    let mut polars_style = foreign_ints(&[0, 0, 0], vec![ptr::null()]);
+    let before = RELEASED.load(Ordering::SeqCst);
+    // SAFETY: a valid Null array with a placeholder buffer.
+    let data = unsafe { import_array(&mut polars_style, &DataType::Null) }.unwrap();
+    assert_eq!((data.len(), data.buffers().len()), (3, 0));
+    drop(data);
+    assert_eq!(RELEASED.load(Ordering::SeqCst), before + 1);
+    // A buffer that holds something is not a placeholder.
+    let values: &'static [i32] = Box::leak(Box::new([1, 2, 3]));
+    let real = foreign_ints(values, vec![values.as_ptr().cast()]);
+    let message = import_error(real, &DataType::Null);
+    assert!(
+        message.contains("takes 0 buffers here, found 1"),
+        "{message}"
+    );
+}

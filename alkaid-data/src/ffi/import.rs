@@ -170,6 +170,17 @@ unsafe fn read(
     let spec = layout(data_type);
     let validity = usize::from(spec.has_validity);
     let fixed = validity + spec.buffers.len();
+    // Some producers (Polars) give a Null array one buffer, a null pointer where other
+    // types keep their validity; it holds nothing, so it is taken for none.
+    let one_null_buffer = n_buffers == 1 && !array.buffers.is_null() && {
+        // SAFETY: one buffer pointer, per the caller (the array of pointers is non-null).
+        unsafe { *array.buffers }.is_null()
+    };
+    let n_buffers = if matches!(data_type, DataType::Null) && one_null_buffer {
+        0
+    } else {
+        n_buffers
+    };
     // Views: the data buffers, then one buffer of their sizes.
     let expected = if spec.variadic {
         n_buffers.max(fixed + 1)

@@ -9,15 +9,26 @@
 //! copied into aligned memory; nothing else is copied. The schema travels separately (see
 //! `alkaid_schema::ffi`).
 //!
+//! The C device data interface's [`ArrowDeviceArray`] wraps an `ArrowArray` with the device
+//! its memory is on; Alkaid exports and imports CPU ones through the same code.
+//!
 //! [`Buffer`]: alkaid_buffer::Buffer
 //! [`ArrayData`]: crate::ArrayData
 
+mod device;
 mod export;
 mod import;
 
 use std::ffi::c_void;
 use std::ptr;
 
+pub use device::{
+    ARROW_DEVICE_CPU, ARROW_DEVICE_CUDA, ARROW_DEVICE_CUDA_HOST, ARROW_DEVICE_CUDA_MANAGED,
+    ARROW_DEVICE_EXT_DEV, ARROW_DEVICE_HEXAGON, ARROW_DEVICE_METAL, ARROW_DEVICE_ONEAPI,
+    ARROW_DEVICE_OPENCL, ARROW_DEVICE_ROCM, ARROW_DEVICE_ROCM_HOST, ARROW_DEVICE_VPI,
+    ARROW_DEVICE_VULKAN, ARROW_DEVICE_WEBGPU, ArrowDeviceArray, ArrowDeviceType, CPU_DEVICE_ID,
+    check_readable, device_type_name, import_device_array,
+};
 pub use import::{MAX_IMPORT_DEPTH, import_array, import_array_with};
 
 /// The C `struct ArrowArray`, field for field.

@@ -1,0 +1,51 @@
+"""Alkaid: Arrow-format columns in Rust, shared with pyarrow, Polars and DuckDB without a copy.
+
+Every class here is a producer of the Arrow PyCapsule interface, so ``pyarrow.array(a)``,
+``pyarrow.record_batch(b)``, ``polars.DataFrame(b)`` or a DuckDB query over a reader take
+Alkaid data in place; ``alkaid.array``, ``alkaid.record_batch``, ``alkaid.reader`` and
+``alkaid.schema`` take theirs the same way, checked before use.
+"""
+
+from ._alkaid import (
+    AlkaidError,
+    Array,
+    DataType,
+    Field,
+    RecordBatch,
+    RecordBatchReader,
+    Schema,
+    array,
+    concat,
+    filter,
+    read_ipc_file,
+    read_ipc_stream,
+    reader,
+    record_batch,
+    schema,
+    take,
+    validate,
+    write_ipc_file,
+    write_ipc_stream,
+)
+
+__all__ = [
+    "AlkaidError",
+    "Array",
+    "DataType",
+    "Field",
+    "RecordBatch",
+    "RecordBatchReader",
+    "Schema",
+    "array",
+    "concat",
+    "filter",
+    "read_ipc_file",
+    "read_ipc_stream",
+    "reader",
+    "record_batch",
+    "schema",
+    "take",
+    "validate",
+    "write_ipc_file",
+    "write_ipc_stream",
+]

@@ -1,0 +1,168 @@
+//! `alkaid.Array`: one column of any type, shared with Python libraries through
+//! `__arrow_c_array__` and `__arrow_c_device_array__` without a copy.
+
+use alkaid_array::{ArrayRef, make_array};
+use alkaid_data::{ArrayData, ValidationLevel};
+use alkaid_schema::Field;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use crate::capsule::{array_capsules, device_array_capsules, honour_requested, import_array_from};
+use crate::error::to_py;
+use crate::schema::{PyDataType, PyField};
+
+/// A column: its field (name, type, nullability) and its values.
+#[pyclass(name = "Array", module = "alkaid", frozen)]
+#[derive(Debug, Clone)]
+pub struct PyArray {
+    /// The field the array is exported with.
+    pub field: Field,
+    /// The values.
+    pub array: ArrayRef,
+}
+
+impl From<ArrayRef> for PyArray {
+    /// An array exported as a nullable field named `""`.
+    fn from(array: ArrayRef) -> Self {
+        let field = Field::new("", array.data_type().clone(), true);
+        Self { field, array }
+    }
+}
+
+impl PyArray {
+    /// The array of any producer, checked in full: Python code must not be able to make
+    /// an array whose offsets or text Rust would trust.
+    pub fn import(object: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (field, data) = import_array_from(object)?;
+        Ok(Self {
+            field,
+            array: make_array(data),
+        })
+    }
+}
+
+/// The addresses of `data`'s own buffers (validity bitmap first, when there is one).
+pub(crate) fn buffer_addresses(data: &ArrayData) -> Vec<usize> {
+    let validity = data.nulls().map(|n| n.validity().inner().as_ptr() as usize);
+    validity
+        .into_iter()
+        .chain(data.buffers().iter().map(|b| b.as_ptr() as usize))
+        .collect()
+}
+
+/// The validation level a `full` flag asks for.
+pub(crate) fn level(full: bool) -> ValidationLevel {
+    if full {
+        ValidationLevel::Full
+    } else {
+        ValidationLevel::Structural
+    }
+}
+
+#[pymethods]
+impl PyArray {
+    /// The array of any `__arrow_c_array__` or `__arrow_c_device_array__` producer,
+    /// sharing its memory, checked in full.
+    #[staticmethod]
+    fn from_arrow(object: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::import(object)
+    }
+
+    /// The number of values.
+    fn __len__(&self) -> usize {
+        self.array.len()
+    }
+
+    /// The values' type.
+    #[getter]
+    fn r#type(&self) -> PyDataType {
+        PyDataType(self.array.data_type().clone())
+    }
+
+    /// The field the array is exported with.
+    #[getter]
+    fn field(&self) -> PyField {
+        PyField(self.field.clone())
+    }
+
+    /// The number of nulls.
+    #[getter]
+    fn null_count(&self) -> usize {
+        self.array.null_count()
+    }
+
+    /// The `length` values from `offset`, sharing memory.
+    #[pyo3(signature = (offset, length = None))]
+    fn slice(&self, offset: usize, length: Option<usize>) -> PyResult<Self> {
+        let len = self.array.len();
+        if offset > len {
+            return Err(to_py(format!(
+                "offset {offset} is past the array's {len} values"
+            )));
+        }
+        let length = length.unwrap_or(len - offset).min(len - offset);
+        Ok(Self {
+            field: self.field.clone(),
+            array: self.array.slice(offset, length),
+        })
+    }
+
+    /// Checks the array: every value when `full`, the structure otherwise.
+    #[pyo3(signature = (full = true))]
+    fn validate(&self, full: bool) -> PyResult<()> {
+        self.array.to_data().validate(level(full)).map_err(to_py)
+    }
+
+    /// Whether `other` (any array producer) holds the same type and values.
+    fn equals(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let other = Self::import(other)?;
+        Ok(alkaid_data::equal(
+            &self.array.to_data(),
+            &other.array.to_data(),
+        ))
+    }
+
+    /// The memory addresses of the array's own buffers (validity bitmap first, if any):
+    /// to check that data crossed without a copy.
+    fn buffer_addresses(&self) -> Vec<usize> {
+        buffer_addresses(&self.array.to_data())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "alkaid.Array({}, {} values, {} null)",
+            self.array.data_type(),
+            self.array.len(),
+            self.array.null_count()
+        )
+    }
+
+    /// The PyCapsule interface: the array's schema and array capsules.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let field = honour_requested(&self.field, requested_schema)?;
+        array_capsules(py, &field, &self.array.to_data())
+    }
+
+    /// The PyCapsule interface for devices: the array on the CPU.
+    #[pyo3(signature = (requested_schema = None, **kwargs))]
+    fn __arrow_c_device_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        crate::capsule::check_device_kwargs(kwargs)?;
+        let field = honour_requested(&self.field, requested_schema)?;
+        device_array_capsules(py, &field, &self.array.to_data())
+    }
+
+    /// The field's schema capsule, so that the array's type can be read alone.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        crate::capsule::schema_capsule(py, &self.field)
+    }
+}

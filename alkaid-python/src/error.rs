@@ -1,0 +1,20 @@
+//! Alkaid's errors as Python exceptions: `alkaid.AlkaidError`, a `ValueError`, with the
+//! error's message (which names what was wrong and where).
+
+use std::fmt::Display;
+
+use pyo3::PyErr;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+
+create_exception!(
+    alkaid,
+    AlkaidError,
+    PyValueError,
+    "Data that Alkaid refused: malformed, invalid or not of the expected type."
+);
+
+/// `error` as an [`AlkaidError`].
+pub fn to_py(error: impl Display) -> PyErr {
+    AlkaidError::new_err(error.to_string())
+}

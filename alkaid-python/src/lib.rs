@@ -1,0 +1,99 @@
+//! Alkaid for Python, and for the authors of pyo3 extensions.
+//!
+//! The Python module `alkaid` (built by maturin from this crate: `pip install
+//! ./alkaid-python`) holds Alkaid's schema types, arrays, record batches and readers,
+//! each a producer of the Arrow PyCapsule interface (`__arrow_c_schema__`,
+//! `__arrow_c_array__`, `__arrow_c_stream__` and the device variants), so that pyarrow,
+//! Polars, DuckDB and any other consumer take them without a copy; `alkaid.array`,
+//! `alkaid.record_batch`, `alkaid.reader` and `alkaid.schema` take any producer's data
+//! the same way, checked before use. IPC reading and writing, validation and the select
+//! kernels come with it.
+//!
+//! For a pyo3 extension of your own, depend on this crate as a library: its classes
+//! convert from Alkaid values, so a function returns Alkaid data to Python in one line,
+//! and [`capsule`] has the capsule functions for anything else.
+//!
+//! ```ignore
+//! // Ignored by doctest: it runs inside a Python interpreter, not a test binary.
+//! use alkaid_python::PyRecordBatch;
+//!
+//! #[pyo3::pyfunction]
+//! fn load() -> pyo3::PyResult<PyRecordBatch> {
+//!     let batch: alkaid_array::RecordBatch = build_it()?;
+//!     Ok(batch.into()) // pyarrow.record_batch(load()) takes it without a copy
+//! }
+//! ```
+
+pub mod capsule;
+
+mod array;
+mod batch;
+mod error;
+mod ipc;
+mod reader;
+mod schema;
+mod select;
+
+pub use array::PyArray;
+pub use batch::PyRecordBatch;
+pub use error::AlkaidError;
+pub use reader::{Batches, PyRecordBatchReader};
+pub use schema::{PyDataType, PyField, PySchema};
+
+use pyo3::prelude::*;
+
+/// The array of any `__arrow_c_array__` (or device) producer, sharing its memory,
+/// checked in full.
+#[pyfunction]
+#[pyo3(name = "array")]
+fn array_of(object: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+    PyArray::import(object)
+}
+
+/// The record batch of any producer of a struct array (a pyarrow or Polars batch).
+#[pyfunction]
+#[pyo3(name = "record_batch")]
+fn record_batch_of(object: &Bound<'_, PyAny>) -> PyResult<PyRecordBatch> {
+    PyRecordBatch::import(object)
+}
+
+/// A reader of any `__arrow_c_stream__` (or device) producer.
+#[pyfunction]
+#[pyo3(name = "reader")]
+fn reader_of(object: &Bound<'_, PyAny>) -> PyResult<PyRecordBatchReader> {
+    PyRecordBatchReader::import(object)
+}
+
+/// The schema of any `__arrow_c_schema__` producer of a struct (a pyarrow schema).
+#[pyfunction]
+#[pyo3(name = "schema")]
+fn schema_of(object: &Bound<'_, PyAny>) -> PyResult<PySchema> {
+    let field = capsule::import_field_from(object)?;
+    schema::schema_of(&field).map(PySchema)
+}
+
+/// The Python module.
+#[pymodule]
+#[pyo3(name = "_alkaid")]
+fn alkaid_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDataType>()?;
+    m.add_class::<PyField>()?;
+    m.add_class::<PySchema>()?;
+    m.add_class::<PyArray>()?;
+    m.add_class::<PyRecordBatch>()?;
+    m.add_class::<PyRecordBatchReader>()?;
+    m.add("AlkaidError", m.py().get_type::<AlkaidError>())?;
+    m.add_function(wrap_pyfunction!(array_of, m)?)?;
+    m.add_function(wrap_pyfunction!(record_batch_of, m)?)?;
+    m.add_function(wrap_pyfunction!(reader_of, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_of, m)?)?;
+    m.add_function(wrap_pyfunction!(ipc::read_ipc_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(ipc::read_ipc_file, m)?)?;
+    m.add_function(wrap_pyfunction!(ipc::write_ipc_stream, m)?)?;
+    m.add_function(wrap_pyfunction!(ipc::write_ipc_file, m)?)?;
+    m.add_function(wrap_pyfunction!(select::filter, m)?)?;
+    m.add_function(wrap_pyfunction!(select::take, m)?)?;
+    m.add_function(wrap_pyfunction!(select::concat, m)?)?;
+    m.add_function(wrap_pyfunction!(select::validate, m)?)?;
+    Ok(())
+}
