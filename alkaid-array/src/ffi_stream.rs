@@ -13,8 +13,8 @@ use std::fmt::Display;
 use std::ptr;
 use std::sync::Arc;
 
+use alkaid_data::ValidationLevel;
 use alkaid_data::ffi::{ArrowArray, import_array_with};
-use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::ffi::{ArrowSchema, import_field};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 
@@ -173,7 +173,7 @@ unsafe extern "C" fn get_next(stream: *mut ArrowArrayStream, out: *mut ArrowArra
     let array = match state.batches.next() {
         // The end: a released array.
         None => ArrowArray::empty(),
-        Some(Ok(batch)) => match batch_data(&batch) {
+        Some(Ok(batch)) => match batch.to_struct_data() {
             Ok(data) => ArrowArray::export(&data),
             Err(e) => {
                 state.last_error = CString::new(e.to_string()).ok();
@@ -212,18 +212,6 @@ unsafe extern "C" fn release_exported(stream: *mut ArrowArrayStream) {
     }
     stream.private_data = ptr::null_mut();
     stream.release = None;
-}
-
-/// A batch as the struct array the interface carries it as.
-fn batch_data(batch: &RecordBatch) -> Result<ArrayData, ArrayError> {
-    let data_type = DataType::Struct(batch.schema().fields().clone());
-    let children = batch.columns().iter().map(|c| c.to_data()).collect();
-    let builder = ArrayData::builder(data_type)
-        .len(batch.num_rows())
-        .children(children);
-    // SAFETY: a batch's columns are valid arrays of its schema's types with one slot per
-    // row (checked when the batch was made); only this level's structure is new.
-    Ok(unsafe { builder.build_structural_shallow() }?)
 }
 
 /// A foreign stream read as an iterator of batches; releases the stream when dropped.

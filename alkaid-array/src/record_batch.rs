@@ -73,6 +73,22 @@ impl RecordBatch {
         })
     }
 
+    /// The batch as one struct array of its columns (how the C interfaces carry a batch),
+    /// sharing their memory.
+    ///
+    /// # Errors
+    /// Only if the struct's own structure fails its checks, which a batch's columns meet.
+    pub fn to_struct_data(&self) -> Result<ArrayData, ArrayError> {
+        let data_type = alkaid_schema::DataType::Struct(self.schema.fields().clone());
+        let children = self.columns.iter().map(|c| c.to_data()).collect();
+        let builder = ArrayData::builder(data_type)
+            .len(self.num_rows)
+            .children(children);
+        // SAFETY: a batch's columns are valid arrays of its schema's types with one slot
+        // per row (checked when the batch was made); only this level's structure is new.
+        Ok(unsafe { builder.build_structural_shallow() }?)
+    }
+
     /// The batch a struct array stands for (the C interfaces carry batches so): its
     /// children, sliced to its offset and length, are the columns of `schema`.
     ///

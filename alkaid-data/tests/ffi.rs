@@ -208,3 +208,32 @@ fn a_null_array_may_come_with_one_null_buffer() {
         "{message}"
     );
 }
+
+#[test]
+fn a_child_moved_out_outlives_its_released_parent() {
+    let ints = ArrayData::builder(DataType::Int32)
+        .len(3)
+        .buffers(vec![Buffer::from_slice_ref(&[1i32, 2, 3])])
+        .build()
+        .unwrap();
+    let struct_type: DataType = "Struct(a: Int32, b: Int32)".parse().unwrap();
+    let parent = ArrayData::builder(struct_type)
+        .len(3)
+        .children(vec![ints.clone(), ints.clone()])
+        .build()
+        .unwrap();
+    let exported = ArrowArray::export(&parent);
+    // A consumer moves child 1 out, as the interface allows, and releases the parent.
+    // SAFETY: an export of this crate with two children; the original is marked released.
+    let mut moved = unsafe {
+        let slot = *exported.children.add(1);
+        let taken = ptr::read(slot);
+        (*slot).release = None;
+        taken
+    };
+    drop(exported);
+    // SAFETY: the moved child, a valid Int32 array whose buffers it keeps alive itself.
+    let child = unsafe { import_array(&mut moved, &DataType::Int32) }.unwrap();
+    assert!(equal(&child, &ints));
+    assert_eq!(child.buffers()[0].as_ptr(), ints.buffers()[0].as_ptr());
+}

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use alkaid_array::{ArrayRef, RecordBatch, StructArray};
+use alkaid_array::RecordBatch;
 use alkaid_data::ArrayData;
 use pyo3::exceptions::{PyIndexError, PyKeyError};
 use pyo3::prelude::*;
@@ -30,11 +30,7 @@ impl From<RecordBatch> for PyRecordBatch {
 
 /// `batch` as the struct array the C interface carries a batch as.
 pub(crate) fn batch_data(batch: &RecordBatch) -> PyResult<ArrayData> {
-    let columns: Vec<ArrayRef> = batch.columns().to_vec();
-    let fields = batch.schema().fields().clone();
-    let array =
-        StructArray::try_new_with_len(fields, columns, None, batch.num_rows()).map_err(to_py)?;
-    Ok(alkaid_array::Array::to_data(&array))
+    batch.to_struct_data().map_err(to_py)
 }
 
 /// The batch a struct array (the C interface's form of a batch) of `field` stands for.

@@ -147,3 +147,20 @@ def test_a_million_round_trips_leak_nothing():
     grown = resident_bytes() - start
     # A leak of one struct per round trip would be over 80 MB.
     assert grown < 16 << 20, f"resident memory grew by {grown} bytes"
+
+
+def test_sliced_and_shared_children_are_freed_once_in_any_order():
+    inner = pa.array([[{"a": i, "b": str(i)}] for i in range(100)],
+                     pa.list_(pa.struct([("a", pa.int64()), ("b", pa.string())])))
+    kept = []
+    for i in range(2_000):
+        ours = alkaid.array(inner.slice(i % 50, 30))
+        # Children shared between the whole array, its slices and the batch built on it.
+        kept.append(ours if i % 2 else alkaid.array(pa.array(ours)).slice(1, 10))
+        if len(kept) > 64:
+            kept.pop(i % 64)
+    for ours in kept:
+        back = pa.array(ours)
+        back.validate(full=True)
+        assert back.to_pylist()[0][0]["b"] == str(back.to_pylist()[0][0]["a"])
+    del kept

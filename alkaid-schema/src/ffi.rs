@@ -8,7 +8,7 @@
 //! project's "C Data Interface" specification; this crate only fills and reads them.
 #![allow(unsafe_code)]
 
-use std::ffi::{CStr, CString, c_char, c_void};
+use std::ffi::{CStr, c_char, c_void};
 use std::ptr;
 use std::sync::Arc;
 
@@ -53,13 +53,18 @@ pub struct ArrowSchema {
 // tied to a thread; the interface lets any thread release it.
 unsafe impl Send for ArrowSchema {}
 
-/// What an exported schema owns: the strings and the child and dictionary schemas.
+/// What an exported schema owns: the strings, and the child and dictionary schemas
+/// themselves (one allocation for all children; a consumer may still move any of them
+/// out, leaving a released struct behind).
 struct Owned {
-    format: CString,
-    name: CString,
+    /// The format string and the name, each NUL-terminated, in one allocation; the name
+    /// starts at `name_at`.
+    strings: Vec<u8>,
+    name_at: usize,
     metadata: Option<Vec<u8>>,
-    children: Vec<*mut ArrowSchema>,
-    dictionary: *mut ArrowSchema,
+    children: Vec<ArrowSchema>,
+    child_pointers: Vec<*mut ArrowSchema>,
+    dictionary: Option<ArrowSchema>,
 }
 
 impl ArrowSchema {
@@ -117,14 +122,23 @@ impl ArrowSchema {
             }
             _ => (data_type.children().to_vec(), None),
         };
-        let text = |what: &str, value: &str| {
-            CString::new(value).map_err(|_| SchemaError::InvalidType {
-                type_name: "C data interface schema",
-                reason: format!("{what} {value:?} holds a NUL byte"),
-            })
+        let nul = |what: &str, value: &str| SchemaError::InvalidType {
+            type_name: "C data interface schema",
+            reason: format!("{what} {value:?} holds a NUL byte"),
         };
-        let format = text("format", &data_type.c_format())?;
-        let name = text("field name", field.name())?;
+        let format = data_type.c_format();
+        if format.contains('\0') {
+            return Err(nul("format", &format));
+        }
+        if field.name().contains('\0') {
+            return Err(nul("field name", field.name()));
+        }
+        let mut strings = format.into_bytes();
+        strings.reserve_exact(field.name().len() + 2);
+        strings.push(0);
+        let name_at = strings.len();
+        strings.extend_from_slice(field.name().as_bytes());
+        strings.push(0);
         let metadata = encode_metadata(field.metadata())?;
         // Children and dictionary are exported whole before any becomes a raw pointer, so
         // that a failure drops (and so releases) what was made. A dictionary's children
@@ -134,29 +148,31 @@ impl ArrowSchema {
             .map(|child| Self::try_export(child))
             .collect::<Result<Vec<_>, _>>()?;
         let dictionary = dictionary.map(|d| Self::try_export(&d)).transpose()?;
-        let children = children
-            .into_iter()
-            .map(|child| Box::into_raw(Box::new(child)))
-            .collect();
-        let dictionary = dictionary.map_or(ptr::null_mut(), |d| Box::into_raw(Box::new(d)));
         let mut owned = Box::new(Owned {
-            format,
-            name,
+            strings,
+            name_at,
             metadata,
             children,
+            child_pointers: Vec::new(),
             dictionary,
         });
+        // Taken once everything is in its final place: the box is not moved again.
+        owned.child_pointers = owned.children.iter_mut().map(|c| c as *mut _).collect();
+        let dictionary_pointer = owned
+            .dictionary
+            .as_mut()
+            .map_or(ptr::null_mut(), |d| d as *mut ArrowSchema);
         Ok(Self {
-            format: owned.format.as_ptr(),
-            name: owned.name.as_ptr(),
+            format: owned.strings.as_ptr().cast(),
+            name: owned.strings[owned.name_at..].as_ptr().cast(),
             metadata: owned
                 .metadata
                 .as_ref()
                 .map_or(ptr::null(), |m| m.as_ptr().cast()),
             flags,
-            n_children: owned.children.len() as i64,
-            children: owned.children.as_mut_ptr(),
-            dictionary: owned.dictionary,
+            n_children: owned.child_pointers.len() as i64,
+            children: owned.child_pointers.as_mut_ptr(),
+            dictionary: dictionary_pointer,
             release: Some(release_exported),
             private_data: Box::into_raw(owned).cast(),
         })
@@ -175,19 +191,6 @@ impl Drop for ArrowSchema {
     }
 }
 
-/// Releases child and dictionary schemas this crate allocated, then frees their boxes.
-fn free_schemas(children: &[*mut ArrowSchema], dictionary: *mut ArrowSchema) {
-    for &child in children.iter().chain([dictionary].iter()) {
-        if child.is_null() {
-            continue;
-        }
-        // SAFETY: every pointer here came from `Box::into_raw` in `try_export` and is freed
-        // only here; dropping the box releases the schema unless a consumer moved it out
-        // (then its release is null and only the box is freed).
-        drop(unsafe { Box::from_raw(child) });
-    }
-}
-
 /// The release callback of exported schemas.
 unsafe extern "C" fn release_exported(schema: *mut ArrowSchema) {
     // SAFETY: the interface passes the schema whose callback this is; a null pointer or an
@@ -200,8 +203,9 @@ unsafe extern "C" fn release_exported(schema: *mut ArrowSchema) {
     }
     // SAFETY: `private_data` was made by `Box::into_raw` of an `Owned` in `try_export`,
     // and is cleared below, so it is freed once.
-    let owned = unsafe { Box::from_raw(schema.private_data.cast::<Owned>()) };
-    free_schemas(&owned.children, owned.dictionary);
+    // Dropping it drops the children and the dictionary, which releases each one a
+    // consumer did not move out.
+    drop(unsafe { Box::from_raw(schema.private_data.cast::<Owned>()) });
     schema.private_data = ptr::null_mut();
     schema.release = None;
 }

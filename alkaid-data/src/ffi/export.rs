@@ -12,14 +12,16 @@ use crate::layout::layout;
 
 /// What an exported array owns until it is released.
 struct Exported {
-    /// Keeps every shared buffer alive.
-    _data: ArrayData,
-    /// Buffers made for the export: a validity bitmap moved to the array's offset, the
-    /// sizes of view data buffers.
-    _made: Vec<Buffer>,
+    /// Keeps this level's buffers alive (shared, or made for the export: a validity
+    /// bitmap moved to the array's offset, the sizes of view data buffers); the children
+    /// and the dictionary keep their own.
+    _owned: Vec<Buffer>,
     buffers: Vec<*const c_void>,
-    children: Vec<*mut ArrowArray>,
-    dictionary: *mut ArrowArray,
+    /// The children themselves, in one allocation; a consumer may move any of them out,
+    /// leaving a released struct behind.
+    children: Vec<ArrowArray>,
+    child_pointers: Vec<*mut ArrowArray>,
+    dictionary: Option<ArrowArray>,
 }
 
 impl ArrowArray {
@@ -45,7 +47,7 @@ impl ArrowArray {
     /// ```
     pub fn export(data: &ArrayData) -> Self {
         let spec = layout(data.data_type());
-        let mut made = Vec::new();
+        let mut owned: Vec<Buffer> = Vec::with_capacity(data.buffers().len() + 2);
         let mut buffers: Vec<*const c_void> = Vec::with_capacity(data.buffers().len() + 2);
         if spec.has_validity {
             buffers.push(match data.nulls().filter(|n| n.null_count() > 0) {
@@ -53,6 +55,7 @@ impl ArrowArray {
                 Some(nulls) => {
                     let validity = nulls.validity();
                     if validity.offset() == data.offset() {
+                        owned.push(validity.inner().clone());
                         validity.inner().as_ptr().cast()
                     } else {
                         // Bit `offset + i` must be slot i's.
@@ -61,44 +64,43 @@ impl ArrowArray {
                         bits.append_packed_range(validity.inner(), validity.offset(), data.len());
                         let moved = bits.finish().inner().clone();
                         let pointer = moved.as_ptr().cast();
-                        made.push(moved);
+                        owned.push(moved);
                         pointer
                     }
                 }
             });
         }
         buffers.extend(data.buffers().iter().map(|b| b.as_ptr().cast::<c_void>()));
+        owned.extend(data.buffers().iter().cloned());
         if spec.variadic {
             // The interface wants the data buffers' sizes as one more buffer.
             let sizes: Vec<i64> = data.buffers()[1..].iter().map(|b| b.len() as i64).collect();
             let sizes = Buffer::from_vec(sizes);
             buffers.push(sizes.as_ptr().cast());
-            made.push(sizes);
+            owned.push(sizes);
         }
-        let children: Vec<*mut ArrowArray> = data
-            .children()
-            .iter()
-            .map(|child| Box::into_raw(Box::new(Self::export(child))))
-            .collect();
-        let dictionary = data.dictionary().map_or(ptr::null_mut(), |d| {
-            Box::into_raw(Box::new(Self::export(d)))
-        });
         let mut exported = Box::new(Exported {
-            _data: data.clone(),
-            _made: made,
+            _owned: owned,
             buffers,
-            children,
-            dictionary,
+            children: data.children().iter().map(Self::export).collect(),
+            child_pointers: Vec::new(),
+            dictionary: data.dictionary().map(Self::export),
         });
+        // Taken once everything is in its final place: the box is not moved again.
+        exported.child_pointers = exported.children.iter_mut().map(|c| c as *mut _).collect();
+        let dictionary_pointer = exported
+            .dictionary
+            .as_mut()
+            .map_or(ptr::null_mut(), |d| d as *mut ArrowArray);
         Self {
             length: data.len() as i64,
             null_count: data.null_count() as i64,
             offset: data.offset() as i64,
             n_buffers: exported.buffers.len() as i64,
-            n_children: exported.children.len() as i64,
+            n_children: exported.child_pointers.len() as i64,
             buffers: exported.buffers.as_mut_ptr(),
-            children: exported.children.as_mut_ptr(),
-            dictionary: exported.dictionary,
+            children: exported.child_pointers.as_mut_ptr(),
+            dictionary: dictionary_pointer,
             release: Some(release_exported),
             private_data: Box::into_raw(exported).cast(),
         }
@@ -116,15 +118,9 @@ unsafe extern "C" fn release_exported(array: *mut ArrowArray) {
         return;
     }
     // SAFETY: made by `Box::into_raw` of an `Exported` in `export`, and cleared below, so
-    // freed once.
-    let exported = unsafe { Box::from_raw(array.private_data.cast::<Exported>()) };
-    for &child in exported.children.iter().chain([exported.dictionary].iter()) {
-        if !child.is_null() {
-            // SAFETY: from `Box::into_raw` in `export`, freed only here; dropping releases
-            // the child unless a consumer moved it out (its release is then null).
-            drop(unsafe { Box::from_raw(child) });
-        }
-    }
+    // freed once. Dropping it drops the children and the dictionary, which releases each
+    // one a consumer did not move out.
+    drop(unsafe { Box::from_raw(array.private_data.cast::<Exported>()) });
     array.private_data = ptr::null_mut();
     array.release = None;
 }
