@@ -144,7 +144,8 @@ impl PyArray {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
-        let field = honour_requested(&self.field, requested_schema)?;
+        let nulls = Some(self.array.null_count());
+        let field = honour_requested(&self.field, nulls, requested_schema)?;
         array_capsules(py, &field, &self.array.to_data())
     }
 
@@ -157,7 +158,8 @@ impl PyArray {
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         crate::capsule::check_device_kwargs(kwargs)?;
-        let field = honour_requested(&self.field, requested_schema)?;
+        let nulls = Some(self.array.null_count());
+        let field = honour_requested(&self.field, nulls, requested_schema)?;
         device_array_capsules(py, &field, &self.array.to_data())
     }
 

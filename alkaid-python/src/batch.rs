@@ -11,7 +11,7 @@ use pyo3::types::PyCapsule;
 
 use crate::array::{PyArray, level};
 use crate::capsule::{
-    array_capsules, check_device_kwargs, device_array_capsules, honour_requested,
+    array_capsules, check_device_kwargs, device_array_capsules, honour_requested_schema,
     import_array_from, schema_capsule,
 };
 use crate::error::to_py;
@@ -178,8 +178,8 @@ impl PyRecordBatch {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
-        let field = honour_requested(&schema_field(self.0.schema()), requested_schema)?;
-        array_capsules(py, &field, &batch_data(&self.0)?)
+        let schema = self.honoured(requested_schema)?;
+        array_capsules(py, &schema_field(&schema), &batch_data(&self.0)?)
     }
 
     /// The PyCapsule interface for devices: the batch on the CPU.
@@ -191,8 +191,8 @@ impl PyRecordBatch {
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         check_device_kwargs(kwargs)?;
-        let field = honour_requested(&schema_field(self.0.schema()), requested_schema)?;
-        device_array_capsules(py, &field, &batch_data(&self.0)?)
+        let schema = self.honoured(requested_schema)?;
+        device_array_capsules(py, &schema_field(&schema), &batch_data(&self.0)?)
     }
 
     /// The batch's schema, as a capsule.
@@ -202,6 +202,12 @@ impl PyRecordBatch {
 }
 
 impl PyRecordBatch {
+    /// The schema to export the batch as, for a consumer's `requested_schema`.
+    fn honoured(&self, requested: Option<&Bound<'_, PyAny>>) -> PyResult<alkaid_schema::SchemaRef> {
+        let nulls: Vec<usize> = self.0.columns().iter().map(|c| c.null_count()).collect();
+        honour_requested_schema(self.0.schema(), Some(&nulls), requested)
+    }
+
     fn column_at(&self, i: usize) -> PyArray {
         let field = self.0.schema().fields()[i].as_ref().clone();
         PyArray {

@@ -240,25 +240,82 @@ pub fn import_stream_from(object: &Bound<'_, PyAny>) -> PyResult<StreamReader> {
     ))
 }
 
-/// Whether `requested` (a consumer's `requested_schema` capsule, or None) asks for
-/// `field`'s type: the types must be equal (Alkaid casts nothing on export); names,
-/// nullability and metadata are the consumer's to choose, so the export carries the
-/// requested field.
+/// The schema to export batches of `schema` as, given `requested` (a consumer's
+/// `requested_schema` capsule of a struct, or None): as [`honour_requested`], column by
+/// column, with `nulls` the columns' null counts when known (a batch) or None (a
+/// stream, whose later batches are unknown).
 ///
 /// # Errors
-/// If the requested type differs.
-pub fn honour_requested(field: &Field, requested: Option<&Bound<'_, PyAny>>) -> PyResult<Field> {
+/// If the requested schema has other columns, or one that [`honour_requested`] refuses.
+pub fn honour_requested_schema(
+    schema: &SchemaRef,
+    nulls: Option<&[usize]>,
+    requested: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SchemaRef> {
+    let Some(requested) = requested.filter(|r| !r.is_none()) else {
+        return Ok(schema.clone());
+    };
+    let wanted = field_from_capsule(requested)?;
+    let wanted = crate::schema::schema_of(&wanted)?;
+    if wanted.fields().len() != schema.fields().len() {
+        return Err(PyValueError::new_err(format!(
+            "the consumer asked for {} columns but the data has {}",
+            wanted.fields().len(),
+            schema.fields().len()
+        )));
+    }
+    for (i, (want, ours)) in wanted
+        .fields()
+        .iter()
+        .zip(schema.fields().iter())
+        .enumerate()
+    {
+        let column_nulls = nulls.map(|n| n[i]);
+        check_fit(want, ours, column_nulls).map_err(|reason| {
+            PyValueError::new_err(format!("column {i} ({:?}): {reason}", ours.name()))
+        })?;
+    }
+    Ok(wanted)
+}
+
+/// Why `ours` (with `nulls` nulls, when known) cannot be handed over as `want`.
+fn check_fit(want: &Field, ours: &Field, nulls: Option<usize>) -> Result<(), String> {
+    if !want.data_type().eq_ignoring_names(ours.data_type()) {
+        return Err(format!(
+            "the consumer asked for {} but the data is {}: that needs a conversion, and \
+             Alkaid exports without copying",
+            want.data_type(),
+            ours.data_type()
+        ));
+    }
+    if !want.is_nullable() && ours.is_nullable() && nulls != Some(0) {
+        return Err(format!(
+            "the consumer asked for {} not null, and the data may hold nulls",
+            want.data_type()
+        ));
+    }
+    Ok(())
+}
+
+/// The field to export `field`'s data as, given `requested` (a consumer's
+/// `requested_schema` capsule, or None). Alkaid casts only where nothing changes in
+/// memory: the requested field may rename the field and its children at any depth and
+/// carry its own metadata (the export then says what was asked for), and may call the
+/// field non-nullable when its data has no nulls (`nulls`, when known). Anything else
+/// would need a copy or a conversion, and is refused.
+///
+/// # Errors
+/// If the requested type is laid out differently, or claims no nulls where there may be.
+pub fn honour_requested(
+    field: &Field,
+    nulls: Option<usize>,
+    requested: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Field> {
     let Some(requested) = requested.filter(|r| !r.is_none()) else {
         return Ok(field.clone());
     };
     let wanted = field_from_capsule(requested)?;
-    if wanted.data_type() != field.data_type() {
-        return Err(PyValueError::new_err(format!(
-            "the consumer asked for {} but the data is {}; Alkaid exports without casting",
-            wanted.data_type(),
-            field.data_type()
-        )));
-    }
+    check_fit(&wanted, field, nulls).map_err(PyValueError::new_err)?;
     Ok(wanted)
 }
 

@@ -11,7 +11,7 @@ use pyo3::types::PyCapsule;
 
 use crate::batch::PyRecordBatch;
 use crate::capsule::{
-    check_device_kwargs, device_stream_capsule, honour_requested, import_stream_from,
+    check_device_kwargs, device_stream_capsule, honour_requested_schema, import_stream_from,
     schema_capsule, stream_capsule,
 };
 use crate::error::to_py;
@@ -152,8 +152,8 @@ impl PyRecordBatchReader {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        honour_requested(&schema_field(&self.schema), requested_schema)?;
-        stream_capsule(py, self.schema.clone(), self.take()?)
+        let schema = honour_requested_schema(&self.schema, None, requested_schema)?;
+        stream_capsule(py, schema, self.take()?)
     }
 
     /// The PyCapsule interface for devices: the rest of the stream, on the CPU.
@@ -165,8 +165,8 @@ impl PyRecordBatchReader {
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         check_device_kwargs(kwargs)?;
-        honour_requested(&schema_field(&self.schema), requested_schema)?;
-        device_stream_capsule(py, self.schema.clone(), self.take()?)
+        let schema = honour_requested_schema(&self.schema, None, requested_schema)?;
+        device_stream_capsule(py, schema, self.take()?)
     }
 
     /// The schema, as a capsule.

@@ -60,9 +60,9 @@ def test_duckdb_runs_sql_over_an_alkaid_stream_and_returns_one():
         "where name is not null group by name order by name"
     ).fetchall()
     assert rows == [("ann", 3, 3), ("cy", 3, 9), ("dee", 3, 12)]
-    # DuckDB's result, as a stream Alkaid reads.
+    # DuckDB's result, as a stream Alkaid reads (the relation is the producer).
     result = duckdb.sql("select range as n, range::varchar as s from range(5)")
-    back = alkaid.reader(result.arrow()).read_all()
+    back = alkaid.reader(result).read_all()
     assert pa.Table.from_batches([pa.record_batch(b) for b in back]).column("n").to_pylist() == [0, 1, 2, 3, 4]
 
 

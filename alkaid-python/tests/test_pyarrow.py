@@ -108,8 +108,31 @@ def test_requested_schema_is_honoured_or_refused():
     ours = alkaid.array(pa.array([1, 2], pa.int64()))
     same = pa.array(ours, type=pa.int64())
     assert same.equals(pa.array([1, 2], pa.int64()))
-    with pytest.raises(ValueError, match="without casting"):
+    with pytest.raises(ValueError, match="without copying"):
         ours.__arrow_c_array__(pa.int32().__arrow_c_schema__())
+    # Renaming at any depth changes nothing in memory: honoured.
+    nested = alkaid.array(pa.array([[{"a": 1}], None], pa.list_(pa.struct([("a", pa.int32())]))))
+    renamed = pa.list_(pa.field("element", pa.struct([("x", pa.int32())])))
+    back = pa.array(nested, type=renamed)
+    assert back.type == renamed and back.to_pylist() == [[{"x": 1}], None]
+    # A batch's columns renamed, and said to be non-nullable where they have no nulls.
+    batch = alkaid.record_batch(pa.record_batch({"n": [1, 2], "s": ["a", None]}))
+    wanted = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
+    got = pa.RecordBatch._import_from_c_capsule(*batch.__arrow_c_array__(wanted.__arrow_c_schema__()))
+    assert got.schema == wanted
+    assert got.column("name").to_pylist() == ["a", None]
+    tighter = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string(), nullable=False)])
+    with pytest.raises(ValueError, match="column 1 .*may hold nulls"):
+        batch.__arrow_c_array__(tighter.__arrow_c_schema__())
+    # A stream renamed likewise.
+    stream = alkaid.reader(pa.table({"n": [1, 2]}))
+    table = pa.RecordBatchReader._import_from_c_capsule(
+        stream.__arrow_c_stream__(pa.schema([pa.field("m", pa.int64())]).__arrow_c_schema__())).read_all()
+    assert table.column_names == ["m"]
+    # A column with nulls cannot be called non-nullable.
+    with_nulls = alkaid.array(pa.array([1, None]))
+    with pytest.raises(ValueError, match="may hold nulls"):
+        with_nulls.__arrow_c_array__(pa.field("v", pa.int64(), nullable=False).__arrow_c_schema__())
 
 
 def test_schema_types_cross_both_ways():

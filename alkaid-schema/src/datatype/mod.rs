@@ -327,6 +327,20 @@ impl DataType {
 
     /// Equality that ignores the metadata of child fields at every depth.
     pub fn eq_ignoring_metadata(&self, other: &DataType) -> bool {
+        self.eq_with_children(other, Field::eq_ignoring_metadata)
+    }
+
+    /// Equality that ignores the names and metadata of child fields at every depth (their
+    /// types and nullability still count): two types whose arrays are laid out and read
+    /// the same, so that one's array can be handed over as the other's without a copy.
+    pub fn eq_ignoring_names(&self, other: &DataType) -> bool {
+        self.eq_with_children(other, |a, b| {
+            a.is_nullable() == b.is_nullable() && a.data_type().eq_ignoring_names(b.data_type())
+        })
+    }
+
+    /// Equality of everything but the child fields, which `same_child` compares.
+    fn eq_with_children(&self, other: &DataType, same_child: fn(&Field, &Field) -> bool) -> bool {
         match (self, other) {
             (
                 Self::Dictionary {
@@ -339,7 +353,7 @@ impl DataType {
                     value: v,
                     ordered: o,
                 },
-            ) => key == k && ordered == o && value.eq_ignoring_metadata(v),
+            ) => key == k && ordered == o && value.eq_with_children(v, same_child),
             (Self::FixedSizeList(_, a), Self::FixedSizeList(_, b)) if a != b => false,
             (Self::Map(a), Self::Map(b)) if a.keys_sorted() != b.keys_sorted() => false,
             (Self::Union(a), Self::Union(b))
@@ -353,11 +367,7 @@ impl DataType {
                 if mine.is_empty() && theirs.is_empty() {
                     return self == other;
                 }
-                mine.len() == theirs.len()
-                    && mine
-                        .iter()
-                        .zip(theirs)
-                        .all(|(a, b)| a.eq_ignoring_metadata(b))
+                mine.len() == theirs.len() && mine.iter().zip(theirs).all(|(a, b)| same_child(a, b))
             }
         }
     }

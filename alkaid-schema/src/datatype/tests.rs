@@ -430,3 +430,21 @@ fn a_data_type_stays_three_words() {
     // one pointer for this reason.
     assert!(size_of::<DataType>() <= 3 * size_of::<usize>());
 }
+
+#[test]
+fn names_can_be_ignored_but_not_types_or_nullability() {
+    let ours = parse("List(item: Struct(a: Int32, b: Utf8))");
+    let renamed = parse("List(element: Struct(x: Int32, y: Utf8))");
+    assert!(ours.eq_ignoring_names(&renamed));
+    assert!(!ours.eq_ignoring_metadata(&renamed), "names count there");
+    let retyped = parse("List(item: Struct(a: Int64, b: Utf8))");
+    assert!(!ours.eq_ignoring_names(&retyped));
+    let stricter = parse("List(item: Struct(a: Int32 not null, b: Utf8))");
+    assert!(!ours.eq_ignoring_names(&stricter));
+    let fewer = parse("List(item: Struct(a: Int32))");
+    assert!(!ours.eq_ignoring_names(&fewer));
+    let dictionary = parse("Dictionary(Int8, List(item: Int32))");
+    assert!(dictionary.eq_ignoring_names(&parse("Dictionary(Int8, List(v: Int32))")));
+    assert!(!dictionary.eq_ignoring_names(&parse("Dictionary(Int16, List(v: Int32))")));
+    assert!(!DataType::Utf8.eq_ignoring_names(&DataType::LargeUtf8));
+}
