@@ -146,7 +146,7 @@ impl PyArray {
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         let nulls = Some(self.array.null_count());
         let field = honour_requested(&self.field, nulls, requested_schema)?;
-        array_capsules(py, &field, &self.array.to_data())
+        array_capsules(py, &field, self.array.to_data())
     }
 
     /// The PyCapsule interface for devices: the array on the CPU.
@@ -160,7 +160,7 @@ impl PyArray {
         crate::capsule::check_device_kwargs(kwargs)?;
         let nulls = Some(self.array.null_count());
         let field = honour_requested(&self.field, nulls, requested_schema)?;
-        device_array_capsules(py, &field, &self.array.to_data())
+        device_array_capsules(py, &field, self.array.to_data())
     }
 
     /// The field's schema capsule, so that the array's type can be read alone.

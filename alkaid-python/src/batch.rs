@@ -179,7 +179,7 @@ impl PyRecordBatch {
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         let schema = self.honoured(requested_schema)?;
-        array_capsules(py, &schema_field(&schema), &batch_data(&self.0)?)
+        array_capsules(py, &schema_field(&schema), batch_data(&self.0)?)
     }
 
     /// The PyCapsule interface for devices: the batch on the CPU.
@@ -192,7 +192,7 @@ impl PyRecordBatch {
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
         check_device_kwargs(kwargs)?;
         let schema = self.honoured(requested_schema)?;
-        device_array_capsules(py, &schema_field(&schema), &batch_data(&self.0)?)
+        device_array_capsules(py, &schema_field(&schema), batch_data(&self.0)?)
     }
 
     /// The batch's schema, as a capsule.

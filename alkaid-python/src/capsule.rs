@@ -45,17 +45,17 @@ pub fn schema_capsule<'py>(py: Python<'py>, field: &Field) -> PyResult<Bound<'py
 }
 
 /// `data` as the capsule pair of `__arrow_c_array__`: its field, then the array, sharing
-/// its buffers.
+/// its buffers (`data` is taken, so that its buffer lists move into the export).
 ///
 /// # Errors
 /// If the type has no C format string.
 pub fn array_capsules<'py>(
     py: Python<'py>,
     field: &Field,
-    data: &ArrayData,
+    data: ArrayData,
 ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
     let schema = schema_capsule(py, field)?;
-    let array = PyCapsule::new_with_value(py, ArrowArray::export(data), ARRAY)?;
+    let array = PyCapsule::new_with_value(py, ArrowArray::export_owned(data), ARRAY)?;
     Ok((schema, array))
 }
 
@@ -67,10 +67,11 @@ pub fn array_capsules<'py>(
 pub fn device_array_capsules<'py>(
     py: Python<'py>,
     field: &Field,
-    data: &ArrayData,
+    data: ArrayData,
 ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
     let schema = schema_capsule(py, field)?;
-    let array = PyCapsule::new_with_value(py, ArrowDeviceArray::export(data), DEVICE_ARRAY)?;
+    let array = ArrowDeviceArray::on_cpu(ArrowArray::export_owned(data));
+    let array = PyCapsule::new_with_value(py, array, DEVICE_ARRAY)?;
     Ok((schema, array))
 }
 

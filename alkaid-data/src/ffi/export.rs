@@ -3,8 +3,8 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use alkaid_buffer::Buffer;
 use alkaid_buffer::builder::BooleanBufferBuilder;
+use alkaid_buffer::{Buffer, NullBuffer};
 
 use super::ArrowArray;
 use crate::ArrayData;
@@ -12,10 +12,12 @@ use crate::layout::layout;
 
 /// What an exported array owns until it is released.
 struct Exported {
-    /// Keeps this level's buffers alive (shared, or made for the export: a validity
-    /// bitmap moved to the array's offset, the sizes of view data buffers); the children
-    /// and the dictionary keep their own.
-    _owned: Vec<Buffer>,
+    /// This level's buffers, moved in (the children and the dictionary keep their own).
+    _buffers: Vec<Buffer>,
+    _nulls: Option<NullBuffer>,
+    /// Buffers made for the export: a validity bitmap moved to the array's offset, the
+    /// sizes of view data buffers.
+    _made: Vec<Buffer>,
     buffers: Vec<*const c_void>,
     /// The children themselves, in one allocation; a consumer may move any of them out,
     /// leaving a released struct behind.
@@ -46,45 +48,55 @@ impl ArrowArray {
     /// # Ok::<(), alkaid_data::DataError>(())
     /// ```
     pub fn export(data: &ArrayData) -> Self {
+        Self::export_owned(data.clone())
+    }
+
+    /// Exports `data` as [`export`](Self::export) does, taking it: its buffer lists move
+    /// into the export instead of being cloned (the cheaper call for data made only to
+    /// be exported, as a record batch's struct is).
+    pub fn export_owned(data: ArrayData) -> Self {
         let spec = layout(data.data_type());
-        let mut owned: Vec<Buffer> = Vec::with_capacity(data.buffers().len() + 2);
-        let mut buffers: Vec<*const c_void> = Vec::with_capacity(data.buffers().len() + 2);
+        let (len, offset, null_count) = (data.len(), data.offset(), data.null_count());
+        let parts = data.into_parts();
+        let mut made = Vec::new();
+        let mut buffers: Vec<*const c_void> = Vec::with_capacity(parts.buffers.len() + 2);
+        let nulls = parts.nulls.filter(|n| n.null_count() > 0);
         if spec.has_validity {
-            buffers.push(match data.nulls().filter(|n| n.null_count() > 0) {
+            buffers.push(match &nulls {
                 None => ptr::null(),
                 Some(nulls) => {
                     let validity = nulls.validity();
-                    if validity.offset() == data.offset() {
-                        owned.push(validity.inner().clone());
+                    if validity.offset() == offset {
                         validity.inner().as_ptr().cast()
                     } else {
                         // Bit `offset + i` must be slot i's.
-                        let mut bits = BooleanBufferBuilder::new(data.offset() + data.len());
-                        bits.append_n(data.offset(), false);
-                        bits.append_packed_range(validity.inner(), validity.offset(), data.len());
+                        let mut bits = BooleanBufferBuilder::new(offset + len);
+                        bits.append_n(offset, false);
+                        bits.append_packed_range(validity.inner(), validity.offset(), len);
                         let moved = bits.finish().inner().clone();
                         let pointer = moved.as_ptr().cast();
-                        owned.push(moved);
+                        made.push(moved);
                         pointer
                     }
                 }
             });
         }
-        buffers.extend(data.buffers().iter().map(|b| b.as_ptr().cast::<c_void>()));
-        owned.extend(data.buffers().iter().cloned());
+        buffers.extend(parts.buffers.iter().map(|b| b.as_ptr().cast::<c_void>()));
         if spec.variadic {
             // The interface wants the data buffers' sizes as one more buffer.
-            let sizes: Vec<i64> = data.buffers()[1..].iter().map(|b| b.len() as i64).collect();
+            let sizes: Vec<i64> = parts.buffers[1..].iter().map(|b| b.len() as i64).collect();
             let sizes = Buffer::from_vec(sizes);
             buffers.push(sizes.as_ptr().cast());
-            owned.push(sizes);
+            made.push(sizes);
         }
         let mut exported = Box::new(Exported {
-            _owned: owned,
+            _buffers: parts.buffers,
+            _nulls: nulls,
+            _made: made,
             buffers,
-            children: data.children().iter().map(Self::export).collect(),
+            children: parts.children.into_iter().map(Self::export_owned).collect(),
             child_pointers: Vec::new(),
-            dictionary: data.dictionary().map(Self::export),
+            dictionary: parts.dictionary.map(|d| Self::export(&d)),
         });
         // Taken once everything is in its final place: the box is not moved again.
         exported.child_pointers = exported.children.iter_mut().map(|c| c as *mut _).collect();
@@ -93,9 +105,9 @@ impl ArrowArray {
             .as_mut()
             .map_or(ptr::null_mut(), |d| d as *mut ArrowArray);
         Self {
-            length: data.len() as i64,
-            null_count: data.null_count() as i64,
-            offset: data.offset() as i64,
+            length: len as i64,
+            null_count: null_count as i64,
+            offset: offset as i64,
             n_buffers: exported.buffers.len() as i64,
             n_children: exported.child_pointers.len() as i64,
             buffers: exported.buffers.as_mut_ptr(),
