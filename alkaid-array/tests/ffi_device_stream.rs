@@ -38,6 +38,7 @@ fn assert_same(a: &RecordBatch, b: &RecordBatch) {
 
 #[test]
 fn cpu_batches_cross_without_a_copy_then_the_producers_error() {
+    let _serial = serial();
     let sliced = batch(10).slice(1, 2);
     let pointer = sliced.column(0).to_data().buffers()[0].as_ptr();
     let batches = vec![Ok(batch(0)), Ok(sliced), Err("disk on fire")];
@@ -59,6 +60,7 @@ fn cpu_batches_cross_without_a_copy_then_the_producers_error() {
 
 #[test]
 fn each_array_says_it_is_on_the_cpu_and_the_end_is_a_released_array() {
+    let _serial = serial();
     let mut stream = ArrowDeviceArrayStream::export(schema(), vec![Ok::<_, String>(batch(0))]);
     let get_next = stream.get_next.unwrap();
     let mut out = ArrowDeviceArray::empty();
@@ -94,6 +96,16 @@ struct Foreign {
 }
 
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
+
+/// Tests that count releases through [`RELEASED`] run one at a time: the test harness
+/// runs tests on several threads, and another test's release would count in this one's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The producer behind `stream`.
 ///
@@ -168,6 +180,7 @@ fn foreign(device_type: i32, later_device: i32, later_event: bool) -> ArrowDevic
 
 #[test]
 fn a_stream_of_another_device_is_refused_untouched() {
+    let _serial = serial();
     let mut stream = foreign(ARROW_DEVICE_CUDA, ARROW_DEVICE_CUDA, false);
     let before = RELEASED.load(Ordering::SeqCst);
     // SAFETY: a valid device stream (refused before it is read).
@@ -183,6 +196,7 @@ fn a_stream_of_another_device_is_refused_untouched() {
 
 #[test]
 fn an_array_of_another_device_or_with_an_event_ends_the_reading() {
+    let _serial = serial();
     for (device, event, expected) in [
         (
             ARROW_DEVICE_CUDA,
@@ -206,6 +220,7 @@ fn an_array_of_another_device_or_with_an_event_ends_the_reading() {
 
 #[test]
 fn released_and_null_streams_are_refused() {
+    let _serial = serial();
     let mut never = ArrowDeviceArrayStream::empty();
     // SAFETY: a released (empty) stream.
     assert!(unsafe { StreamReader::try_new_device(&mut never) }.is_err());

@@ -48,6 +48,16 @@ proptest! {
 
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
+/// Tests that count releases through [`RELEASED`] run one at a time: the test harness
+/// runs tests on several threads, and another test's release would count in this one's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 unsafe extern "C" fn count_release(array: *mut ArrowArray) {
     RELEASED.fetch_add(1, Ordering::SeqCst);
     // SAFETY: called on the array it belongs to.
@@ -78,6 +88,7 @@ fn import_error(mut array: ArrowArray, data_type: &DataType) -> String {
 
 #[test]
 fn foreign_arrays_are_released_once_when_the_last_buffer_goes() {
+    let _serial = serial();
     let values: &'static [i32] = Box::leak(Box::new([1, 2, 3]));
     let mut array = foreign_ints(values, vec![ptr::null(), values.as_ptr().cast()]);
     let before = RELEASED.load(Ordering::SeqCst);
@@ -95,6 +106,7 @@ fn foreign_arrays_are_released_once_when_the_last_buffer_goes() {
 
 #[test]
 fn misaligned_buffers_are_copied_into_aligned_memory() {
+    let _serial = serial();
     // Int64 values one byte past an 8-byte boundary.
     let raw: &'static mut [u8] = Box::leak(vec![0u8; 8 * 3 + 1].into_boxed_slice());
     for (i, chunk) in raw[1..].chunks_mut(8).enumerate() {
@@ -114,6 +126,7 @@ fn misaligned_buffers_are_copied_into_aligned_memory() {
 
 #[test]
 fn malformed_arrays_are_errors() {
+    let _serial = serial();
     let values: &'static [i32] = Box::leak(Box::new([1, 2, 3]));
     let three = || vec![ptr::null(), values.as_ptr().cast(), ptr::null()];
     let message = import_error(foreign_ints(values, three()), &DataType::Int32);
@@ -138,6 +151,7 @@ fn malformed_arrays_are_errors() {
 
 #[test]
 fn full_validation_on_request_catches_bad_values() {
+    let _serial = serial();
     // Offsets that run backwards, which structural checks do not read.
     let offsets: &'static [i32] = Box::leak(Box::new([0, 3, 1]));
     let bytes: &'static [u8] = b"abc";
@@ -154,6 +168,7 @@ fn full_validation_on_request_catches_bad_values() {
 
 #[test]
 fn nesting_past_the_limit_is_refused() {
+    let _serial = serial();
     let mut list_type = DataType::Int32;
     let mut array = foreign_ints(&[], vec![ptr::null(), ptr::null()]);
     array.release = None;
@@ -173,6 +188,7 @@ fn nesting_past_the_limit_is_refused() {
 
 #[test]
 fn sliced_validity_moves_to_the_array_offset() {
+    let _serial = serial();
     // Validity at bit offset 0, values at slot offset 2: the export rebuilds the bitmap.
     let data = ArrayData::builder(DataType::Int32)
         .len(5)
@@ -191,6 +207,7 @@ fn sliced_validity_moves_to_the_array_offset() {
 
 #[test]
 fn a_null_array_may_come_with_one_null_buffer() {
+    let _serial = serial();
     // As Polars exports it: one buffer pointer, null.
     let mut polars_style = foreign_ints(&[0, 0, 0], vec![ptr::null()]);
     let before = RELEASED.load(Ordering::SeqCst);
@@ -211,6 +228,7 @@ fn a_null_array_may_come_with_one_null_buffer() {
 
 #[test]
 fn a_child_moved_out_outlives_its_released_parent() {
+    let _serial = serial();
     let ints = ArrayData::builder(DataType::Int32)
         .len(3)
         .buffers(vec![Buffer::from_slice_ref(&[1i32, 2, 3])])

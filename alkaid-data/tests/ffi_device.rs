@@ -56,6 +56,16 @@ proptest! {
 
 static RELEASED: AtomicUsize = AtomicUsize::new(0);
 
+/// Tests that count releases through [`RELEASED`] run one at a time: the test harness
+/// runs tests on several threads, and another test's release would count in this one's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 unsafe extern "C" fn count_release(array: *mut ArrowArray) {
     RELEASED.fetch_add(1, Ordering::SeqCst);
     // SAFETY: called on the array it belongs to.
@@ -79,6 +89,7 @@ fn foreign(device_type: i32, device_id: i64) -> ArrowDeviceArray {
 
 #[test]
 fn other_devices_are_refused_untouched_and_can_be_taken_raw() {
+    let _serial = serial();
     let mut cuda = foreign(ARROW_DEVICE_CUDA, 1);
     let before = RELEASED.load(Ordering::SeqCst);
     // SAFETY: a valid device array (its memory is not read: it is refused first).
@@ -110,6 +121,7 @@ fn other_devices_are_refused_untouched_and_can_be_taken_raw() {
 
 #[test]
 fn an_event_to_wait_on_is_refused_and_cpu_arrays_import() {
+    let _serial = serial();
     let mut waiting = foreign(ARROW_DEVICE_CPU, CPU_DEVICE_ID);
     let mut event = 0u64;
     waiting.sync_event = (&raw mut event).cast();
@@ -170,6 +182,7 @@ impl Drop for Counted {
 
 #[test]
 fn an_unread_export_frees_itself() {
+    let _serial = serial();
     let bytes = [7i64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
     let data = ArrayData::builder(DataType::Int64)
         .len(2)
