@@ -14,8 +14,9 @@ use crate::capsule::{
     array_capsules, check_device_kwargs, device_array_capsules, honour_requested_schema,
     import_array_from, schema_capsule,
 };
+use crate::capsule::{schema_field, schema_of};
 use crate::error::to_py;
-use crate::schema::{PySchema, schema_field, schema_of};
+use crate::schema::PySchema;
 
 /// A record batch.
 #[pyclass(name = "RecordBatch", module = "alkaid", frozen)]

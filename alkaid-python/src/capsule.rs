@@ -10,6 +10,7 @@
 //! `release` set to null) frees only the struct.
 
 use std::ffi::CStr;
+use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_array::ffi_device_stream::ArrowDeviceArrayStream;
@@ -17,7 +18,7 @@ use alkaid_array::ffi_stream::{ArrowArrayStream, StreamReader};
 use alkaid_data::ffi::{ArrowArray, ArrowDeviceArray, import_array_with, import_device_array};
 use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::ffi::{ArrowSchema, import_field};
-use alkaid_schema::{Field, SchemaRef};
+use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -99,6 +100,26 @@ where
 {
     let stream = ArrowDeviceArrayStream::export(schema, batches);
     PyCapsule::new_with_value(py, stream, DEVICE_STREAM)
+}
+
+/// A schema as the struct field the C interface carries it as.
+#[must_use]
+pub fn schema_field(schema: &Schema) -> Field {
+    Field::new("", DataType::Struct(schema.fields().clone()), false)
+        .with_metadata(schema.metadata().clone())
+}
+
+/// The schema a struct field (the C interface's form of a schema) stands for.
+pub fn schema_of(field: &Field) -> PyResult<SchemaRef> {
+    let DataType::Struct(fields) = field.data_type() else {
+        return Err(PyTypeError::new_err(format!(
+            "a schema is carried as a struct, found {}",
+            field.data_type()
+        )));
+    };
+    Ok(Arc::new(
+        Schema::new(fields.clone()).with_metadata(field.metadata().clone()),
+    ))
 }
 
 /// The struct a capsule named `name` points to.
@@ -257,7 +278,7 @@ pub fn honour_requested_schema(
         return Ok(schema.clone());
     };
     let wanted = field_from_capsule(requested)?;
-    let wanted = crate::schema::schema_of(&wanted)?;
+    let wanted = schema_of(&wanted)?;
     if wanted.fields().len() != schema.fields().len() {
         return Err(PyValueError::new_err(format!(
             "the consumer asked for {} columns but the data has {}",

@@ -69,7 +69,7 @@ fn reader_of(object: &Bound<'_, PyAny>) -> PyResult<PyRecordBatchReader> {
 #[pyo3(name = "schema")]
 fn schema_of(object: &Bound<'_, PyAny>) -> PyResult<PySchema> {
     let field = capsule::import_field_from(object)?;
-    schema::schema_of(&field).map(PySchema)
+    capsule::schema_of(&field).map(PySchema)
 }
 
 /// The Python module.

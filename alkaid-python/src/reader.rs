@@ -10,12 +10,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::batch::PyRecordBatch;
+use crate::capsule::schema_field;
 use crate::capsule::{
     check_device_kwargs, device_stream_capsule, honour_requested_schema, import_stream_from,
     schema_capsule, stream_capsule,
 };
 use crate::error::to_py;
-use crate::schema::{PySchema, schema_field};
+use crate::schema::PySchema;
 
 /// What a reader yields: batches, or the error that ends them (its message).
 pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>> + Send>;

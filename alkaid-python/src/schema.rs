@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use alkaid_schema::{DataType, Field, Metadata, Schema, SchemaRef};
-use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError};
+use pyo3::exceptions::{PyIndexError, PyKeyError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::capsule::{import_field_from, schema_capsule};
+use crate::capsule::{import_field_from, schema_capsule, schema_field, schema_of};
 use crate::error::to_py;
 
 /// `metadata` as a Python dict.
@@ -124,25 +124,6 @@ impl PyField {
 #[pyclass(name = "Schema", module = "alkaid", frozen, eq)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PySchema(pub SchemaRef);
-
-/// A schema as the struct field the C interface carries it as.
-pub(crate) fn schema_field(schema: &Schema) -> Field {
-    Field::new("", DataType::Struct(schema.fields().clone()), false)
-        .with_metadata(schema.metadata().clone())
-}
-
-/// The schema a struct field (the C interface's form of a schema) stands for.
-pub(crate) fn schema_of(field: &Field) -> PyResult<SchemaRef> {
-    let DataType::Struct(fields) = field.data_type() else {
-        return Err(PyTypeError::new_err(format!(
-            "a schema is carried as a struct, found {}",
-            field.data_type()
-        )));
-    };
-    Ok(Arc::new(
-        Schema::new(fields.clone()).with_metadata(field.metadata().clone()),
-    ))
-}
 
 #[pymethods]
 impl PySchema {
