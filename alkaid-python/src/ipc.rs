@@ -30,11 +30,11 @@ fn source_bytes(source: &Bound<'_, PyAny>, memory_map: bool) -> PyResult<Buffer>
         return Ok(Buffer::from(bytes));
     }
     let path: PathBuf = source.extract()?;
-    let file = File::open(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
     if !memory_map {
         let bytes = std::fs::read(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
         return Ok(Buffer::from(bytes));
     }
+    let file = File::open(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
     if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
         return Ok(Buffer::empty());
     }
@@ -193,18 +193,18 @@ fn write_ipc<'py>(
                 .map_err(|e| to_py(format!("{}: {}", path.display(), e.error())))?;
             Ok(None)
         }
-        Sink::Bytes => {
+        sink => {
             let bytes = py
                 .detach(|| written(format, Vec::new(), schema, options, batches))
                 .map_err(to_py)?;
-            Ok(Some(PyBytes::new(py, &bytes)))
-        }
-        Sink::Object(object) => {
-            let bytes = py
-                .detach(|| written(format, Vec::new(), schema, options, batches))
-                .map_err(to_py)?;
-            object.call_method1("write", (PyBytes::new(py, &bytes),))?;
-            Ok(None)
+            let bytes = PyBytes::new(py, &bytes);
+            match sink {
+                Sink::Object(object) => {
+                    object.call_method1("write", (bytes,))?;
+                    Ok(None)
+                }
+                _ => Ok(Some(bytes)),
+            }
         }
     }
 }
