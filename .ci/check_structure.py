@@ -18,7 +18,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARY_CRATES = [
     "alkaid-buffer", "alkaid-schema", "alkaid-data", "alkaid-array", "alkaid-ipc",
-    "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-integration",
+    "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-integration", "alkaid-arrow",
+    "alkaid-datafusion",
 ]
 ALL_CRATES = LIBRARY_CRATES + ["alkaid-cli", "alkaid-python"]
 # The ceiling for large `match`es over DataType in library code. Lower it when one goes;

@@ -17,6 +17,8 @@ mod integration;
 mod progress;
 #[cfg(feature = "object-store")]
 mod remote;
+#[cfg(feature = "sql")]
+mod sql;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -133,6 +135,16 @@ enum Command {
         #[command(flatten)]
         connection: flight::Connection,
     },
+    /// Run a SQL query with DataFusion over IPC files registered as tables, and print the
+    /// result (needs the `sql` feature).
+    #[cfg(feature = "sql")]
+    Sql {
+        /// The query.
+        query: String,
+        /// A table: NAME=PATH, a file, or a directory of files when PATH ends in `/`.
+        #[arg(long = "table", value_name = "NAME=PATH")]
+        tables: Vec<String>,
+    },
     /// Read a file or stream in any supported form and write it again, losing nothing:
     /// metadata at every level, dictionaries and batch boundaries survive.
     Convert {
@@ -236,6 +248,8 @@ fn run(command: Command) -> Result<(), Failure> {
             });
             flight::put(&uri, &file, &name, connection)
         }
+        #[cfg(feature = "sql")]
+        Command::Sql { query, tables } => sql::run(&query, &tables),
         Command::Integration { json, arrow, mode } => {
             let mode = match mode {
                 IntegrationMode::Validate => integration::Mode::Validate,

@@ -831,3 +831,51 @@ fn a_slow_client_holds_the_server_back_instead_of_filling_its_memory() {
     });
     assert_eq!(rows, 96 * 40_000);
 }
+
+#[cfg(feature = "sql")]
+#[test]
+fn sql_runs_a_query_over_files_with_datafusion() {
+    let table = format!("t={}", fixture("all_types.arrow"));
+    let out = alkaid(&[
+        "sql",
+        "SELECT count(*) AS n, count(utf8) AS texts, sum(int64) AS total FROM t",
+        "--table",
+        &table,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("texts") && stdout.contains("total"),
+        "{stdout}"
+    );
+    // Six rows, four strings, and the sum of the four non-null int64 values.
+    assert!(stdout.contains("15999999999980"), "{stdout}");
+    let numbers: Vec<&str> = stdout
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert!(numbers.starts_with(&["6", "4"]), "{stdout}");
+    // Every type of the fixture through DataFusion and back to Alkaid's display.
+    let out = alkaid(&["sql", "SELECT * FROM t", "--table", &table]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("utf8_view"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = alkaid(&["sql", "SELECT 1", "--table", "no-equals-sign"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("NAME=PATH"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = alkaid(&["sql", "SELECT * FROM missing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("missing"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -127,6 +127,12 @@ impl<S: RangeSource> AsyncFileReader<S> {
         self.decoder.num_batches()
     }
 
+    /// Where batch `index` starts in the file, as the footer says
+    /// ([`FileDecoder::batch_offset`]).
+    pub fn batch_offset(&self, index: usize) -> Option<u64> {
+        self.decoder.batch_offset(index)
+    }
+
     /// The source the reader reads from.
     pub fn get_ref(&self) -> &S {
         &self.source

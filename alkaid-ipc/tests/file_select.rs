@@ -148,3 +148,19 @@ fn selected_batches_are_what_iteration_yields() {
     assert!(err.to_string().contains("reversed"), "{err}");
     assert_eq!(reader.read_rows(12..12).unwrap().count(), 0);
 }
+
+#[test]
+fn batch_offsets_follow_the_file_and_stop_at_the_last_batch() {
+    let (bytes, _) = file(&[3, 5, 0, 7], Compression::None);
+    let len = bytes.len() as u64;
+    let reader = FileReader::open(Buffer::from(bytes), ReadOptions::default()).unwrap();
+    let offsets: Vec<u64> = (0..reader.num_batches())
+        .map(|i| reader.batch_offset(i).unwrap())
+        .collect();
+    assert_eq!(offsets.len(), 4);
+    // After the magic and the schema message, increasing, inside the file.
+    assert!(offsets[0] > 8, "{offsets:?}");
+    assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{offsets:?}");
+    assert!(offsets[3] < len);
+    assert_eq!(reader.batch_offset(4), None);
+}

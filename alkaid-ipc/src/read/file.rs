@@ -170,6 +170,12 @@ impl<S: ByteSource> FileReader<S> {
         self.decoder.num_batches()
     }
 
+    /// Where batch `index` starts in the file, as the footer says
+    /// ([`FileDecoder::batch_offset`](crate::FileDecoder::batch_offset)).
+    pub fn batch_offset(&self, index: usize) -> Option<u64> {
+        self.decoder.batch_offset(index)
+    }
+
     /// Batch `index`, read and decoded on its own.
     ///
     /// # Errors

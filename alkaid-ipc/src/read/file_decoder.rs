@@ -208,6 +208,13 @@ impl FileDecoder {
         self.batches.len()
     }
 
+    /// Where batch `index` starts in the file, as the footer says (checked only when the
+    /// batch is read), or `None` past the last batch or for a negative offset. For
+    /// splitting a file's batches among readers by byte range, as query engines do.
+    pub fn batch_offset(&self, index: usize) -> Option<u64> {
+        u64::try_from(self.batches.get(index)?.offset()).ok()
+    }
+
     /// Checks that `batches` is a range of this file's batches, for a reader about to
     /// iterate over it.
     ///

@@ -4,6 +4,7 @@
 use alkaid_schema::ffi::{ArrowSchema, import_field};
 use alkaid_schema::{Field, arbitrary};
 use arrow_schema::ffi::FFI_ArrowSchema;
+use arrow_schema_60 as arrow_schema;
 use proptest::prelude::*;
 
 /// Alkaid's export, imported by arrow-rs.
