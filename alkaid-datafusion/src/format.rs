@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use alkaid_arrow::arrow59::schema_to_arrow;
 use alkaid_ipc::{Compression, Magic, ReadOptions, WriteOptions};
 use alkaid_ipc_async::AsyncFileReader;
 use async_trait::async_trait;
@@ -25,7 +26,7 @@ use datafusion::physical_plan::ExecutionPlan;
 
 use crate::error::file_error;
 use crate::sink::AlkaidSink;
-use crate::source::{AlkaidSource, arrow_schema};
+use crate::source::AlkaidSource;
 use crate::store::StoreSource;
 
 /// The file extension of Alkaid files, without the dot.
@@ -91,7 +92,7 @@ impl FileFormat for AlkaidFormat {
         let mut schemas = Vec::with_capacity(objects.len());
         for object in objects {
             let reader = open(store, object).await?;
-            schemas.push(arrow_schema(&reader.schema()));
+            schemas.push(schema_to_arrow(&reader.schema()));
         }
         Ok(Arc::new(Schema::try_merge(schemas)?))
     }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use alkaid_arrow::arrow59::{batch_to_arrow, schema_to_arrow};
+use alkaid_arrow::arrow59::batch_to_arrow;
 use alkaid_ipc::ReadOptions;
 use alkaid_ipc_async::AsyncFileReader;
 use datafusion::arrow::datatypes::SchemaRef;
@@ -154,24 +154,15 @@ impl FileOpener for AlkaidOpener {
             }
             let stream = reader.into_stream().map(move |batch| {
                 let batch = batch.map_err(|e| file_error(&location, e))?;
-                relabel(&batch_to_arrow(&batch), &output).map_err(|e| file_error(&location, e))
+                // The table's field names, nullability and metadata for the file's columns
+                // (the projection by name already undid any other column order).
+                RecordBatch::try_new(
+                    Arc::clone(&output),
+                    batch_to_arrow(&batch).columns().to_vec(),
+                )
+                .map_err(|e| file_error(&location, e))
             });
             Ok(stream.boxed())
         }))
     }
-}
-
-/// `batch` under the table's schema for its columns: the same arrays, with the field
-/// names, nullability and metadata the table declares (the file's may differ in
-/// metadata, or in order, which the projection by name already undid).
-fn relabel(
-    batch: &RecordBatch,
-    schema: &SchemaRef,
-) -> std::result::Result<RecordBatch, datafusion::arrow::error::ArrowError> {
-    RecordBatch::try_new(Arc::clone(schema), batch.columns().to_vec())
-}
-
-/// The arrow-rs schema of an Alkaid schema (for the format's schema inference).
-pub(crate) fn arrow_schema(schema: &alkaid_schema::Schema) -> datafusion::arrow::datatypes::Schema {
-    schema_to_arrow(schema)
 }

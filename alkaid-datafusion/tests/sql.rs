@@ -21,6 +21,10 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::execution::options::ArrowReadOptions;
 use datafusion::prelude::SessionContext;
 
+#[path = "../../alkaid-ipc-async/tests/support/python.rs"]
+mod python;
+use python::python;
+
 const ROWS_PER_BATCH: usize = 1000;
 
 /// Batch `n` of the test table: eight columns, nulls in four of them.
@@ -250,18 +254,6 @@ fn python_with_duckdb() -> Option<PathBuf> {
         return None;
     }
     Some(python)
-}
-
-fn python() -> PathBuf {
-    if let Some(python) = std::env::var_os("ALKAID_PYTHON") {
-        return python.into();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci-venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
 }
 
 #[test]
