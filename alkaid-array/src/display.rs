@@ -338,8 +338,17 @@ fn write_timestamp(
     }
 }
 
-/// A timezone from an IANA name or a fixed offset such as `+05:30`.
-fn resolve_timezone(name: &str) -> Option<jiff::tz::TimeZone> {
+/// A timezone from an IANA name (`Europe/Paris`) or a fixed offset such as `+05:30`, as
+/// the format allows in a timestamp's type; `None` if it is neither. Display and the
+/// compute kernels' calendar arithmetic read zones through this one function.
+///
+/// ```
+/// use alkaid_array::display::resolve_timezone;
+/// assert!(resolve_timezone("Asia/Kolkata").is_some());
+/// assert!(resolve_timezone("-03:30").is_some());
+/// assert!(resolve_timezone("Mars/Olympus").is_none());
+/// ```
+pub fn resolve_timezone(name: &str) -> Option<jiff::tz::TimeZone> {
     if let Ok(tz) = jiff::tz::TimeZone::get(name) {
         return Some(tz);
     }

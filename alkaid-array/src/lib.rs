@@ -17,6 +17,7 @@
 //! | [`RunArray`] | run-end encoded values with `i16`/`i32`/`i64` run ends; run builders merge equal neighbours |
 //! | builders | [`PrimitiveBuilder`], [`BooleanBuilder`], [`GenericByteBuilder`], [`GenericListBuilder`], [`StructBuilder`]; any of them as a `dyn` [`ArrayBuilder`] |
 //! | [`RecordBatch`] | a schema and its columns, checked |
+//! | [`Scalar`], [`Datum`] | one value of any type; a kernel's input, array or scalar |
 //! | [`ffi_stream`] | the C stream interface: batches handed to and taken from other libraries in one process |
 //! | [`ffi_device_stream`] | the C device interface's stream, for CPU batches: the same, for consumers that ask for devices |
 //! | [`display`] | readable text for every type (`Display` for `dyn Array`), and tables of batches |
@@ -91,6 +92,7 @@ mod null;
 mod primitive;
 mod record_batch;
 mod run;
+mod scalar;
 mod structure;
 pub mod types;
 mod union;
@@ -126,6 +128,7 @@ pub use record_batch::{RecordBatch, RecordBatchOptions};
 pub use run::{
     ByteRunBuilder, PlainRunBuilder, PrimitiveRunBuilder, RunArray, RunEndIndex, StringRunBuilder,
 };
+pub use scalar::{Datum, Scalar};
 pub use structure::{StructArray, StructBuilder};
 pub use union::{UnionArray, UnionBuilder};
 pub use view::{

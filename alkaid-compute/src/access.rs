@@ -1,0 +1,195 @@
+//! Reading values out of plain `ArrayData`: fixed-width values as typed slices, and the
+//! byte values of every binary-like layout through one trait, so that a kernel over bytes
+//! is written once for `Binary`, `LargeBinary`, views and fixed-size binary (and their text
+//! types) and compiled for each.
+
+use alkaid_buffer::native::ByteView;
+use alkaid_buffer::{Buffer, NativeType, ScalarBuffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::PhysicalType;
+
+use crate::error::ComputeError;
+
+/// The fixed-width values of `data` (buffer 0) as `T`s, slot 0 first. Memory that is not
+/// aligned for `T` (wrapped from an IPC body) is copied to aligned memory first.
+pub(crate) fn native_values<T: NativeType>(
+    data: &ArrayData,
+) -> Result<ScalarBuffer<T>, ComputeError> {
+    let buffer = data.buffers().first().cloned().unwrap_or_default();
+    ScalarBuffer::new_realigned(buffer, data.offset(), data.len())
+        .map_err(|e| ComputeError::Data(e.into()))
+}
+
+/// Byte values by slot: what every binary-like layout offers.
+pub(crate) trait ByteAccess<'a>: Copy {
+    /// The bytes of slot `i` (whatever is stored, for a null slot).
+    fn value(&self, i: usize) -> &'a [u8];
+}
+
+/// `i32` or `i64` offsets into one data buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct OffsetBytes<'a, O> {
+    offsets: &'a [O],
+    data: &'a [u8],
+}
+
+impl<'a, O: alkaid_buffer::OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
+    #[inline(always)]
+    fn value(&self, i: usize) -> &'a [u8] {
+        let (start, end) = (self.offsets[i].as_usize(), self.offsets[i + 1].as_usize());
+        &self.data[start..end]
+    }
+}
+
+/// 16-byte views into data buffers.
+#[derive(Clone, Copy)]
+pub(crate) struct ViewBytes<'a> {
+    pub views: &'a [ByteView],
+    buffers: &'a [Buffer],
+}
+
+impl<'a> ByteAccess<'a> for ViewBytes<'a> {
+    #[inline(always)]
+    fn value(&self, i: usize) -> &'a [u8] {
+        let view = &self.views[i];
+        match view.inline_bytes() {
+            Some(bytes) => bytes,
+            None => {
+                let start = view.offset() as usize;
+                &self.buffers[view.buffer_index() as usize][start..start + view.len()]
+            }
+        }
+    }
+}
+
+/// Values of one width, back to back.
+#[derive(Clone, Copy)]
+pub(crate) struct FixedBytes<'a> {
+    data: &'a [u8],
+    width: usize,
+}
+
+impl<'a> ByteAccess<'a> for FixedBytes<'a> {
+    #[inline(always)]
+    fn value(&self, i: usize) -> &'a [u8] {
+        &self.data[i * self.width..(i + 1) * self.width]
+    }
+}
+
+/// Something to do with the byte values of an array, whichever layout holds them.
+pub(crate) trait BytesVisitor<'a> {
+    /// What the visit gives.
+    type Output;
+    /// Runs with the array's values as `B`.
+    fn visit<B: ByteAccess<'a>>(self, values: B) -> Self::Output;
+}
+
+/// The views of `data` (a view array), slot 0 first.
+fn views_of(data: &ArrayData) -> Result<&[ByteView], ComputeError> {
+    let views: &[ByteView] = data.buffers()[0]
+        .typed()
+        .map_err(|e| ComputeError::Data(e.into()))?;
+    Ok(&views[data.offset()..data.offset() + data.len()])
+}
+
+/// Calls `visitor` with the byte values of `data`, or returns `None` if `data` is not
+/// binary-like (binary, text, views, fixed-size binary).
+///
+/// # Errors
+/// If view memory is misaligned (views are only ever read in place).
+pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
+    data: &'a ArrayData,
+    visitor: V,
+) -> Result<Option<V::Output>, ComputeError> {
+    let buffers = data.buffers();
+    let range = data.offset()..data.offset() + data.len() + 1;
+    Ok(Some(match data.data_type().to_physical() {
+        PhysicalType::Binary => {
+            let offsets: &[i32] = typed(&buffers[0])?;
+            visitor.visit(OffsetBytes {
+                offsets: &offsets[range],
+                data: &buffers[1],
+            })
+        }
+        PhysicalType::LargeBinary => {
+            let offsets: &[i64] = typed(&buffers[0])?;
+            visitor.visit(OffsetBytes {
+                offsets: &offsets[range],
+                data: &buffers[1],
+            })
+        }
+        PhysicalType::BinaryView => visitor.visit(ViewBytes {
+            views: views_of(data)?,
+            buffers: &buffers[1..],
+        }),
+        PhysicalType::FixedSizeBinary(width) => {
+            let width = usize::try_from(width).unwrap_or(0);
+            let start = data.offset() * width;
+            visitor.visit(FixedBytes {
+                data: &buffers[0][start..start + data.len() * width],
+                width,
+            })
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// A buffer as `T`s, in place.
+fn typed<T: NativeType>(buffer: &Buffer) -> Result<&[T], ComputeError> {
+    buffer.typed().map_err(|e| ComputeError::Data(e.into()))
+}
+
+/// Whether `data`'s values are bytes that [`visit_bytes`] reads.
+pub(crate) fn is_binary_like(physical: PhysicalType) -> bool {
+    matches!(
+        physical,
+        PhysicalType::Binary
+            | PhysicalType::LargeBinary
+            | PhysicalType::BinaryView
+            | PhysicalType::FixedSizeBinary(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{
+        Array, BinaryViewArray, FixedSizeBinaryArray, LargeStringArray, StringViewArray,
+    };
+
+    use super::*;
+
+    struct Collect;
+
+    impl<'a> BytesVisitor<'a> for Collect {
+        type Output = Vec<Vec<u8>>;
+        fn visit<B: ByteAccess<'a>>(self, values: B) -> Vec<Vec<u8>> {
+            (0..3).map(|i| values.value(i).to_vec()).collect()
+        }
+    }
+
+    fn collect(data: &ArrayData) -> Vec<Vec<u8>> {
+        visit_bytes(data, Collect).unwrap().unwrap()
+    }
+
+    #[test]
+    fn every_layout_reads_the_same_values_at_an_offset() {
+        let words = ["zero", "one", "a value longer than twelve", "three"];
+        let expected: Vec<Vec<u8>> = words[1..].iter().map(|w| w.as_bytes().to_vec()).collect();
+        let large = LargeStringArray::from(words.to_vec()).to_data().slice(1, 3);
+        assert_eq!(collect(&large), expected);
+        let views = StringViewArray::from_iter_values(words)
+            .to_data()
+            .slice(1, 3);
+        assert_eq!(collect(&views), expected);
+        let binary = BinaryViewArray::from_iter_values(words.map(str::as_bytes));
+        assert_eq!(collect(&binary.to_data().slice(1, 3)), expected);
+        let pairs = ["ab", "cd", "ef", "gh"].map(|w| Some(w.as_bytes()));
+        let fixed = FixedSizeBinaryArray::try_from_iter(2, pairs).unwrap();
+        assert_eq!(
+            collect(&fixed.to_data().slice(1, 3)),
+            [b"cd".to_vec(), b"ef".to_vec(), b"gh".to_vec()]
+        );
+        let ints = alkaid_array::Int32Array::from(vec![1]).to_data();
+        assert!(visit_bytes(&ints, Collect).unwrap().is_none());
+    }
+}

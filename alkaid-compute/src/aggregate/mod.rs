@@ -1,0 +1,333 @@
+//! Aggregates: `count`, `count_distinct`, `sum`, `min`, `max`, `mean`, `any`, `all`, over a
+//! whole array, over the rows a boolean mask keeps, or per group.
+//!
+//! | aggregate | takes | gives | of no rows |
+//! | --- | --- | --- | --- |
+//! | `count` | any type | `Int64`: the rows that are not null | 0 |
+//! | `count_distinct` | any type | `Int64`: the distinct values that are not null (exact; `NaN` is one value, `-0.0` and `0.0` are one) | 0 |
+//! | `sum` | integers, floats, decimals, durations | `Int64` for signed integers, `UInt64` for unsigned ones, `Float64` for floats, the decimal's width and scale with 10 more digits of precision (up to the width's maximum), the duration's type | null |
+//! | `mean` | integers, floats, decimals | `Float64` | null |
+//! | `min`, `max` | every type with an order: numbers, temporal types, booleans, binary and text of every flavour, fixed-size binary | the input's type | null |
+//! | `any`, `all` | booleans | `Boolean` | null |
+//!
+//! Nulls are skipped (SQL semantics). Integer and decimal sums are exact whatever the number
+//! of rows; only the total is checked against the result type, and a total that does not
+//! fit is an overflow error. Float sums add in eight lanes, so their last bits may differ
+//! from a sum in row order. `min` and `max` of floats follow the crate's
+//! [total order](crate#floats): a NaN is the maximum.
+//!
+//! Dictionary and run-end encoded inputs are aggregated over their values without
+//! expanding them: each value counts as many times as rows use it (a run's value times
+//! its length, for sums). Grouped aggregates expand them first.
+
+mod grouped;
+mod minmax;
+mod rows;
+mod sum;
+
+use alkaid_array::{Array, ArrayRef, BooleanArray, Scalar};
+use alkaid_buffer::{BooleanBuffer, Buffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::DataType;
+
+use crate::error::ComputeError;
+use crate::hash::DistinctRows;
+use rows::Rows;
+use sum::{SumKind, TotalValue, checked_total, total};
+
+/// An aggregate function.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{Array, AsArray, BooleanArray, Int32Array};
+/// use alkaid_array::types::Int64Type;
+/// use alkaid_compute::Aggregate;
+/// let values = Int32Array::from(vec![Some(1), None, Some(3), Some(4)]);
+/// assert_eq!(Aggregate::Sum.evaluate(&values)?.value::<Int64Type>(), Some(8));
+/// let mask = BooleanArray::from(vec![true, true, false, true]);
+/// assert_eq!(Aggregate::Sum.evaluate_where(&values, &mask)?.value::<Int64Type>(), Some(5));
+/// let sums = Aggregate::Sum.evaluate_grouped(&values, &[0, 1, 1, 0], 2, None)?;
+/// let sums = sums.as_primitive::<Int64Type>();
+/// assert_eq!(sums.iter().collect::<Vec<_>>(), [Some(5), Some(3)]);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Aggregate {
+    /// The number of rows that are not null.
+    Count,
+    /// The number of distinct values that are not null.
+    CountDistinct,
+    /// The sum.
+    Sum,
+    /// The smallest value.
+    Min,
+    /// The largest value.
+    Max,
+    /// The arithmetic mean, as a float.
+    Mean,
+    /// Whether some value is true.
+    Any,
+    /// Whether every value is true.
+    All,
+}
+
+impl Aggregate {
+    /// The aggregate's name, as SQL spells it in lower case.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Count => "count",
+            Self::CountDistinct => "count_distinct",
+            Self::Sum => "sum",
+            Self::Min => "min",
+            Self::Max => "max",
+            Self::Mean => "mean",
+            Self::Any => "any",
+            Self::All => "all",
+        }
+    }
+
+    /// The type of the result for an input of `input` (the values' type, for dictionary
+    /// and run-end encoded inputs).
+    ///
+    /// # Errors
+    /// If the aggregate does not take that type.
+    ///
+    /// ```
+    /// use alkaid_compute::Aggregate;
+    /// use alkaid_schema::DataType;
+    /// assert_eq!(Aggregate::Sum.result_type(&DataType::Int8)?, DataType::Int64);
+    /// assert_eq!(Aggregate::Mean.result_type(&DataType::UInt16)?, DataType::Float64);
+    /// assert!(Aggregate::Sum.result_type(&DataType::Utf8).is_err());
+    /// # Ok::<(), alkaid_compute::ComputeError>(())
+    /// ```
+    pub fn result_type(self, input: &DataType) -> Result<DataType, ComputeError> {
+        let input = value_type(input);
+        self.check_input(input)?;
+        Ok(match self {
+            Self::Count | Self::CountDistinct => DataType::Int64,
+            Self::Mean => DataType::Float64,
+            Self::Any | Self::All => DataType::Boolean,
+            Self::Min | Self::Max => input.clone(),
+            Self::Sum => SumKind::of(input)
+                .map(|k| k.output())
+                .unwrap_or(DataType::Null),
+        })
+    }
+
+    /// Whether the aggregate takes values of `data_type` (plain, not encoded).
+    fn check_input(self, data_type: &DataType) -> Result<(), ComputeError> {
+        let refuse = |what: &str| {
+            Err(ComputeError::unsupported(
+                self.name(),
+                format!("expected {what}, found {data_type}"),
+            ))
+        };
+        match self {
+            Self::Count | Self::CountDistinct => Ok(()),
+            _ if matches!(data_type, DataType::Null) => Ok(()),
+            Self::Sum if SumKind::of(data_type).is_none() => refuse("numbers or durations"),
+            Self::Mean
+                if SumKind::of(data_type).is_none()
+                    || matches!(data_type, DataType::Duration(_)) =>
+            {
+                refuse("numbers")
+            }
+            Self::Any | Self::All if *data_type != DataType::Boolean => refuse("booleans"),
+            Self::Min | Self::Max if !has_order(data_type) => refuse("values with an order"),
+            _ => Ok(()),
+        }
+    }
+
+    /// The aggregate over every row of `values`.
+    ///
+    /// # Errors
+    /// If the aggregate does not take the type, or a sum does not fit its type.
+    pub fn evaluate(self, values: &dyn Array) -> Result<Scalar, ComputeError> {
+        self.over(Rows::of(values, None)?)
+    }
+
+    /// The aggregate over the rows of `values` where `mask` is true (null mask rows count
+    /// as false).
+    ///
+    /// # Errors
+    /// As [`evaluate`](Self::evaluate), and if the mask's length differs.
+    pub fn evaluate_where(
+        self,
+        values: &dyn Array,
+        mask: &BooleanArray,
+    ) -> Result<Scalar, ComputeError> {
+        self.over(Rows::of(values, Some(mask))?)
+    }
+
+    /// The aggregate per group: row `i` belongs to group `groups[i]`, and the result has
+    /// one row per group, `group_count` in all (null for a group without a row that counts,
+    /// 0 for counts). With a mask, only the rows where it is true count.
+    ///
+    /// # Errors
+    /// As [`evaluate`](Self::evaluate), if `groups` or the mask is not as long as `values`,
+    /// and if a group id is not below `group_count` (naming the row).
+    pub fn evaluate_grouped(
+        self,
+        values: &dyn Array,
+        groups: &[u32],
+        group_count: usize,
+        mask: Option<&BooleanArray>,
+    ) -> Result<ArrayRef, ComputeError> {
+        grouped::grouped(self, values, groups, group_count, mask)
+    }
+
+    fn over(self, rows: Rows) -> Result<Scalar, ComputeError> {
+        let data_type = rows.data.data_type().clone();
+        self.check_input(&data_type)?;
+        let output = self.result_type(&data_type)?;
+        let null = || Scalar::new_null(&output).map_err(ComputeError::from);
+        match self {
+            Self::Count => Ok(Scalar::from(rows.count() as i64)),
+            Self::CountDistinct => {
+                let distinct = DistinctRows::of(&rows.data, rows.selection.as_ref())?;
+                Ok(Scalar::from(distinct.count_non_null() as i64))
+            }
+            Self::Min | Self::Max => match minmax::extreme(&rows, self == Self::Max)? {
+                Some(scalar) => Ok(scalar),
+                None => null(),
+            },
+            Self::Any | Self::All => {
+                let data = &rows.data;
+                if rows.count() == 0 || matches!(data_type, DataType::Null) {
+                    return null();
+                }
+                let values =
+                    BooleanBuffer::new(data.buffers()[0].clone(), data.offset(), data.len());
+                let selected = |bits: BooleanBuffer| match &rows.selection {
+                    Some(s) => (&bits & s).count_set_bits(),
+                    None => bits.count_set_bits(),
+                };
+                Ok(Scalar::from(match self {
+                    Self::Any => selected(values) > 0,
+                    _ => selected(!&values) == 0,
+                }))
+            }
+            Self::Sum | Self::Mean => {
+                let count = rows.count();
+                let Some(kind) = SumKind::of(&data_type).filter(|_| count > 0) else {
+                    return null();
+                };
+                let total = total(&rows, &kind)?;
+                if self == Self::Mean {
+                    let scale = match &data_type {
+                        DataType::Decimal(d) => d.scale(),
+                        _ => 0,
+                    };
+                    return Ok(Scalar::from(total.to_f64(scale) / count as f64));
+                }
+                sum_scalar(checked_total(total, &kind)?, &output)
+            }
+        }
+    }
+}
+
+/// A checked total as a scalar of the sum's type.
+fn sum_scalar(value: TotalValue, output: &DataType) -> Result<Scalar, ComputeError> {
+    let buffer = match value {
+        TotalValue::Int(v) => Buffer::from_slice_ref(&[v]),
+        TotalValue::UInt(v) => Buffer::from_slice_ref(&[v]),
+        TotalValue::Float(v) => Buffer::from_slice_ref(&[v]),
+        TotalValue::Decimal(v) => match output {
+            DataType::Decimal(d) => crate::decimal::with_decimal!(d.width(), |T| {
+                let narrow =
+                    <T as crate::decimal::DecimalNative>::try_narrow(v).ok_or_else(|| {
+                        ComputeError::Overflow {
+                            row: None,
+                            message: format!("the sum {v} does not fit {output}"),
+                        }
+                    })?;
+                Buffer::from_slice_ref(&[narrow])
+            }),
+            _ => unreachable!("a decimal total belongs to a decimal sum"),
+        },
+    };
+    let data = ArrayData::builder(output.clone())
+        .len(1)
+        .buffers(vec![buffer])
+        .build()?;
+    Ok(Scalar::try_new(alkaid_array::make_array(data))?)
+}
+
+/// The type of the values an input stands for (through dictionaries and runs).
+fn value_type(data_type: &DataType) -> &DataType {
+    match data_type {
+        DataType::Dictionary { value, .. } => value_type(value),
+        DataType::RunEndEncoded(ree) => value_type(ree.values().data_type()),
+        other => other,
+    }
+}
+
+fn has_order(data_type: &DataType) -> bool {
+    use alkaid_schema::PhysicalType as P;
+    matches!(
+        data_type.to_physical(),
+        P::Null
+            | P::Boolean
+            | P::Primitive(_)
+            | P::Binary
+            | P::LargeBinary
+            | P::BinaryView
+            | P::FixedSizeBinary(_)
+    )
+}
+
+macro_rules! shorthand {
+    ($($(#[$doc:meta])* $name:ident => $aggregate:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        ///
+        /// # Errors
+        /// As [`Aggregate::evaluate`].
+        pub fn $name(values: &dyn Array) -> Result<Scalar, ComputeError> {
+            Aggregate::$aggregate.evaluate(values)
+        }
+    )*};
+}
+
+shorthand!(
+    /// The number of rows of `values` that are not null, as an `Int64` scalar.
+    count => Count,
+    /// The number of distinct values of `values` that are not null, as an `Int64` scalar.
+    count_distinct => CountDistinct,
+    /// The sum of `values` (see the [module docs](self) for its type); null if every row is
+    /// null.
+    ///
+    /// # Examples
+    /// ```
+    /// use alkaid_array::{Float64Array, Int64Array, types::{Float64Type, Int64Type}};
+    /// use alkaid_compute::{sum, ComputeError};
+    /// assert_eq!(sum(&Float64Array::from(vec![0.5, 0.25]))?.value::<Float64Type>(), Some(0.75));
+    /// assert!(sum(&Int64Array::from(vec![None::<i64>]))?.is_null());
+    /// let error = sum(&Int64Array::from(vec![i64::MAX, 1])).unwrap_err();
+    /// assert!(matches!(error, ComputeError::Overflow { row: None, .. }));
+    /// # Ok::<(), ComputeError>(())
+    /// ```
+    sum => Sum,
+    /// The smallest value of `values`; null if every row is null.
+    ///
+    /// # Examples
+    /// ```
+    /// use alkaid_array::StringArray;
+    /// use alkaid_compute::{max, min};
+    /// let words = StringArray::from(vec![Some("pear"), None, Some("apple")]);
+    /// assert_eq!(min(&words)?.as_str(), Some("apple"));
+    /// assert_eq!(max(&words)?.as_str(), Some("pear"));
+    /// # Ok::<(), alkaid_compute::ComputeError>(())
+    /// ```
+    min => Min,
+    /// The largest value of `values`; null if every row is null.
+    max => Max,
+    /// The mean of `values` as a `Float64` scalar; null if every row is null.
+    mean => Mean,
+    /// Whether some value of `values` (booleans) is true; null if every row is null.
+    any => Any,
+    /// Whether every value of `values` (booleans) is true; null if every row is null.
+    all => All,
+);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,174 @@
+//! Null and NaN tests, and the logical validity of any array: a row is null where its own
+//! bitmap says so, or where what it stands for is null (a dictionary entry, a run's value,
+//! a union member), and every row of a `Null` array is null.
+
+use alkaid_array::{Array, BooleanArray, make_array};
+use alkaid_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::{DataType, PhysicalType, PrimitiveType, UnionMode};
+use alkaid_select::take;
+
+use crate::access::native_values;
+use crate::encoding::{Lift, Runs, dictionary_keys, lift_unary};
+use crate::error::ComputeError;
+use crate::native::map_bits;
+
+/// The logical validity of `data`: `None` if every row is valid.
+pub(crate) fn logical_nulls(data: &ArrayData) -> Result<Option<NullBuffer>, ComputeError> {
+    let nulls = match data.data_type() {
+        DataType::Null => Some(NullBuffer::new_null(data.len())),
+        DataType::Dictionary { .. } => {
+            let values = data.dictionary().ok_or_else(|| {
+                ComputeError::InvalidArgument("a dictionary array without its dictionary".into())
+            })?;
+            match logical_nulls(values)? {
+                None => data.nulls().cloned(),
+                Some(value_nulls) => {
+                    let keys = make_array(dictionary_keys(data)?);
+                    gathered_validity(value_nulls, keys.as_ref())?
+                }
+            }
+        }
+        DataType::RunEndEncoded(_) => {
+            let runs = Runs::of(data)?;
+            match logical_nulls(&runs.values)? {
+                None => None,
+                Some(value_nulls) => gathered_validity(value_nulls, runs.row_indices().as_ref())?,
+            }
+        }
+        DataType::Union(union) => {
+            let children = data
+                .children()
+                .iter()
+                .map(logical_nulls)
+                .collect::<Result<Vec<_>, _>>()?;
+            if children.iter().all(Option::is_none) {
+                return Ok(None);
+            }
+            let (offset, len) = (data.offset(), data.len());
+            let ids = &data.buffers()[0][offset..offset + len];
+            let dense_offsets = match union.mode() {
+                UnionMode::Dense => Some(
+                    ScalarBuffer::<i32>::new_realigned(data.buffers()[1].clone(), offset, len)
+                        .map_err(|e| ComputeError::Data(e.into()))?,
+                ),
+                UnionMode::Sparse => None,
+            };
+            let valid: BooleanBuffer = (0..len)
+                .map(|i| {
+                    let child = union.child_index(ids[i] as i8);
+                    let slot = match &dense_offsets {
+                        Some(offsets) => offsets[i] as usize,
+                        None => offset + i,
+                    };
+                    child.is_some_and(|c| children[c].as_ref().is_none_or(|n| n.is_valid(slot)))
+                })
+                .collect();
+            Some(NullBuffer::new(valid))
+        }
+        _ => data.nulls().cloned(),
+    };
+    Ok(nulls.filter(|n| n.null_count() > 0))
+}
+
+/// Validity of values (by value) taken to rows through `indices` (null index: null row).
+fn gathered_validity(
+    value_nulls: NullBuffer,
+    indices: &dyn Array,
+) -> Result<Option<NullBuffer>, ComputeError> {
+    let flags = BooleanArray::try_new(value_nulls.into_inner(), None)?;
+    let taken = take(&flags, indices)?;
+    let taken = taken
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .expect("taking from a boolean array gives one");
+    let valid = match taken.nulls() {
+        Some(nulls) => taken.values() & nulls.validity(),
+        None => taken.values().clone(),
+    };
+    Ok(Some(NullBuffer::new(valid)))
+}
+
+/// Whether each row is null (never null itself).
+///
+/// # Errors
+/// If a dictionary or run-end encoded array cannot be read.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::Int32Array;
+/// use alkaid_compute::is_null;
+/// let result = is_null(&Int32Array::from(vec![Some(1), None]))?;
+/// assert_eq!(result.iter().collect::<Vec<_>>(), [Some(false), Some(true)]);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn is_null(array: &dyn Array) -> Result<BooleanArray, ComputeError> {
+    let data = array.to_data();
+    let values = match logical_nulls(&data)? {
+        Some(nulls) => !nulls.validity(),
+        None => BooleanBuffer::new_unset(data.len()),
+    };
+    Ok(BooleanArray::try_new(values, None)?)
+}
+
+/// Whether each row is not null (never null itself).
+///
+/// # Errors
+/// As [`is_null`].
+pub fn is_not_null(array: &dyn Array) -> Result<BooleanArray, ComputeError> {
+    let data = array.to_data();
+    let values = match logical_nulls(&data)? {
+        Some(nulls) => nulls.validity().clone(),
+        None => BooleanBuffer::new_set(data.len()),
+    };
+    Ok(BooleanArray::try_new(values, None)?)
+}
+
+/// Whether each value is NaN; null where the value is null. Integers and decimals are never
+/// NaN. Dictionaries and runs are tested on their values once.
+///
+/// # Errors
+/// If `array` is not numeric.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::Float64Array;
+/// use alkaid_compute::is_nan;
+/// let result = is_nan(&Float64Array::from(vec![Some(f64::NAN), Some(1.0), None]))?;
+/// assert_eq!(result.iter().collect::<Vec<_>>(), [Some(true), Some(false), None]);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn is_nan(array: &dyn Array) -> Result<BooleanArray, ComputeError> {
+    let data = lift_unary(&array.to_data(), Lift::Gather, &nan_flags)?;
+    Ok(BooleanArray::try_from(data)?)
+}
+
+fn nan_flags(data: &ArrayData) -> Result<ArrayData, ComputeError> {
+    let data_type = data.data_type();
+    let values = match data_type.to_physical() {
+        PhysicalType::Primitive(PrimitiveType::Float16) => {
+            #[allow(clippy::eq_op)] // `v != v` is the NaN test
+            map_bits(&native_values::<half::f16>(data)?, |v| v != v)
+        }
+        PhysicalType::Primitive(PrimitiveType::Float32) =>
+        {
+            #[allow(clippy::eq_op)]
+            map_bits(&native_values::<f32>(data)?, |v| v != v)
+        }
+        PhysicalType::Primitive(PrimitiveType::Float64) =>
+        {
+            #[allow(clippy::eq_op)]
+            map_bits(&native_values::<f64>(data)?, |v| v != v)
+        }
+        _ if data_type.is_numeric() || matches!(data_type, DataType::Null) => {
+            BooleanBuffer::new_unset(data.len())
+        }
+        _ => {
+            return Err(ComputeError::unsupported(
+                "is_nan",
+                format!("expected a numeric array, found {data_type}"),
+            ));
+        }
+    };
+    Ok(BooleanArray::try_new(values, logical_nulls(data)?)?.to_data())
+}

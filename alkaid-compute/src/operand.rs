@@ -1,0 +1,71 @@
+//! Kernel inputs: a [`Datum`] resolved to its data, and the length of the result.
+
+use alkaid_array::Datum;
+use alkaid_data::ArrayData;
+
+use crate::error::ComputeError;
+
+/// One input of a kernel: its data, and whether it is a scalar (one slot that stands for
+/// every row).
+#[derive(Debug, Clone)]
+pub(crate) struct Operand {
+    /// The array, or the scalar's one-slot array.
+    pub data: ArrayData,
+    /// Whether `data` is a scalar.
+    pub scalar: bool,
+}
+
+impl Operand {
+    /// The input behind a datum.
+    pub fn of(datum: &dyn Datum) -> Self {
+        let (array, scalar) = datum.get();
+        Self {
+            data: array.to_data(),
+            scalar,
+        }
+    }
+
+    /// An array operand.
+    pub fn array(data: ArrayData) -> Self {
+        Self {
+            data,
+            scalar: false,
+        }
+    }
+
+    /// The same kind of operand (array or scalar) over other data.
+    pub fn with_data(&self, data: ArrayData) -> Self {
+        Self {
+            data,
+            scalar: self.scalar,
+        }
+    }
+}
+
+/// The two inputs of a binary kernel and the length of its result: the arrays' common
+/// length, the array's length beside a scalar, or 1 for two scalars.
+///
+/// # Errors
+/// If two arrays differ in length.
+pub(crate) fn binary_operands(
+    left: &dyn Datum,
+    right: &dyn Datum,
+) -> Result<(Operand, Operand, usize), ComputeError> {
+    let (left, right) = (Operand::of(left), Operand::of(right));
+    let len = match (left.scalar, right.scalar) {
+        (true, true) => 1,
+        (true, false) => right.data.len(),
+        (false, true) => left.data.len(),
+        (false, false) => {
+            if left.data.len() != right.data.len() {
+                return Err(ComputeError::LengthMismatch {
+                    what: "the right input",
+                    expected: left.data.len(),
+                    found: right.data.len(),
+                });
+            }
+            left.data.len()
+        }
+    };
+    Ok((left, right, len))
+}
