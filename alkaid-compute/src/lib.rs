@@ -1,16 +1,66 @@
 //! Compute kernels: comparison, boolean logic, arithmetic, aggregates and hashing over
-//! Alkaid arrays.
+//! Alkaid arrays, the kernels a query engine's expression evaluator runs first.
 //!
-//! The kernels an expression evaluator runs first. Every kernel takes arrays of every type
-//! it makes sense for, honours offsets and nulls, and takes dictionary and run-end encoded
-//! inputs as they are.
+//! | kernels | what they do |
+//! | --- | --- |
+//! | [`eq`], [`neq`], [`lt`], [`lt_eq`], [`gt`], [`gt_eq`], [`distinct`], [`not_distinct`] | compare two inputs row by row into a [`BooleanArray`](alkaid_array::BooleanArray) (rules below) |
+//! | [`is_null`], [`is_not_null`], [`is_nan`] | test each row |
+//! | [`and`], [`or`], [`xor`], [`and_not`], [`not`], [`and_kleene`], [`or_kleene`] | boolean logic a word at a time; the Kleene pair is SQL's three-valued `AND` and `OR` |
+//! | [`add`], [`sub`], [`mul`], [`div`], [`rem`], [`neg`], [`abs`] and their `_wrapping` forms | arithmetic on integers (checked by default), floats, decimals and temporal values |
+//! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
+//! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
+//!
+//! Binary kernels take two [`Datum`](alkaid_array::Datum)s: arrays of one length, or an
+//! array and a [`Scalar`](alkaid_array::Scalar) (a one-slot array of any type, standing for
+//! every row). Every kernel honours offsets and nulls, and takes dictionary, run-end
+//! encoded and view inputs as they are: beside a scalar, a dictionary's values are computed
+//! once and its keys map the result back to the rows (an arithmetic result stays a
+//! dictionary, or stays run-end encoded); aggregates count a dictionary's entries by their
+//! keys and a run's value by its length. Errors are [`ComputeError`]s that name the row,
+//! the operands and the types.
+//!
+//! # Comparison rules
+//! The same type compares with itself (field names inside nested types aside);
+//! timestamps of any units and zones compare as instants, decimals of any widths and scales
+//! as numbers, text of any flavour with text and bytes of any flavour with bytes (in byte
+//! order, which is code point order for UTF-8), `Null` with anything (every row null), and
+//! nested types for equality only.
 //!
 //! # Floats
 //! Floats compare, sort, group and hash in one **total order**, the one PostgreSQL uses:
 //! `-0.0` equals `0.0`, every NaN equals every other NaN, and NaN is greater than every
-//! other value, infinity included.
+//! other value, infinity included. So `NaN = NaN` is true, `max` of a column with a NaN is
+//! NaN, and `count_distinct` counts NaN once. (arrow-rs follows IEEE 754's `totalOrder`,
+//! which tells `-0.0` from `0.0`.)
 //!
-//! Depends on alkaid-select and the layers below.
+//! Depends on alkaid-select (to gather dictionary values) and the layers below.
+//!
+//! # Example
+//! A filter and an aggregate, as an engine evaluates `SELECT sum(price * 10) WHERE
+//! region = 'north' AND qty > 0`, and a plain `sum(qty)`:
+//! ```
+//! use std::sync::Arc;
+//! use alkaid_array::{ArrayRef, DictionaryArray, Float64Array, Int8Array, Int64Array, Scalar, StringArray};
+//! use alkaid_array::types::{Float64Type, Int8Type, Int64Type};
+//! use alkaid_compute::{Aggregate, and_kleene, eq, gt, mul};
+//!
+//! let regions: ArrayRef = Arc::new(StringArray::from(vec!["north", "south"]));
+//! let region = DictionaryArray::<Int8Type>::try_new(Int8Array::from(vec![0, 1, 0, 0]), regions)?;
+//! let price = Float64Array::from(vec![2.5, 9.0, 4.0, 1.0]);
+//! let qty = Int64Array::from(vec![Some(2), Some(1), None, Some(3)]);
+//!
+//! // The dictionary's two values are compared once; its keys map the answer to the rows.
+//! let north = eq(&region, &Scalar::from("north"))?;
+//! // SQL's AND: the row whose qty is null is null, which the aggregate treats as false.
+//! let keep = and_kleene(&north, &gt(&qty, &Scalar::from(0i64))?)?;
+//! let scaled = mul(&price, &Scalar::from(10.0f64))?;
+//! let total = Aggregate::Sum.evaluate_where(scaled.as_ref(), &keep)?;
+//! assert_eq!(total.value::<Float64Type>(), Some(25.0 + 10.0));
+//!
+//! // Integer sums are exact, and checked against their Int64 result.
+//! assert_eq!(alkaid_compute::sum(&qty)?.value::<Int64Type>(), Some(6));
+//! # Ok::<(), alkaid_compute::ComputeError>(())
+//! ```
 #![doc(test(attr(deny(warnings))))]
 
 mod access;

@@ -39,7 +39,7 @@ use sum::{SumKind, TotalValue, checked_total, total};
 ///
 /// # Examples
 /// ```
-/// use alkaid_array::{Array, AsArray, BooleanArray, Int32Array};
+/// use alkaid_array::{AsArray, BooleanArray, Int32Array};
 /// use alkaid_array::types::Int64Type;
 /// use alkaid_compute::Aggregate;
 /// let values = Int32Array::from(vec![Some(1), None, Some(3), Some(4)]);
@@ -298,7 +298,7 @@ shorthand!(
     ///
     /// # Examples
     /// ```
-    /// use alkaid_array::{Float64Array, Int64Array, types::{Float64Type, Int64Type}};
+    /// use alkaid_array::{Float64Array, Int64Array, types::Float64Type};
     /// use alkaid_compute::{sum, ComputeError};
     /// assert_eq!(sum(&Float64Array::from(vec![0.5, 0.25]))?.value::<Float64Type>(), Some(0.75));
     /// assert!(sum(&Int64Array::from(vec![None::<i64>]))?.is_null());

@@ -283,12 +283,16 @@ fn move_zoned(
 ) -> Option<i64> {
     let instant =
         jiff::Timestamp::from_nanosecond(i128::from(value) * i128::from(unit_nanos)).ok()?;
-    let span = jiff::Span::new()
-        .try_months(months)
+    // Two steps: a jiff span has one sign for all its units, and an interval's months and
+    // days may have different signs.
+    let months = jiff::Span::new().try_months(months).ok()?;
+    let days = jiff::Span::new().try_days(days).ok()?;
+    let moved = instant
+        .to_zoned(zone.clone())
+        .checked_add(months)
         .ok()?
-        .try_days(days)
+        .checked_add(days)
         .ok()?;
-    let moved = instant.to_zoned(zone.clone()).checked_add(span).ok()?;
     let total = moved.timestamp().as_nanosecond().checked_add(nanos)?;
     i64::try_from(total.div_euclid(i128::from(unit_nanos))).ok()
 }

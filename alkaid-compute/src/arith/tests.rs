@@ -377,6 +377,11 @@ fn zoned_timestamps_move_in_local_time() {
         ints::<TimestampSecondType>(&add(&times, &day_of_time).unwrap()),
         [Some(noon_utc + 24 * 3600)]
     );
+    // Months and days of different signs: back a month from March 30, then forward a day.
+    let mixed = Scalar::primitive::<IntervalMonthDayNanoType>(IntervalMonthDayNano::new(-1, 1, 0));
+    let moved = add(&times, &mixed).unwrap();
+    let expected = i64::from(date(2024, 3, 1)) * 86_400 + 11 * 3600;
+    assert_eq!(ints::<TimestampSecondType>(&moved), [Some(expected)]);
     // Without a zone, a day is 24 hours.
     let plain = TimestampSecondArray::from(vec![noon_utc]);
     assert_eq!(

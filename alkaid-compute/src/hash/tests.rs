@@ -37,7 +37,11 @@ fn hashes_do_not_drift() {
     // The same, as numbers: what every stored hash of these rows is.
     assert_eq!(
         hashes(&[&ints, &text], 42),
-        [0xb872_75fb_206c_75f3, 0x5c98_48f0_05ab_e342, 0xe1f6_4fba_5ff4_66a9]
+        [
+            0xb872_75fb_206c_75f3,
+            0x5c98_48f0_05ab_e342,
+            0xe1f6_4fba_5ff4_66a9
+        ]
     );
 }
 
@@ -187,4 +191,3 @@ fn unique_and_value_counts_treat_nan_and_nulls_as_one_value() {
     assert_eq!(distinct.len(), 3);
     assert!(matches!(distinct.data_type(), DataType::Dictionary { .. }));
 }
-

@@ -105,7 +105,7 @@ pub fn unique(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
 ///
 /// # Examples
 /// ```
-/// use alkaid_array::{Array, AsArray, Int32Array, StructArray};
+/// use alkaid_array::{AsArray, Int32Array};
 /// use alkaid_array::types::{Int32Type, Int64Type};
 /// use alkaid_compute::value_counts;
 /// let counted = value_counts(&Int32Array::from(vec![3, 1, 3, 3]))?;
