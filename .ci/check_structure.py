@@ -18,7 +18,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRARY_CRATES = [
     "alkaid-buffer", "alkaid-schema", "alkaid-data", "alkaid-array", "alkaid-ipc",
-    "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-integration", "alkaid-arrow",
+    "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-compute", "alkaid-integration", "alkaid-arrow",
     "alkaid-datafusion",
 ]
 ALL_CRATES = LIBRARY_CRATES + ["alkaid-cli", "alkaid-python"]

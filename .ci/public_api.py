@@ -21,7 +21,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRATES = ["alkaid-buffer", "alkaid-schema", "alkaid-data", "alkaid-array", "alkaid-ipc",
-          "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-integration", "alkaid-arrow", "alkaid-datafusion"]
+          "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-compute", "alkaid-integration", "alkaid-arrow", "alkaid-datafusion"]
 AUTO_TRAITS = {"Send", "Sync", "Unpin", "UnwindSafe", "RefUnwindSafe", "Freeze"}
 
 

@@ -11,10 +11,9 @@ use alkaid_buffer::{BooleanBuffer, NullBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
-use crate::cmp::{operand_validity, result_len};
-use crate::encoding::{Lift, lift_binary, lift_unary};
 use crate::error::ComputeError;
-use crate::operand::{Operand, binary_operands};
+use crate::lift::{Lift, lift_binary, lift_unary};
+use crate::operand::{Operand, binary_operands, operand_validity, result_len};
 
 /// A binary boolean operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -74,10 +74,12 @@ mod decimal;
 mod encoding;
 mod error;
 mod hash;
+mod lift;
 mod native;
 mod operand;
 mod order;
 mod row_eq;
+mod validity;
 
 pub use aggregate::{Aggregate, all, any, count, count_distinct, max, mean, min, sum};
 pub use arith::{

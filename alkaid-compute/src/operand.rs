@@ -1,9 +1,11 @@
 //! Kernel inputs: a [`Datum`] resolved to its data, and the length of the result.
 
 use alkaid_array::Datum;
+use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 
 use crate::error::ComputeError;
+use crate::validity::logical_nulls;
 
 /// One input of a kernel: its data, and whether it is a scalar (one slot that stands for
 /// every row).
@@ -68,4 +70,27 @@ pub(crate) fn binary_operands(
         }
     };
     Ok((left, right, len))
+}
+
+/// The length of a binary kernel's result over two plain operands.
+pub(crate) fn result_len(left: &Operand, right: &Operand) -> usize {
+    match (left.scalar, right.scalar) {
+        (false, _) => left.data.len(),
+        (true, false) => right.data.len(),
+        (true, true) => 1,
+    }
+}
+
+/// The validity an operand gives a result of `len` rows: its own (a scalar's spread over
+/// every row), `None` if every row is valid.
+pub(crate) fn operand_validity(
+    operand: &Operand,
+    len: usize,
+) -> Result<Option<NullBuffer>, ComputeError> {
+    let nulls = logical_nulls(&operand.data)?;
+    Ok(match (operand.scalar, nulls) {
+        (true, Some(nulls)) if nulls.is_null(0) => Some(NullBuffer::new_null(len)),
+        (true, _) => None,
+        (false, nulls) => nulls,
+    })
 }

@@ -13,11 +13,10 @@ use alkaid_schema::{DataType, PhysicalType};
 use alkaid_select::take;
 use hashbrown::HashTable;
 
-use super::Aggregate;
+use super::kind::Aggregate;
 use super::rows::{and_optional, mask_bits};
 use super::sum::{SplitInt, SumFloat, SumKind, i256_to_f64};
 use crate::access::{ByteAccess, BytesVisitor, native_values, visit_bytes};
-use crate::cmp::logical_nulls;
 use crate::decimal::{DecimalNative, max_of_precision, with_decimal};
 use crate::encoding::decoded;
 use crate::error::ComputeError;
@@ -25,6 +24,7 @@ use crate::hash::{combine, value_hashes};
 use crate::native::with_native;
 use crate::order::TotalOrder;
 use crate::row_eq::row_eq;
+use crate::validity::logical_nulls;
 
 /// The input of a grouped aggregate: plain values, the rows that count, their groups.
 struct Grouped<'g> {

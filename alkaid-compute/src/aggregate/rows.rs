@@ -13,10 +13,10 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::access::native_values;
-use crate::cmp::logical_nulls;
 use crate::encoding::{Runs, decoded, dictionary_keys, is_encoded};
 use crate::error::ComputeError;
 use crate::native::with_integer;
+use crate::validity::logical_nulls;
 
 /// The rows of one aggregate's input.
 pub(crate) struct Rows {

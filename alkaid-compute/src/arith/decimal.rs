@@ -7,7 +7,7 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, DecimalType};
 
 use super::kernel::{Side, try_binary, try_unary};
-use super::{ArithOp, Job};
+use super::op::{ArithOp, Job};
 use crate::access::native_values;
 use crate::decimal::{DecimalNative, max_of_precision, pow10, round_div, with_decimal};
 use crate::error::ComputeError;

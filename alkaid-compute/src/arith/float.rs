@@ -4,7 +4,7 @@
 use alkaid_buffer::NativeType;
 use alkaid_buffer::native::f16;
 
-use super::ArithOp;
+use super::op::ArithOp;
 
 /// A float type's operations.
 pub(crate) trait Float: NativeType {

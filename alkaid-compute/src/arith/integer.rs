@@ -4,7 +4,7 @@
 
 use alkaid_buffer::NativeType;
 
-use super::{ArithOp, Overflow};
+use super::op::{ArithOp, Overflow};
 
 /// An integer type's operations, each returning the value and whether it failed.
 pub(crate) trait Integer: NativeType + std::fmt::Display {

@@ -37,62 +37,22 @@ mod decimal;
 mod float;
 mod integer;
 mod kernel;
+mod op;
 mod temporal;
 
 use alkaid_array::{Array, ArrayRef, Datum, display::format_value, make_array, make_builder};
-use alkaid_buffer::{Buffer, NullBuffer};
+use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, IntervalUnit, PhysicalType, PrimitiveType};
 
 use crate::access::native_values;
-use crate::cmp::{operand_validity, result_len};
-use crate::encoding::{Lift, lift_binary, lift_unary};
 use crate::error::ComputeError;
-use crate::operand::{Operand, binary_operands};
+use crate::lift::{Lift, lift_binary, lift_unary};
+use crate::operand::{Operand, binary_operands, operand_validity, result_len};
 use float::Float;
 use integer::Integer;
 use kernel::{Side, try_binary, try_unary};
-
-/// An arithmetic operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ArithOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-impl ArithOp {
-    fn symbol(self) -> &'static str {
-        match self {
-            Self::Add => "+",
-            Self::Sub => "-",
-            Self::Mul => "*",
-            Self::Div => "/",
-            Self::Rem => "%",
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Add => "add",
-            Self::Sub => "sub",
-            Self::Mul => "mul",
-            Self::Div => "div",
-            Self::Rem => "rem",
-        }
-    }
-}
-
-/// What integer overflow does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Overflow {
-    /// It is an error.
-    Check,
-    /// It wraps around (two's complement).
-    Wrap,
-}
+pub(crate) use op::{ArithOp, Job, Overflow};
 
 macro_rules! arithmetic {
     ($(#[$doc:meta])* $name:ident, $op:ident, $overflow:ident) => {
@@ -270,50 +230,6 @@ fn primitive(data_type: &DataType) -> PrimitiveType {
     match data_type.to_physical() {
         PhysicalType::Primitive(p) => p,
         _ => PrimitiveType::Int64,
-    }
-}
-
-/// The inputs and output of one computation over plain operands.
-pub(crate) struct Job<'a> {
-    pub op: ArithOp,
-    pub overflow: Overflow,
-    pub left: &'a Operand,
-    pub right: &'a Operand,
-    pub len: usize,
-    pub valid: Option<NullBuffer>,
-    pub output: DataType,
-}
-
-impl Job<'_> {
-    /// The result array of the computed `values`.
-    pub fn finish(&self, values: Buffer) -> Result<ArrayData, ComputeError> {
-        Ok(ArrayData::builder(self.output.clone())
-            .len(self.len)
-            .nulls(self.valid.clone())
-            .buffers(vec![values])
-            .build()?)
-    }
-
-    /// The error for a failed `row`: division by zero if the divisor is zero there, else
-    /// an overflow naming the operands.
-    pub fn failure(&self, row: usize, divisor_is_zero: bool) -> ComputeError {
-        if divisor_is_zero && matches!(self.op, ArithOp::Div | ArithOp::Rem) {
-            return ComputeError::DivideByZero { row };
-        }
-        let value = |operand: &Operand| {
-            let array = make_array(operand.data.clone());
-            format_value(array.as_ref(), if operand.scalar { 0 } else { row })
-        };
-        ComputeError::Overflow {
-            row: Some(row),
-            message: format!(
-                "{} {} {} does not fit {}",
-                value(self.left),
-                self.op.symbol(),
-                value(self.right),
-                self.output
-            ),
-        }
     }
 }
 

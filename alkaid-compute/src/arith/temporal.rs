@@ -9,7 +9,7 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, IntervalUnit, TimeUnit};
 
 use super::kernel::{Side, try_binary, try_unary};
-use super::{ArithOp, Job};
+use super::op::{ArithOp, Job};
 use crate::access::native_values;
 use crate::calendar::add_months;
 use crate::error::ComputeError;

@@ -121,7 +121,11 @@ fn failures_under_nulls_are_ignored_and_nulls_propagate() {
     let garbage = ArrayData::builder(DataType::Int32)
         .len(3)
         .nulls(data.nulls().cloned())
-        .buffers(vec![Buffer::from_slice_ref(&[1i32, i32::MAX, 3])])
+        .buffers(vec![alkaid_buffer::Buffer::from_slice_ref(&[
+            1i32,
+            i32::MAX,
+            3,
+        ])])
         .build()
         .unwrap();
     let garbage = Int32Array::try_from(garbage).unwrap();

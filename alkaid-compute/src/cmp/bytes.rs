@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use alkaid_buffer::BooleanBuffer;
 
-use super::CmpOp;
+use super::op::CmpOp;
 use crate::access::{ByteAccess, BytesVisitor, visit_bytes};
 use crate::bits::collect_bits;
 use crate::error::ComputeError;

@@ -25,6 +25,7 @@
 mod bytes;
 mod nested;
 mod nulls;
+mod op;
 mod primitive;
 
 use alkaid_array::{Array, BooleanArray, Datum};
@@ -33,52 +34,12 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::access::is_binary_like;
-use crate::encoding::{Lift, lift_binary};
 use crate::error::ComputeError;
-use crate::operand::{Operand, binary_operands};
+use crate::lift::{Lift, lift_binary};
+use crate::operand::{Operand, binary_operands, operand_validity, result_len};
 
-pub(crate) use nulls::logical_nulls;
 pub use nulls::{is_nan, is_not_null, is_null};
-
-/// A comparison of two values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CmpOp {
-    Eq,
-    Neq,
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-}
-
-impl CmpOp {
-    /// The comparison with its sides swapped: `a < b` is `b > a`.
-    pub fn flip(self) -> Self {
-        match self {
-            Self::Lt => Self::Gt,
-            Self::LtEq => Self::GtEq,
-            Self::Gt => Self::Lt,
-            Self::GtEq => Self::LtEq,
-            other => other,
-        }
-    }
-
-    /// The kernel's name, for messages.
-    fn name(self) -> &'static str {
-        match self {
-            Self::Eq => "eq",
-            Self::Neq => "neq",
-            Self::Lt => "lt",
-            Self::LtEq => "lt_eq",
-            Self::Gt => "gt",
-            Self::GtEq => "gt_eq",
-        }
-    }
-
-    fn is_equality(self) -> bool {
-        matches!(self, Self::Eq | Self::Neq)
-    }
-}
+use op::CmpOp;
 
 macro_rules! comparison {
     ($(#[$doc:meta])* $name:ident, $op:ident) => {
@@ -193,29 +154,6 @@ pub(crate) fn compare_operands(
 ) -> Result<BooleanArray, ComputeError> {
     let data = lift_binary(left, right, Lift::Gather, &|l, r| compare_plain(op, l, r))?;
     Ok(BooleanArray::try_from(data)?)
-}
-
-/// The length of a binary kernel's result over two plain operands.
-pub(crate) fn result_len(left: &Operand, right: &Operand) -> usize {
-    match (left.scalar, right.scalar) {
-        (false, _) => left.data.len(),
-        (true, false) => right.data.len(),
-        (true, true) => 1,
-    }
-}
-
-/// The validity an operand gives a result of `len` rows: its own (a scalar's spread over
-/// every row), `None` if every row is valid.
-pub(crate) fn operand_validity(
-    operand: &Operand,
-    len: usize,
-) -> Result<Option<NullBuffer>, ComputeError> {
-    let nulls = logical_nulls(&operand.data)?;
-    Ok(match (operand.scalar, nulls) {
-        (true, Some(nulls)) if nulls.is_null(0) => Some(NullBuffer::new_null(len)),
-        (true, _) => None,
-        (false, nulls) => nulls,
-    })
 }
 
 fn valid_bits(nulls: &Option<NullBuffer>, len: usize) -> BooleanBuffer {

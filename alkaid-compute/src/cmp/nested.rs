@@ -3,7 +3,7 @@
 
 use alkaid_buffer::BooleanBuffer;
 
-use super::CmpOp;
+use super::op::CmpOp;
 use crate::bits::collect_bits;
 use crate::error::ComputeError;
 use crate::operand::Operand;

@@ -6,7 +6,7 @@ use alkaid_buffer::native::i256;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PrimitiveType, TimeUnit};
 
-use super::CmpOp;
+use super::op::CmpOp;
 use crate::access::native_values;
 use crate::bits::vectorized;
 use crate::decimal::{decimal_to_i256, pow10};

@@ -11,9 +11,9 @@ use alkaid_select::take;
 use hashbrown::HashTable;
 
 use super::values::value_hashes;
-use crate::cmp::logical_nulls;
 use crate::error::ComputeError;
 use crate::row_eq::row_eq;
+use crate::validity::logical_nulls;
 
 /// The distinct rows of an array, in the order they first appear.
 pub(crate) struct DistinctRows {
