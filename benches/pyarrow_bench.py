@@ -3,7 +3,7 @@
 
 The Rust bench binaries write their inputs as IPC files under `target/bench-data/` when they
 run (`alkaid_benches::export`): the IPC batch as a file, the three streams Alkaid reads, and
-the selection inputs, masks and take indices. This script reads those files with pyarrow and
+the selection inputs, masks and take indices, and the compute inputs. This script reads those files with pyarrow and
 times the operations that have a pyarrow counterpart, under the same `group` and `case` names
 as the Rust figures, so that `report.py` can put them side by side. Interleave has none.
 
@@ -237,6 +237,43 @@ def select(timer: Timer, data: pathlib.Path) -> None:
         timer.time("concat", f"{name}/8", lambda: pa.concat_arrays(parts))
 
 
+def compute(timer: Timer, data: pathlib.Path) -> None:
+    """The compute rows of `benches/compute.rs`, on the inputs it wrote."""
+    inputs = read_file(data / "compute_inputs.arrow")
+    col = inputs.column
+    for suffix in ["", "_nulls"]:
+        c = lambda name: col(name + suffix)
+        timer.time("cmp", f"i32_gt_scalar{suffix}", lambda: pc.greater(c("i32"), pa.scalar(0, pa.int32())))
+        timer.time("cmp", f"i64_lt_array{suffix}", lambda: pc.less(c("i64"), c("i64b")))
+        timer.time("cmp", f"f64_eq_scalar{suffix}", lambda: pc.equal(c("f64"), c("f64")[17]))
+        for kind in ["utf8", "utf8view", "dictionary"]:
+            word = pa.scalar("word 1234", pa.string_view() if kind == "utf8view" else pa.string())
+            timer.time("cmp", f"{kind}_eq_scalar{suffix}", lambda: pc.equal(c(kind), word))
+        timer.time("cmp", f"utf8_lt_array{suffix}", lambda: pc.less(c("utf8"), c("utf8b")))
+        timer.time("cmp", f"decimal128_gt_scalar{suffix}",
+                   lambda: pc.greater(c("decimal128"), c("decimal128")[17]))
+        timer.time("boolean", f"and{suffix}", lambda: pc.and_(c("bool"), c("boolb")))
+        timer.time("boolean", f"or_kleene{suffix}", lambda: pc.or_kleene(c("bool"), c("boolb")))
+        timer.time("boolean", f"not{suffix}", lambda: pc.invert(c("bool")))
+        timer.time("arith", f"i64_add{suffix}", lambda: pc.add_checked(c("i64"), c("i64b")))
+        timer.time("arith", f"i64_add_wrapping{suffix}", lambda: pc.add(c("i64"), c("i64b")))
+        timer.time("arith", f"i64_div_scalar{suffix}",
+                   lambda: pc.divide_checked(c("i64"), pa.scalar(7, pa.int64())))
+        timer.time("arith", f"i32_mul_scalar{suffix}",
+                   lambda: pc.multiply(c("i32"), pa.scalar(3, pa.int32())))
+        timer.time("arith", f"f64_mul{suffix}", lambda: pc.multiply_checked(c("f64"), c("f64")))
+        timer.time("arith", f"decimal128_add{suffix}",
+                   lambda: pc.add_checked(c("decimal128"), c("decimal128")))
+        timer.time("aggregate", f"f64_sum{suffix}", lambda: pc.sum(c("f64")))
+        timer.time("aggregate", f"f64_max{suffix}", lambda: pc.max(c("f64")))
+        timer.time("aggregate", f"i64_sum{suffix}", lambda: pc.sum(c("i64")))
+        timer.time("aggregate", f"i64_min{suffix}", lambda: pc.min(c("i64")))
+        timer.time("aggregate", f"i32_sum{suffix}", lambda: pc.sum(c("i32")))
+        timer.time("aggregate", f"utf8_max{suffix}", lambda: pc.max(c("utf8")))
+        timer.time("aggregate", f"bool_any{suffix}", lambda: pc.any(c("bool")))
+    timer.time("cmp", "is_null", lambda: pc.is_null(col("i32_nulls")))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="target/bench-data", type=pathlib.Path)
@@ -245,14 +282,20 @@ def main() -> None:
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     timer = Timer(args.filter, samples=10)
-    missing = [name for name in ["ipc_file_4096Ki.arrow", "select_inputs.arrow"]
-               if not (args.data / name).exists()]
-    if missing:
-        sys.exit(f"{args.data} lacks {', '.join(missing)}: run `cargo bench -p alkaid-benches "
-                 "--bench ipc --bench select` first, which writes the inputs there")
-    ipc(timer, args.data)
-    select(timer, args.data)
-    flight(timer, args.data)
+    # Each part runs on the inputs its Rust bench binary wrote; a part whose inputs are
+    # missing is skipped, naming the binary to run first.
+    parts = [(ipc, "ipc_file_4096Ki.arrow", "ipc"), (select, "select_inputs.arrow", "select"),
+             (flight, "ipc_file_4096Ki.arrow", "ipc"), (compute, "compute_inputs.arrow", "compute")]
+    ran = 0
+    for part, needs, bench in parts:
+        if (args.data / needs).exists():
+            part(timer, args.data)
+            ran += 1
+        else:
+            print(f"{part.__name__}: skipped, {args.data / needs} is missing: run "
+                  f"`cargo bench -p alkaid-benches --bench {bench}` first", file=sys.stderr)
+    if ran == 0:
+        sys.exit(f"{args.data} holds no benchmark inputs")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     info = {"pyarrow": pa.__version__, "pool": pa.default_memory_pool().backend_name,
             "cpu_count": pa.cpu_count()}

@@ -12,6 +12,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod compute_inputs;
 pub mod data;
 pub mod export;
 pub mod ipc_batch;

@@ -1,0 +1,313 @@
+//! Compute kernels: comparison, boolean logic, arithmetic and aggregates on 4 Mi rows,
+//! through alkaid-compute and through arrow-ord and arrow-arith 60 on the same memory
+//! (each input is built once and handed to arrow-rs by alkaid-arrow without a copy), each
+//! with and without nulls; and the memory bound of the simple ones.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use alkaid_array::{ArrayRef, Scalar};
+use alkaid_arrow::arrow60::array_to_arrow;
+use alkaid_benches::VersusGroup;
+use alkaid_benches::compute_inputs::{ROWS, inputs};
+use alkaid_benches::export;
+use arrow_array::cast::AsArray;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+fn compute(c: &mut Criterion) {
+    let ours = inputs();
+    export_inputs(&ours);
+    let theirs: Vec<(&str, arrow_array::ArrayRef)> = ours
+        .iter()
+        .map(|(name, array)| (*name, array_to_arrow(array.as_ref())))
+        .collect();
+    let our = |name: &str| -> &ArrayRef { &ours.iter().find(|(n, _)| *n == name).expect(name).1 };
+    let their = |name: &str| -> &arrow_array::ArrayRef {
+        &theirs.iter().find(|(n, _)| *n == name).expect(name).1
+    };
+    let their_scalar = |array: &arrow_array::ArrayRef| arrow_array::Scalar::new(array.slice(17, 1));
+
+    let mut group = VersusGroup::new(c, "cmp");
+    for suffix in ["", "_nulls"] {
+        let i32s = format!("i32{suffix}");
+        let (a, b) = (our(&i32s), their(&i32s));
+        let (s, t) = (
+            Scalar::from(0i32),
+            arrow_array::Scalar::new(arrow_array::Int32Array::from(vec![0])),
+        );
+        group.versus(
+            &format!("i32_gt_scalar{suffix}"),
+            || alkaid_compute::gt(a, &s).unwrap(),
+            || arrow_ord::cmp::gt(b, &t).unwrap(),
+        );
+        let i64s = format!("i64{suffix}");
+        let (a2, b2) = (
+            our(&format!("i64b{suffix}")),
+            their(&format!("i64b{suffix}")),
+        );
+        let (a, b) = (our(&i64s), their(&i64s));
+        group.versus(
+            &format!("i64_lt_array{suffix}"),
+            || alkaid_compute::lt(a, a2).unwrap(),
+            || arrow_ord::cmp::lt(b, b2).unwrap(),
+        );
+        let f64s = format!("f64{suffix}");
+        let (a, b) = (our(&f64s), their(&f64s));
+        let (s, t) = (Scalar::from_array(a.as_ref(), 17), their_scalar(b));
+        group.versus(
+            &format!("f64_eq_scalar{suffix}"),
+            || alkaid_compute::eq(a, &s).unwrap(),
+            || arrow_ord::cmp::eq(b, &t).unwrap(),
+        );
+        for kind in ["utf8", "utf8view", "dictionary"] {
+            let name = format!("{kind}{suffix}");
+            let (a, b) = (our(&name), their(&name));
+            let (s, t) = (
+                Scalar::from("word 1234"),
+                arrow_array::Scalar::new(arrow_array::StringArray::from(vec!["word 1234"])),
+            );
+            let t_view =
+                arrow_array::Scalar::new(arrow_array::StringViewArray::from(vec!["word 1234"]));
+            match kind {
+                "utf8view" => group.versus(
+                    &format!("{kind}_eq_scalar{suffix}"),
+                    || alkaid_compute::eq(a, &s).unwrap(),
+                    || arrow_ord::cmp::eq(b, &t_view).unwrap(),
+                ),
+                _ => group.versus(
+                    &format!("{kind}_eq_scalar{suffix}"),
+                    || alkaid_compute::eq(a, &s).unwrap(),
+                    || arrow_ord::cmp::eq(b, &t).unwrap(),
+                ),
+            }
+        }
+        let name = format!("utf8{suffix}");
+        let (a, b) = (our(&name), their(&name));
+        let (a2, b2) = (
+            our(&format!("utf8b{suffix}")),
+            their(&format!("utf8b{suffix}")),
+        );
+        group.versus(
+            &format!("utf8_lt_array{suffix}"),
+            || alkaid_compute::lt(a, a2).unwrap(),
+            || arrow_ord::cmp::lt(b, b2).unwrap(),
+        );
+        let name = format!("decimal128{suffix}");
+        let (a, b) = (our(&name), their(&name));
+        let (s, t) = (Scalar::from_array(a.as_ref(), 17), their_scalar(b));
+        group.versus(
+            &format!("decimal128_gt_scalar{suffix}"),
+            || alkaid_compute::gt(a, &s).unwrap(),
+            || arrow_ord::cmp::gt(b, &t).unwrap(),
+        );
+    }
+    let (a, b) = (our("i32_nulls"), their("i32_nulls"));
+    group.versus(
+        "is_null",
+        || alkaid_compute::is_null(a.as_ref()).unwrap(),
+        || arrow_arith::boolean::is_null(b.as_ref()).unwrap(),
+    );
+    group.finish();
+
+    let mut group = VersusGroup::new(c, "boolean");
+    for suffix in ["", "_nulls"] {
+        let (a, b) = (
+            our(&format!("bool{suffix}")),
+            their(&format!("bool{suffix}")),
+        );
+        let (a2, b2) = (
+            our(&format!("boolb{suffix}")),
+            their(&format!("boolb{suffix}")),
+        );
+        let (b, b2) = (b.as_boolean(), b2.as_boolean());
+        group.versus(
+            &format!("and{suffix}"),
+            || alkaid_compute::and(a, a2).unwrap(),
+            || arrow_arith::boolean::and(b, b2).unwrap(),
+        );
+        group.versus(
+            &format!("or_kleene{suffix}"),
+            || alkaid_compute::or_kleene(a, a2).unwrap(),
+            || arrow_arith::boolean::or_kleene(b, b2).unwrap(),
+        );
+        group.versus(
+            &format!("not{suffix}"),
+            || alkaid_compute::not(a.as_ref()).unwrap(),
+            || arrow_arith::boolean::not(b).unwrap(),
+        );
+    }
+    group.finish();
+
+    let mut group = VersusGroup::new(c, "arith");
+    for suffix in ["", "_nulls"] {
+        let (a, b) = (our(&format!("i64{suffix}")), their(&format!("i64{suffix}")));
+        let (a2, b2) = (
+            our(&format!("i64b{suffix}")),
+            their(&format!("i64b{suffix}")),
+        );
+        group.versus(
+            &format!("i64_add{suffix}"),
+            || alkaid_compute::add(a, a2).unwrap(),
+            || arrow_arith::numeric::add(b, b2).unwrap(),
+        );
+        group.versus(
+            &format!("i64_add_wrapping{suffix}"),
+            || alkaid_compute::add_wrapping(a, a2).unwrap(),
+            || arrow_arith::numeric::add_wrapping(b, b2).unwrap(),
+        );
+        let (s, t) = (
+            Scalar::from(7i64),
+            arrow_array::Scalar::new(arrow_array::Int64Array::from(vec![7])),
+        );
+        group.versus(
+            &format!("i64_div_scalar{suffix}"),
+            || alkaid_compute::div(a, &s).unwrap(),
+            || arrow_arith::numeric::div(b, &t).unwrap(),
+        );
+        let (a, b) = (our(&format!("i32{suffix}")), their(&format!("i32{suffix}")));
+        let (s, t) = (
+            Scalar::from(3i32),
+            arrow_array::Scalar::new(arrow_array::Int32Array::from(vec![3])),
+        );
+        group.versus(
+            &format!("i32_mul_scalar{suffix}"),
+            || alkaid_compute::mul_wrapping(a, &s).unwrap(),
+            || arrow_arith::numeric::mul_wrapping(b, &t).unwrap(),
+        );
+        let (a, b) = (our(&format!("f64{suffix}")), their(&format!("f64{suffix}")));
+        group.versus(
+            &format!("f64_mul{suffix}"),
+            || alkaid_compute::mul(a, a).unwrap(),
+            || arrow_arith::numeric::mul(b, b).unwrap(),
+        );
+        let (a, b) = (
+            our(&format!("decimal128{suffix}")),
+            their(&format!("decimal128{suffix}")),
+        );
+        group.versus(
+            &format!("decimal128_add{suffix}"),
+            || alkaid_compute::add(a, a).unwrap(),
+            || arrow_arith::numeric::add(b, b).unwrap(),
+        );
+    }
+    group.finish();
+
+    let mut group = VersusGroup::new(c, "aggregate");
+    for suffix in ["", "_nulls"] {
+        let (a, b) = (our(&format!("f64{suffix}")), their(&format!("f64{suffix}")));
+        let b = b.as_primitive::<arrow_array::types::Float64Type>();
+        group.versus(
+            &format!("f64_sum{suffix}"),
+            || alkaid_compute::sum(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::sum(b),
+        );
+        group.versus(
+            &format!("f64_max{suffix}"),
+            || alkaid_compute::max(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::max(b),
+        );
+        let (a, b) = (our(&format!("i64{suffix}")), their(&format!("i64{suffix}")));
+        let b = b.as_primitive::<arrow_array::types::Int64Type>();
+        group.versus(
+            &format!("i64_sum{suffix}"),
+            || alkaid_compute::sum(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::sum_checked(b).unwrap(),
+        );
+        group.versus(
+            &format!("i64_min{suffix}"),
+            || alkaid_compute::min(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::min(b),
+        );
+        let (a, b) = (our(&format!("i32{suffix}")), their(&format!("i32{suffix}")));
+        let b = b.as_primitive::<arrow_array::types::Int32Type>();
+        group.versus(
+            &format!("i32_sum{suffix}"),
+            || alkaid_compute::sum(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::sum(b),
+        );
+        let (a, b) = (
+            our(&format!("utf8{suffix}")),
+            their(&format!("utf8{suffix}")),
+        );
+        let b = b.as_string::<i32>();
+        group.versus(
+            &format!("utf8_max{suffix}"),
+            || alkaid_compute::max(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::max_string(b).map(str::len),
+        );
+        let (a, b) = (
+            our(&format!("bool{suffix}")),
+            their(&format!("bool{suffix}")),
+        );
+        let b = b.as_boolean();
+        group.versus(
+            &format!("bool_any{suffix}"),
+            || alkaid_compute::any(a.as_ref()).unwrap(),
+            || arrow_arith::aggregate::bool_or(b),
+        );
+    }
+    group.finish();
+
+    // Alkaid alone: grouped aggregates and hashing have no arrow-rs kernel to compare with.
+    let mut group = c.benchmark_group("compute_alone");
+    let groups: Vec<u32> = (0..ROWS as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) % 1024)
+        .collect();
+    let a = our("f64_nulls");
+    group.bench_function(BenchmarkId::new("alone", "f64_sum_grouped_1024"), |bench| {
+        bench.iter(|| {
+            alkaid_compute::Aggregate::Sum
+                .evaluate_grouped(a.as_ref(), &groups, 1024, None)
+                .unwrap()
+        })
+    });
+    let (i, s) = (our("i64"), our("utf8"));
+    group.bench_function(BenchmarkId::new("alone", "hash_i64_utf8"), |bench| {
+        bench.iter(|| alkaid_compute::hash_rows(&[i.as_ref(), s.as_ref()], 42).unwrap())
+    });
+    let d = our("dictionary");
+    group.bench_function(
+        BenchmarkId::new("alone", "dictionary_count_distinct"),
+        |bench| bench.iter(|| alkaid_compute::count_distinct(d.as_ref()).unwrap()),
+    );
+    group.finish();
+
+    // The memory bounds: a copy of the bytes each simple kernel must read and write, into
+    // memory allocated once.
+    let mut group = c.benchmark_group("compute_bound");
+    let bound = |group: &mut criterion::BenchmarkGroup<'_, _>, name: &str, bytes: usize| {
+        let source = vec![1u8; bytes];
+        let mut target = vec![0u8; bytes];
+        group.bench_function(BenchmarkId::new("memcpy", name), |bench| {
+            bench.iter(|| target.copy_from_slice(black_box(&source)))
+        });
+    };
+    // A copy of n bytes reads n and writes n, so each bound copies half the traffic of
+    // its kernel: gt reads 4 bytes and writes one bit per row; add reads 16 and writes 8;
+    // sum reads 8; and reads two bits and writes one.
+    bound(&mut group, "i32_gt_scalar", (ROWS * 4 + ROWS / 8) / 2);
+    bound(&mut group, "i64_add", ROWS * 24 / 2);
+    bound(&mut group, "f64_sum", ROWS * 8 / 2);
+    bound(&mut group, "and", ROWS * 3 / 8 / 2);
+    group.finish();
+}
+
+/// Writes the inputs for `pyarrow_bench.py`.
+fn export_inputs(ours: &[(&'static str, ArrayRef)]) {
+    use alkaid_array::RecordBatch;
+    use alkaid_schema::{Field, Schema};
+    let fields: Vec<Field> = ours
+        .iter()
+        .map(|(name, column)| Field::new(*name, column.data_type().clone(), true))
+        .collect();
+    let columns = ours.iter().map(|(_, column)| Arc::clone(column)).collect();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    export::batch("compute_inputs", &batch);
+}
+
+criterion_group! {
+    name = benches;
+    config = alkaid_benches::criterion();
+    targets = compute
+}
+criterion_main!(benches);
