@@ -18,14 +18,18 @@
 //! fails, it runs on the decoded rows, so that the error names the row, not a dictionary
 //! position.
 
-use alkaid_array::make_array;
-use alkaid_buffer::NativeType;
+use alkaid_array::{Array, BooleanArray, make_array};
+use alkaid_buffer::builder::BooleanBufferBuilder;
+use alkaid_buffer::{NativeType, NullBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 use alkaid_select::take;
 
+use crate::access::native_values;
+use crate::bits::vectorized;
 use crate::encoding::{Runs, decoded, dictionary_keys, encoded_values, is_encoded};
 use crate::error::ComputeError;
+use crate::native::{map_bits, with_integer};
 use crate::operand::Operand;
 
 /// How a result computed over encoded values returns to the rows.
@@ -44,7 +48,12 @@ pub(crate) fn lift_back(
     result: ArrayData,
     lift: Lift,
 ) -> Result<ArrayData, ComputeError> {
+    let booleans = *result.data_type() == DataType::Boolean;
     match (encoded.data_type(), lift) {
+        (DataType::Dictionary { .. }, Lift::Gather) if booleans => {
+            booleans_by_key(encoded, &result)
+        }
+        (DataType::RunEndEncoded(_), Lift::Gather) if booleans => booleans_by_run(encoded, &result),
         (DataType::Dictionary { .. }, Lift::Gather) => {
             let keys = make_array(dictionary_keys(encoded)?);
             Ok(take(make_array(result).as_ref(), keys.as_ref())?.to_data())
@@ -70,6 +79,55 @@ pub(crate) fn lift_back(
         }
         (_, Lift::Keep) => Runs::of(encoded)?.with_values(result),
     }
+}
+
+/// Booleans computed per dictionary entry (a comparison's answers), looked up by each row's
+/// key: a table of the entries' answers, then one vectorised pass over the keys. This is
+/// what makes a dictionary compared with a scalar cost the dictionary's size plus one pass
+/// over the keys.
+fn booleans_by_key(encoded: &ArrayData, result: &ArrayData) -> Result<ArrayData, ComputeError> {
+    let answers = BooleanArray::try_from(result.clone())?;
+    // Bit 0: the answer; bit 1: whether it is valid.
+    let table: Vec<u8> = (0..answers.len())
+        .map(|e| u8::from(answers.value(e)) | u8::from(answers.is_valid(e)) << 1)
+        .collect();
+    let keys = dictionary_keys(encoded)?;
+    let alkaid_schema::PhysicalType::Primitive(p) = keys.data_type().to_physical() else {
+        return Err(ComputeError::InvalidArgument(
+            "dictionary keys are not integers".into(),
+        ));
+    };
+    let (values, valid) = with_integer!(p, |K| {
+        let keys = native_values::<K>(&keys)?;
+        // A key under a null row may be anything; one outside the table reads as 0.
+        let lookup = |key: K| table.get(key as usize).copied().unwrap_or(0);
+        let values = vectorized(|| map_bits(&keys, |key| lookup(key) & 1 != 0));
+        let valid = match answers.null_count() {
+            0 => None,
+            _ => Some(vectorized(|| map_bits(&keys, |key| lookup(key) & 2 != 0))),
+        };
+        (values, valid)
+    });
+    let valid = match (valid, keys.nulls()) {
+        (Some(valid), Some(nulls)) => Some(&valid & nulls.validity()),
+        (valid, nulls) => valid.or_else(|| nulls.map(|n| n.validity().clone())),
+    };
+    let nulls = valid.map(NullBuffer::new).filter(|n| n.null_count() > 0);
+    Ok(BooleanArray::try_new(values, nulls)?.to_data())
+}
+
+/// Booleans computed per run, spread over each run's rows.
+fn booleans_by_run(encoded: &ArrayData, result: &ArrayData) -> Result<ArrayData, ComputeError> {
+    let answers = BooleanArray::try_from(result.clone())?;
+    let runs = Runs::of(encoded)?;
+    let mut values = BooleanBufferBuilder::new(encoded.len());
+    let mut valid = BooleanBufferBuilder::new(encoded.len());
+    for (run, &length) in runs.lengths.iter().enumerate() {
+        values.append_n(length, answers.value(run));
+        valid.append_n(length, answers.is_valid(run));
+    }
+    let nulls = Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0);
+    Ok(BooleanArray::try_new(values.finish(), nulls)?.to_data())
 }
 
 /// A unary kernel over `input`, seen through its encoding (see the module docs).
@@ -146,8 +204,8 @@ fn referenced_only(data: &ArrayData) -> Result<Option<ArrayData>, ComputeError> 
     }
     let keys = dictionary_keys(data)?;
     let mut used = vec![false; values.len()];
-    crate::native::with_integer!(integer_layout(keys.data_type()), |K| {
-        let positions = crate::access::native_values::<K>(&keys)?;
+    with_integer!(integer_layout(keys.data_type()), |K| {
+        let positions = native_values::<K>(&keys)?;
         for (row, &key) in positions.iter().enumerate() {
             if keys.is_valid(row)
                 && let Some(position) = key.to_i64().and_then(|k| usize::try_from(k).ok())
@@ -164,7 +222,7 @@ fn referenced_only(data: &ArrayData) -> Result<Option<ArrayData>, ComputeError> 
     let mut builder = ArrayData::builder(values.data_type().clone())
         .len(values.len())
         .offset(values.offset())
-        .nulls(Some(alkaid_buffer::NullBuffer::new(valid)))
+        .nulls(Some(NullBuffer::new(valid)))
         .buffers(values.buffers().to_vec())
         .children(values.children().to_vec());
     if let Some(dictionary) = values.shared_dictionary() {

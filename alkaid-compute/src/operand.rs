@@ -54,6 +54,15 @@ pub(crate) fn binary_operands(
     right: &dyn Datum,
 ) -> Result<(Operand, Operand, usize), ComputeError> {
     let (left, right) = (Operand::of(left), Operand::of(right));
+    for operand in [&left, &right] {
+        // `Scalar` guarantees one slot; a `Datum` of the caller's own may not.
+        if operand.scalar && operand.data.len() != 1 {
+            return Err(ComputeError::InvalidArgument(format!(
+                "expected a scalar of one slot, found {} slots",
+                operand.data.len()
+            )));
+        }
+    }
     let len = match (left.scalar, right.scalar) {
         (true, true) => 1,
         (true, false) => right.data.len(),
@@ -93,4 +102,30 @@ pub(crate) fn operand_validity(
         (true, _) => None,
         (false, nulls) => nulls,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{Array, Int32Array};
+
+    use super::*;
+
+    /// A datum that claims to be a scalar but holds two slots.
+    struct TwoSlotScalar(Int32Array);
+
+    impl Datum for TwoSlotScalar {
+        fn get(&self) -> (&dyn Array, bool) {
+            (&self.0, true)
+        }
+    }
+
+    #[test]
+    fn a_scalar_must_have_one_slot() {
+        let bad = TwoSlotScalar(Int32Array::from(vec![1, 2]));
+        let values = Int32Array::from(vec![1, 2, 3]);
+        let error = binary_operands(&values, &bad).unwrap_err();
+        assert!(error.to_string().contains("one slot"), "{error}");
+        let (_, _, len) = binary_operands(&values, &alkaid_array::Scalar::from(1i32)).unwrap();
+        assert_eq!(len, 3);
+    }
 }
