@@ -21,23 +21,60 @@ pub(crate) fn native_values<T: NativeType>(
 }
 
 /// Byte values by slot: what every binary-like layout offers.
+///
+/// The accessors are made by [`visit_bytes`] from valid `ArrayData` only, whose offsets
+/// (or views) all lie inside their data, null slots included: alkaid-data's full
+/// validation checks every one, and `ArrayData` made without `unsafe` is validated. The
+/// unchecked reads rely on that.
 pub(crate) trait ByteAccess<'a>: Copy {
+    /// The length of slot `i`'s value, without reading it.
+    ///
+    /// # Panics
+    /// If `i` is not a slot.
+    fn value_len(&self, i: usize) -> usize;
+
     /// The bytes of slot `i` (whatever is stored, for a null slot).
+    ///
+    /// # Panics
+    /// If `i` is not a slot.
     fn value(&self, i: usize) -> &'a [u8];
+
+    /// The bytes of slot `i`, without bounds checks.
+    ///
+    /// # Safety
+    /// `i` must be a slot (below the array's length).
+    unsafe fn value_unchecked(&self, i: usize) -> &'a [u8];
 }
 
 /// `i32` or `i64` offsets into one data buffer.
 #[derive(Clone, Copy)]
 pub(crate) struct OffsetBytes<'a, O> {
+    /// One more offset than there are slots.
     offsets: &'a [O],
     data: &'a [u8],
 }
 
 impl<'a, O: alkaid_buffer::OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
     #[inline(always)]
+    fn value_len(&self, i: usize) -> usize {
+        self.offsets[i + 1].as_usize() - self.offsets[i].as_usize()
+    }
+
+    #[inline(always)]
     fn value(&self, i: usize) -> &'a [u8] {
         let (start, end) = (self.offsets[i].as_usize(), self.offsets[i + 1].as_usize());
         &self.data[start..end]
+    }
+
+    #[inline(always)]
+    unsafe fn value_unchecked(&self, i: usize) -> &'a [u8] {
+        // SAFETY: i is a slot (the caller's promise), so i + 1 < offsets.len(); the offsets
+        // of valid data are non-decreasing and at most data.len() (see the trait docs).
+        unsafe {
+            let start = self.offsets.get_unchecked(i).as_usize();
+            let end = self.offsets.get_unchecked(i + 1).as_usize();
+            self.data.get_unchecked(start..end)
+        }
     }
 }
 
@@ -50,6 +87,11 @@ pub(crate) struct ViewBytes<'a> {
 
 impl<'a> ByteAccess<'a> for ViewBytes<'a> {
     #[inline(always)]
+    fn value_len(&self, i: usize) -> usize {
+        self.views[i].len()
+    }
+
+    #[inline(always)]
     fn value(&self, i: usize) -> &'a [u8] {
         let view = &self.views[i];
         match view.inline_bytes() {
@@ -57,6 +99,24 @@ impl<'a> ByteAccess<'a> for ViewBytes<'a> {
             None => {
                 let start = view.offset() as usize;
                 &self.buffers[view.buffer_index() as usize][start..start + view.len()]
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn value_unchecked(&self, i: usize) -> &'a [u8] {
+        // SAFETY: i is a slot (the caller's promise); a valid view's length is not
+        // negative, and a referenced value lies inside an existing data buffer (see the
+        // trait docs).
+        unsafe {
+            let view = self.views.get_unchecked(i);
+            match view.inline_bytes() {
+                Some(bytes) => bytes,
+                None => {
+                    let start = view.offset() as usize;
+                    let buffer = self.buffers.get_unchecked(view.buffer_index() as usize);
+                    buffer.get_unchecked(start..start + view.len())
+                }
             }
         }
     }
@@ -71,8 +131,23 @@ pub(crate) struct FixedBytes<'a> {
 
 impl<'a> ByteAccess<'a> for FixedBytes<'a> {
     #[inline(always)]
+    fn value_len(&self, _: usize) -> usize {
+        self.width
+    }
+
+    #[inline(always)]
     fn value(&self, i: usize) -> &'a [u8] {
         &self.data[i * self.width..(i + 1) * self.width]
+    }
+
+    #[inline(always)]
+    unsafe fn value_unchecked(&self, i: usize) -> &'a [u8] {
+        // SAFETY: i is a slot (the caller's promise), and data holds exactly
+        // len * width bytes (visit_bytes cuts it so).
+        unsafe {
+            self.data
+                .get_unchecked(i * self.width..(i + 1) * self.width)
+        }
     }
 }
 
@@ -103,18 +178,28 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
 ) -> Result<Option<V::Output>, ComputeError> {
     let buffers = data.buffers();
     let range = data.offset()..data.offset() + data.len() + 1;
+    // An empty array may have no offsets at all (the format allows an empty buffer).
+    let empty = data.is_empty();
     Ok(Some(match data.data_type().to_physical() {
         PhysicalType::Binary => {
-            let offsets: &[i32] = typed(&buffers[0])?;
+            let offsets: &[i32] = if empty {
+                &[0]
+            } else {
+                &typed(&buffers[0])?[range]
+            };
             visitor.visit(OffsetBytes {
-                offsets: &offsets[range],
+                offsets,
                 data: &buffers[1],
             })
         }
         PhysicalType::LargeBinary => {
-            let offsets: &[i64] = typed(&buffers[0])?;
+            let offsets: &[i64] = if empty {
+                &[0]
+            } else {
+                &typed(&buffers[0])?[range]
+            };
             visitor.visit(OffsetBytes {
-                offsets: &offsets[range],
+                offsets,
                 data: &buffers[1],
             })
         }
@@ -191,5 +276,21 @@ mod tests {
         );
         let ints = alkaid_array::Int32Array::from(vec![1]).to_data();
         assert!(visit_bytes(&ints, Collect).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_empty_array_may_have_no_offsets() {
+        let empty = ArrayData::builder(alkaid_schema::DataType::Utf8)
+            .buffers(vec![Buffer::empty(), Buffer::empty()])
+            .build()
+            .unwrap();
+        struct Count;
+        impl<'a> BytesVisitor<'a> for Count {
+            type Output = usize;
+            fn visit<B: ByteAccess<'a>>(self, _: B) -> usize {
+                1
+            }
+        }
+        assert_eq!(visit_bytes(&empty, Count).unwrap(), Some(1));
     }
 }

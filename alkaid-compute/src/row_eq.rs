@@ -136,6 +136,10 @@ enum OwnedBytes {
 impl OwnedBytes {
     fn of(data: &ArrayData) -> Option<Self> {
         let (buffers, offset, len) = (data.buffers(), data.offset(), data.len());
+        // An empty array may have no offsets at all: it has no value to read.
+        if len == 0 && crate::access::is_binary_like(data.data_type().to_physical()) {
+            return Some(Self::Fixed(Buffer::empty(), 0));
+        }
         Some(match data.data_type().to_physical() {
             PhysicalType::Binary => Self::Offsets32(
                 ScalarBuffer::new_realigned(buffers[0].clone(), offset, len + 1).ok()?,
@@ -185,6 +189,10 @@ enum ListRanges {
 impl ListRanges {
     fn of(data: &ArrayData) -> Result<Self, ComputeError> {
         let (offset, len) = (data.offset(), data.len());
+        if len == 0 {
+            // Possibly no offsets at all; no row to find a range for.
+            return Ok(Self::Offsets(vec![0]));
+        }
         let read = |index: usize, wide: bool, count: usize| -> Result<Vec<i64>, ComputeError> {
             let buffer = data.buffers()[index].clone();
             Ok(if wide {

@@ -34,7 +34,7 @@ pub fn inputs() -> Vec<(&'static str, ArrayRef)> {
         out.push((name("i32"), Arc::new(Int32Array::from(ints))));
         for base in ["i64", "i64b"] {
             let longs: Vec<Option<i64>> = (0..ROWS)
-                .map(|i| keep(i).then(|| (rng.next_u64() >> 2) as i64 - (1 << 61)))
+                .map(|i| keep(i).then(|| (rng.next_u64() >> 23) as i64 - (1 << 40)))
                 .collect();
             out.push((name(base), Arc::new(Int64Array::from(longs))));
         }

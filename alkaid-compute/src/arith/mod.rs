@@ -51,7 +51,7 @@ use crate::lift::{Lift, lift_binary, lift_unary};
 use crate::operand::{Operand, binary_operands, operand_validity, result_len};
 use float::Float;
 use integer::Integer;
-use kernel::{Side, try_binary, try_unary};
+use kernel::{Side, map_binary, try_binary, try_unary};
 pub(crate) use op::{ArithOp, Job, Overflow};
 
 macro_rules! arithmetic {
@@ -342,10 +342,17 @@ fn integers<T: Integer>(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
         Side::new(&l, job.left.scalar),
         Side::new(&r, job.right.scalar),
     );
+    // Wrapping addition, subtraction and multiplication cannot fail: one pass, no flags.
+    let infallible = job.overflow == Overflow::Wrap
+        && matches!(job.op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul);
     let result = constant_op!(job.op, job.overflow, |OP, OV| {
-        try_binary(ls, rs, job.len, job.valid.as_ref(), |a, b| {
-            T::apply(OP, OV, a, b)
-        })
+        if infallible {
+            Ok(map_binary(ls, rs, job.len, |a, b| T::apply(OP, OV, a, b).0))
+        } else {
+            try_binary(ls, rs, job.len, job.valid.as_ref(), |a, b| {
+                T::apply(OP, OV, a, b)
+            })
+        }
     });
     match result {
         Ok(values) => job.finish(values),
@@ -362,10 +369,10 @@ fn floats<T: Float>(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
         Side::new(&l, job.left.scalar),
         Side::new(&r, job.right.scalar),
     );
-    let result = constant_op!(job.op, Overflow::Check, |OP, _OV| {
-        try_binary(ls, rs, job.len, None, |a, b| (T::apply(OP, a, b), false))
+    let values = constant_op!(job.op, Overflow::Check, |OP, _OV| {
+        map_binary(ls, rs, job.len, |a, b| T::apply(OP, a, b))
     });
-    job.finish(result.unwrap_or_else(|_| unreachable!("float arithmetic never fails")))
+    job.finish(values)
 }
 
 /// A unary operation.

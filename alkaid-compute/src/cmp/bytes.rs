@@ -1,15 +1,21 @@
 //! Binary and text values compared byte-wise (which, for UTF-8, is code point order),
 //! whichever layouts the two sides use: each side's layout is resolved once, and the loop
-//! is compiled for that pair.
+//! is compiled for that pair. Equality looks at lengths before bytes, and views compared
+//! with a scalar for equality are compared sixteen bytes at a time without looking at
+//! their data buffers unless the first eight bytes (length and prefix) agree.
 
 use std::cmp::Ordering;
 
 use alkaid_buffer::BooleanBuffer;
+use alkaid_buffer::native::ByteView;
+use alkaid_data::ArrayData;
+use alkaid_schema::PhysicalType;
 
 use super::op::CmpOp;
 use crate::access::{ByteAccess, BytesVisitor, visit_bytes};
-use crate::bits::collect_bits;
+use crate::bits::{collect_bits, vectorized};
 use crate::error::ComputeError;
+use crate::native::map_bits;
 use crate::operand::Operand;
 
 /// Two binary-like operands compared value by value, into `len` answers.
@@ -19,6 +25,9 @@ pub(super) fn compare(
     right: &Operand,
     len: usize,
 ) -> Result<BooleanBuffer, ComputeError> {
+    if let Some(bits) = views_equal_scalar(op, left, right)? {
+        return Ok(bits);
+    }
     let visitor = Left {
         op,
         right,
@@ -71,51 +80,146 @@ impl<'a, 'l, L: ByteAccess<'l>> BytesVisitor<'a> for Right<L> {
 
     fn visit<R: ByteAccess<'a>>(self, right: R) -> BooleanBuffer {
         let (op, left, len) = (self.op, self.left, self.len);
+        // `by_row` calls each closure with rows below `len`, the length of the array
+        // side(s); a scalar side is read at its one slot, 0.
         match (self.left_scalar, self.right_scalar) {
             (false, true) => {
                 let scalar = right.value(0);
-                by_row(op, len, |i| (left.value(i), scalar))
+                let same_len = |i| left.value_len(i) == scalar.len();
+                // SAFETY: i < len, the left array's length (see above).
+                let pair = |i| (unsafe { left.value_unchecked(i) }, scalar);
+                by_row(op, len, same_len, pair)
             }
             (true, false) => {
                 let scalar = left.value(0);
-                by_row(op, len, |i| (scalar, right.value(i)))
+                let same_len = |i| right.value_len(i) == scalar.len();
+                // SAFETY: i < len, the right array's length (see above).
+                let pair = |i| (scalar, unsafe { right.value_unchecked(i) });
+                by_row(op, len, same_len, pair)
             }
-            _ => by_row(op, len, |i| (left.value(i), right.value(i))),
+            _ => {
+                let same_len = |i| left.value_len(i) == right.value_len(i);
+                // SAFETY: i < len, the length of both arrays (or 1, of two scalars).
+                let pair = |i| unsafe { (left.value_unchecked(i), right.value_unchecked(i)) };
+                by_row(op, len, same_len, pair)
+            }
         }
     }
 }
 
-/// `op` on the pair of values `pair(i)` gives, for each of `len` rows.
+/// `op` on the pair of values `pair(i)` gives, for each of `len` rows; `same_len(i)` tells
+/// equality tests whether the bytes need reading at all.
 #[inline(always)]
 fn by_row<'x, 'y>(
     op: CmpOp,
     len: usize,
+    same_len: impl Fn(usize) -> bool,
     pair: impl Fn(usize) -> (&'x [u8], &'y [u8]),
 ) -> BooleanBuffer {
-    match op {
-        CmpOp::Eq => collect_bits(len, |i| {
+    let ordered = |i: usize| {
+        let (a, b) = pair(i);
+        a.cmp(b)
+    };
+    let equal = |i: usize| {
+        same_len(i) && {
             let (a, b) = pair(i);
             a == b
-        }),
-        CmpOp::Neq => collect_bits(len, |i| {
-            let (a, b) = pair(i);
-            a != b
-        }),
-        CmpOp::Lt => collect_bits(len, |i| {
-            let (a, b) = pair(i);
-            a.cmp(b) == Ordering::Less
-        }),
-        CmpOp::LtEq => collect_bits(len, |i| {
-            let (a, b) = pair(i);
-            a.cmp(b) != Ordering::Greater
-        }),
-        CmpOp::Gt => collect_bits(len, |i| {
-            let (a, b) = pair(i);
-            a.cmp(b) == Ordering::Greater
-        }),
-        CmpOp::GtEq => collect_bits(len, |i| {
-            let (a, b) = pair(i);
-            a.cmp(b) != Ordering::Less
-        }),
+        }
+    };
+    match op {
+        CmpOp::Eq => collect_bits(len, equal),
+        CmpOp::Neq => collect_bits(len, |i| !equal(i)),
+        CmpOp::Lt => collect_bits(len, |i| ordered(i) == Ordering::Less),
+        CmpOp::LtEq => collect_bits(len, |i| ordered(i) != Ordering::Greater),
+        CmpOp::Gt => collect_bits(len, |i| ordered(i) == Ordering::Greater),
+        CmpOp::GtEq => collect_bits(len, |i| ordered(i) != Ordering::Less),
+    }
+}
+
+/// The view's sixteen bytes as one number: the length in the low 32 bits, then the
+/// inline bytes (zero-padded, which validation checks) or the prefix, buffer and offset.
+#[inline(always)]
+fn view_bits(view: &ByteView) -> u128 {
+    let rest = view.raw_rest();
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&view.length().to_le_bytes());
+    bytes[4..].copy_from_slice(rest);
+    u128::from_le_bytes(bytes)
+}
+
+/// `eq` or `neq` of a view array with a scalar, sixteen bytes at a time, or `None` for
+/// every other case. A short scalar is a whole view: equal views are equal numbers. A long
+/// one is equal only where length and prefix (the low eight bytes) agree, and only those
+/// rows read their data buffers.
+fn views_equal_scalar(
+    op: CmpOp,
+    left: &Operand,
+    right: &Operand,
+) -> Result<Option<BooleanBuffer>, ComputeError> {
+    let (array, scalar) = match (left.scalar, right.scalar) {
+        (false, true) => (&left.data, &right.data),
+        (true, false) => (&right.data, &left.data),
+        _ => return Ok(None),
+    };
+    let is_views = |data: &ArrayData| data.data_type().to_physical() == PhysicalType::BinaryView;
+    if !op.is_equality() || !is_views(array) {
+        return Ok(None);
+    }
+    let Some(value) = visit_bytes(scalar, FirstValue)?.flatten() else {
+        return Ok(None);
+    };
+    let views: &[ByteView] = array.buffers()[0]
+        .typed()
+        .map_err(|e| ComputeError::Data(e.into()))?;
+    let views = &views[array.offset()..array.offset() + array.len()];
+    let target = view_bits(&ByteView::new(&value, 0, 0));
+    let equal = if value.len() <= ByteView::MAX_INLINE {
+        vectorized(|| map_bits(views, |v| view_bits(&v) == target))
+    } else {
+        let head = target as u64;
+        let rows = FullCompare {
+            views: array,
+            value: &value,
+            head,
+        };
+        visit_bytes(array, rows)?.unwrap_or_else(|| BooleanBuffer::new_unset(views.len()))
+    };
+    Ok(Some(match op {
+        CmpOp::Neq => !&equal,
+        _ => equal,
+    }))
+}
+
+/// The first value of a binary-like array, copied.
+struct FirstValue;
+
+impl<'a> BytesVisitor<'a> for FirstValue {
+    type Output = Option<Vec<u8>>;
+
+    fn visit<B: ByteAccess<'a>>(self, values: B) -> Option<Vec<u8>> {
+        Some(values.value(0).to_vec())
+    }
+}
+
+/// Rows of a view array equal to a long value: length and prefix first.
+struct FullCompare<'v> {
+    views: &'v ArrayData,
+    value: &'v [u8],
+    head: u64,
+}
+
+impl<'a> BytesVisitor<'a> for FullCompare<'_> {
+    type Output = BooleanBuffer;
+
+    fn visit<B: ByteAccess<'a>>(self, values: B) -> BooleanBuffer {
+        let views: &[ByteView] = self.views.buffers()[0]
+            .typed()
+            .expect("visit_bytes read these views already");
+        let views = &views[self.views.offset()..self.views.offset() + self.views.len()];
+        collect_bits(views.len(), |i| {
+            view_bits(&views[i]) as u64 == self.head
+                // SAFETY: i < views.len(), the array's length.
+                && unsafe { values.value_unchecked(i) } == self.value
+        })
     }
 }

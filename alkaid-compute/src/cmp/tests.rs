@@ -409,3 +409,78 @@ fn two_scalars_give_one_row() {
         &[Some(false)],
     );
 }
+
+#[test]
+fn empty_arrays_without_offsets_compare_hash_and_count() {
+    use alkaid_buffer::Buffer;
+    use alkaid_data::ArrayData;
+    let empty = |data_type: DataType| {
+        let data = ArrayData::builder(data_type).buffers(vec![Buffer::empty(), Buffer::empty()]);
+        alkaid_array::make_array(data.build().unwrap())
+    };
+    for data_type in [DataType::Utf8, DataType::LargeBinary] {
+        let array = empty(data_type.clone());
+        assert_eq!(eq(&array, &array).unwrap().len(), 0);
+        assert_eq!(crate::hash_rows(&[array.as_ref()], 0).unwrap().len(), 0);
+        assert_eq!(crate::unique(array.as_ref()).unwrap().len(), 0);
+        assert!(crate::max(array.as_ref()).unwrap().is_null());
+    }
+    let lists = alkaid_array::make_array(
+        ArrayData::builder(DataType::list(DataType::Int32))
+            .buffers(vec![Buffer::empty()])
+            .children(vec![ArrayData::new_empty(&DataType::Int32)])
+            .build()
+            .unwrap(),
+    );
+    assert_eq!(eq(&lists, &lists).unwrap().len(), 0);
+    assert_eq!(crate::hash_rows(&[lists.as_ref()], 0).unwrap().len(), 0);
+}
+
+#[test]
+fn views_against_a_scalar_compare_sixteen_bytes_at_a_time() {
+    let words = [
+        "short",
+        "a value longer than twelve",
+        "a value longer than twelvX",
+        "",
+        "short",
+    ];
+    let views = StringViewArray::from_iter_values(words).slice(0, 5);
+    check(
+        eq,
+        &views,
+        &Scalar::from("short"),
+        &[
+            Some(true),
+            Some(false),
+            Some(false),
+            Some(false),
+            Some(true),
+        ],
+    );
+    check(
+        neq,
+        &Scalar::from("a value longer than twelve"),
+        &views,
+        &[Some(true), Some(false), Some(true), Some(true), Some(true)],
+    );
+    check(
+        eq,
+        &views,
+        &Scalar::from(""),
+        &[
+            Some(false),
+            Some(false),
+            Some(false),
+            Some(true),
+            Some(false),
+        ],
+    );
+    let large = LargeStringArray::from(vec!["short"]);
+    check(
+        eq,
+        &views.slice(4, 1),
+        &Scalar::try_new(Arc::new(large) as ArrayRef).unwrap(),
+        &[Some(true)],
+    );
+}

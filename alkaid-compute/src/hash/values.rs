@@ -201,6 +201,10 @@ fn list_hash(items: &[u64], start: usize, len: usize) -> u64 {
 /// Each row's (start, length) in a list-like array's child.
 fn list_ranges(data: &ArrayData) -> Result<Vec<(usize, usize)>, ComputeError> {
     let (offset, len) = (data.offset(), data.len());
+    if len == 0 {
+        // Possibly no offsets at all.
+        return Ok(Vec::new());
+    }
     let wide = matches!(
         data.data_type().to_physical(),
         PhysicalType::LargeList | PhysicalType::LargeListView
