@@ -107,22 +107,15 @@ pub(crate) fn map_binary<A: NativeType, B: NativeType, O: NativeType>(
     f: impl Fn(A, B) -> O,
 ) -> Buffer {
     vectorized(|| {
-        let mut out = MutableBuffer::with_capacity(len * size_of::<O>());
-        match (left, right) {
-            (Side::Values(l), Side::Values(r)) => {
-                out.extend_counted(len, l.iter().zip(r).map(|(&a, &b)| f(a, b)))
-            }
-            (Side::Values(l), Side::Scalar(b)) => {
-                out.extend_counted(len, l.iter().map(|&a| f(a, b)))
-            }
-            (Side::Scalar(a), Side::Values(r)) => {
-                out.extend_counted(len, r.iter().map(|&b| f(a, b)))
-            }
-            (Side::Scalar(a), Side::Scalar(b)) => {
-                out.extend_counted(len, (0..len).map(|_| f(a, b)))
-            }
-        }
-        out.into()
+        // A vector filled from an exact-size iterator is written through a bare pointer
+        // in one internal loop, which vectorises best; the buffer then owns it uncopied.
+        let values: Vec<O> = match (left, right) {
+            (Side::Values(l), Side::Values(r)) => l.iter().zip(r).map(|(&a, &b)| f(a, b)).collect(),
+            (Side::Values(l), Side::Scalar(b)) => l.iter().map(|&a| f(a, b)).collect(),
+            (Side::Scalar(a), Side::Values(r)) => r.iter().map(|&b| f(a, b)).collect(),
+            (Side::Scalar(a), Side::Scalar(b)) => vec![f(a, b); len],
+        };
+        Buffer::from_vec(values)
     })
 }
 
