@@ -235,9 +235,15 @@ scalar_from_native!(
 );
 
 impl From<bool> for Scalar {
+    /// A `Boolean` value: one of two arrays made once and shared (aggregates such as
+    /// `any` answer with one, and making an array costs more than their work).
     fn from(value: bool) -> Self {
+        static BOOLEANS: std::sync::OnceLock<[ArrayRef; 2]> = std::sync::OnceLock::new();
+        let [no, yes] = BOOLEANS.get_or_init(|| {
+            [false, true].map(|b| Arc::new(BooleanArray::from(vec![b])) as ArrayRef)
+        });
         Self {
-            array: Arc::new(BooleanArray::from(vec![value])),
+            array: Arc::clone(if value { yes } else { no }),
         }
     }
 }

@@ -5,11 +5,11 @@
 use std::cmp::Ordering;
 
 use alkaid_array::{Scalar, make_array};
-use alkaid_buffer::bitmap::BitChunks;
 use alkaid_buffer::{BooleanBuffer, Buffer, NativeType};
 use alkaid_data::ArrayData;
 use alkaid_schema::PhysicalType;
 
+use super::lanes::lanes;
 use super::rows::{Rows, natives};
 use crate::access::{ByteAccess, BytesVisitor, visit_bytes};
 use crate::bits::vectorized;
@@ -92,46 +92,16 @@ pub(crate) fn best<T: TotalOrder, const MAX: bool>(
         }
     };
     let stand_in = values[first];
-    let mut lanes = [stand_in; 8];
-    match selection {
-        None => {
-            let chunks = values.chunks_exact(8);
-            let rest = chunks.remainder();
-            for chunk in chunks {
-                for lane in 0..8 {
-                    if beats(lanes[lane], chunk[lane]) {
-                        lanes[lane] = chunk[lane];
-                    }
-                }
-            }
-            for (lane, &v) in rest.iter().enumerate() {
-                if beats(lanes[lane], v) {
-                    lanes[lane] = v;
-                }
-            }
+    let mut best = [stand_in; 8];
+    lanes(values, selection, |lane, v: T, keep| {
+        // A value the selection does not keep becomes the stand-in, which changes nothing.
+        let v = if keep != 0 { v } else { stand_in };
+        if beats(best[lane], v) {
+            best[lane] = v;
         }
-        Some(s) => {
-            let words = BitChunks::new(s.inner(), s.offset(), s.len());
-            let chunks = values.chunks_exact(64);
-            let rest = chunks.remainder();
-            for (chunk, word) in chunks.zip(words.iter()) {
-                for (k, &v) in chunk.iter().enumerate() {
-                    let v = if (word >> k) & 1 == 1 { v } else { stand_in };
-                    if beats(lanes[k % 8], v) {
-                        lanes[k % 8] = v;
-                    }
-                }
-            }
-            let word = words.remainder();
-            for (k, &v) in rest.iter().enumerate() {
-                if (word >> k) & 1 == 1 && beats(lanes[k % 8], v) {
-                    lanes[k % 8] = v;
-                }
-            }
-        }
-    }
-    let mut result = lanes[0];
-    for &lane in &lanes[1..] {
+    });
+    let mut result = best[0];
+    for &lane in &best[1..] {
         if beats(result, lane) {
             result = lane;
         }

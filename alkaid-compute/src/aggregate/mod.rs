@@ -22,6 +22,7 @@
 
 mod grouped;
 mod kind;
+mod lanes;
 mod minmax;
 mod rows;
 mod sum;
@@ -43,6 +44,18 @@ impl Aggregate {
     /// # Errors
     /// If the aggregate does not take the type, or a sum does not fit its type.
     pub fn evaluate(self, values: &dyn Array) -> Result<Scalar, ComputeError> {
+        // `any` and `all` of a plain boolean array often stop at its first word: no setup
+        // beyond reading it (an engine asks once per batch, however small the batch).
+        if let (Self::Any | Self::All, Some(flags)) =
+            (self, values.as_any().downcast_ref::<BooleanArray>())
+        {
+            let kept = flags.nulls().map(|n| n.validity());
+            return match find_word(flags.values(), kept, self == Self::All) {
+                Found::Witness => Ok(Scalar::from(self == Self::Any)),
+                Found::Nothing => Ok(Scalar::from(self == Self::All)),
+                Found::NoRows => Ok(Scalar::new_null(&DataType::Boolean)?),
+            };
+        }
         self.over(Rows::of(values, None)?)
     }
 
@@ -93,19 +106,16 @@ impl Aggregate {
             },
             Self::Any | Self::All => {
                 let data = &rows.data;
-                if rows.count() == 0 || matches!(data_type, DataType::Null) {
+                if matches!(data_type, DataType::Null) {
                     return null();
                 }
                 let values =
                     BooleanBuffer::new(data.buffers()[0].clone(), data.offset(), data.len());
-                let selected = |bits: BooleanBuffer| match &rows.selection {
-                    Some(s) => (&bits & s).count_set_bits(),
-                    None => bits.count_set_bits(),
-                };
-                Ok(Scalar::from(match self {
-                    Self::Any => selected(values) > 0,
-                    _ => selected(!&values) == 0,
-                }))
+                match find_word(&values, rows.selection.as_ref(), self == Self::All) {
+                    Found::Witness => Ok(Scalar::from(self == Self::Any)),
+                    Found::Nothing => Ok(Scalar::from(self == Self::All)),
+                    Found::NoRows => null(),
+                }
             }
             Self::Sum | Self::Mean => {
                 let count = rows.count();
@@ -124,6 +134,44 @@ impl Aggregate {
             }
         }
     }
+}
+
+/// What [`find_word`] found.
+enum Found {
+    /// A counted row that decides the answer: a true one for `any`, a false one for `all`.
+    Witness,
+    /// Counted rows, none of which decides.
+    Nothing,
+    /// No counted row at all.
+    NoRows,
+}
+
+/// Looks for a counted row that is true (or, with `negate`, false), a word at a time, and
+/// stops at the first: `any` of a column that starts with a true value reads one word.
+fn find_word(values: &BooleanBuffer, selection: Option<&BooleanBuffer>, negate: bool) -> Found {
+    use alkaid_buffer::bitmap::BitChunks;
+    let words = BitChunks::new(values.inner(), values.offset(), values.len());
+    let kept = selection.map(|s| BitChunks::new(s.inner(), s.offset(), s.len()));
+    let flip = if negate { u64::MAX } else { 0 };
+    let mut seen = false;
+    for i in 0..words.padded_count() {
+        let full = i < words.chunk_count();
+        let (word, tail) = if full {
+            (words.chunk(i), u64::MAX)
+        } else {
+            (words.remainder(), (1u64 << words.remainder_len()) - 1)
+        };
+        let counted = match &kept {
+            Some(k) if full => k.chunk(i),
+            Some(k) => k.remainder(),
+            None => tail,
+        };
+        seen |= counted != 0;
+        if (word ^ flip) & counted & tail != 0 {
+            return Found::Witness;
+        }
+    }
+    if seen { Found::Nothing } else { Found::NoRows }
 }
 
 /// A checked total as a scalar of the sum's type.

@@ -2,11 +2,11 @@
 //! is computed without overflow, and only the result is checked against its type), in
 //! eight lanes of `f64` for floats.
 
-use alkaid_buffer::bitmap::BitChunks;
 use alkaid_buffer::native::{f16, i256};
 use alkaid_buffer::{BooleanBuffer, NativeType};
 use alkaid_schema::{DataType, DecimalType, DecimalWidth, PhysicalType, PrimitiveType};
 
+use super::lanes::lanes;
 use super::rows::{Rows, natives};
 use crate::bits::vectorized;
 use crate::decimal::{DecimalNative, max_of_precision, with_decimal};
@@ -127,92 +127,83 @@ pub(crate) fn total(rows: &Rows, kind: &SumKind) -> Result<Total, ComputeError> 
 /// An integer split so that its parts add up without overflow: `hi * 2^32 + lo` with
 /// `lo < 2^32` and `|hi| <= 2^32`.
 pub(crate) trait SplitInt: NativeType {
+    /// Whether values may pass `i64`'s range (`u64`) or sums of a block of them may
+    /// (`i64`): those are split; narrower ones add up in `i64` as they are.
+    const WIDE: bool;
     /// The two parts.
     fn split(self) -> (i64, u64);
+    /// The value as an `i64` (meaningful for the narrow types only).
+    fn narrow(self) -> i64;
 }
 
 macro_rules! split_signed {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $wide:expr),*) => {$(
         impl SplitInt for $t {
+            const WIDE: bool = $wide;
             #[inline(always)]
             fn split(self) -> (i64, u64) {
                 let v = self as i64;
                 (v >> 32, (v as u64) & 0xffff_ffff)
             }
+            #[inline(always)]
+            fn narrow(self) -> i64 {
+                self as i64
+            }
         }
     )*};
 }
-split_signed!(i8, i16, i32, i64);
+split_signed!(i8 => false, i16 => false, i32 => false, i64 => true);
 
 macro_rules! split_unsigned {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $wide:expr),*) => {$(
         impl SplitInt for $t {
+            const WIDE: bool = $wide;
             #[inline(always)]
             fn split(self) -> (i64, u64) {
                 let v = self as u64;
                 ((v >> 32) as i64, v & 0xffff_ffff)
             }
+            #[inline(always)]
+            fn narrow(self) -> i64 {
+                self as i64
+            }
         }
     )*};
 }
-split_unsigned!(u8, u16, u32, u64);
+split_unsigned!(u8 => false, u16 => false, u32 => false, u64 => true);
 
-/// Rows per block of [`integer_sum`]: few enough that neither part's lanes overflow.
+/// Rows per block of [`integer_sum`]: few enough that no lane overflows (`2^30` values
+/// of at most `2^32` in size sum to at most `2^62`).
 const SUM_BLOCK: usize = 1 << 30;
 
-/// The exact sum of integers: each value split into two parts that are summed in eight
-/// 64-bit lanes (which vectorise), a block at a time, and joined in 128 bits.
+/// The exact sum of integers, a block at a time in eight 64-bit lanes (which vectorise),
+/// joined in 128 bits: values of up to 32 bits as they are, 64-bit ones split into two
+/// parts that each add up without overflow.
 #[inline(always)]
 pub(crate) fn integer_sum<T: SplitInt>(values: &[T], selection: Option<&BooleanBuffer>) -> i128 {
     let mut total = 0i128;
     let mut start = 0;
     while start < values.len() {
         let end = (start + SUM_BLOCK).min(values.len());
-        let (mut hi, mut lo) = ([0i64; 8], [0u64; 8]);
         let block = &values[start..end];
-        match selection {
-            None => {
-                let chunks = block.chunks_exact(8);
-                let rest = chunks.remainder();
-                for chunk in chunks {
-                    for lane in 0..8 {
-                        let (h, l) = chunk[lane].split();
-                        hi[lane] += h;
-                        lo[lane] += l;
-                    }
-                }
-                for (lane, v) in rest.iter().enumerate() {
-                    let (h, l) = v.split();
-                    hi[lane] += h;
-                    lo[lane] += l;
-                }
-            }
-            Some(selection) => {
-                let bits = selection.slice(start, end - start);
-                let words = BitChunks::new(bits.inner(), bits.offset(), bits.len());
-                let chunks = block.chunks_exact(64);
-                let rest = chunks.remainder();
-                for (chunk, word) in chunks.zip(words.iter()) {
-                    for (k, v) in chunk.iter().enumerate() {
-                        let keep = 0u64.wrapping_sub((word >> k) & 1);
-                        let (h, l) = v.split();
-                        hi[k % 8] += h & keep as i64;
-                        lo[k % 8] += l & keep;
-                    }
-                }
-                let word = words.remainder();
-                for (k, v) in rest.iter().enumerate() {
-                    if word >> k & 1 == 1 {
-                        let (h, l) = v.split();
-                        hi[k % 8] += h;
-                        lo[k % 8] += l;
-                    }
-                }
-            }
-        }
-        let high: i128 = hi.iter().map(|&h| i128::from(h)).sum();
-        let low: i128 = lo.iter().map(|&l| i128::from(l)).sum();
-        total += high * (1 << 32) + low;
+        let bits = selection.map(|s| s.slice(start, end - start));
+        total += if T::WIDE {
+            let (mut hi, mut lo) = ([0i64; 8], [0u64; 8]);
+            lanes(block, bits.as_ref(), |lane, v: T, keep| {
+                let (h, l) = v.split();
+                hi[lane] += h & keep as i64;
+                lo[lane] += l & keep;
+            });
+            let high: i128 = hi.iter().map(|&h| i128::from(h)).sum();
+            let low: i128 = lo.iter().map(|&l| i128::from(l)).sum();
+            high * (1 << 32) + low
+        } else {
+            let mut acc = [0i64; 8];
+            lanes(block, bits.as_ref(), |lane, v: T, keep| {
+                acc[lane] += v.narrow() & keep as i64
+            });
+            acc.iter().map(|&a| i128::from(a)).sum()
+        };
         start = end;
     }
     total
@@ -247,39 +238,11 @@ impl SumFloat for f64 {
 /// sequential sum's).
 #[inline(always)]
 pub(crate) fn float_sum<T: SumFloat>(values: &[T], selection: Option<&BooleanBuffer>) -> f64 {
-    let mut lanes = [0f64; 8];
-    match selection {
-        None => {
-            let chunks = values.chunks_exact(8);
-            let rest = chunks.remainder();
-            for chunk in chunks {
-                for lane in 0..8 {
-                    lanes[lane] += chunk[lane].to_f64();
-                }
-            }
-            for (lane, v) in rest.iter().enumerate() {
-                lanes[lane] += v.to_f64();
-            }
-        }
-        Some(selection) => {
-            let words = BitChunks::new(selection.inner(), selection.offset(), selection.len());
-            let chunks = values.chunks_exact(64);
-            let rest = chunks.remainder();
-            for (chunk, word) in chunks.zip(words.iter()) {
-                for (k, v) in chunk.iter().enumerate() {
-                    let keep = (word >> k) & 1 == 1;
-                    lanes[k % 8] += if keep { v.to_f64() } else { 0.0 };
-                }
-            }
-            let word = words.remainder();
-            for (k, v) in rest.iter().enumerate() {
-                if word >> k & 1 == 1 {
-                    lanes[k % 8] += v.to_f64();
-                }
-            }
-        }
-    }
-    lanes.iter().sum()
+    let mut acc = [0f64; 8];
+    lanes(values, selection, |lane, v: T, keep| {
+        acc[lane] += if keep != 0 { v.to_f64() } else { 0.0 };
+    });
+    acc.iter().sum()
 }
 
 /// The exact sum of 128-bit values in 256 bits: a wrapping 128-bit sum and a count of the
