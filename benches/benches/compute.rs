@@ -237,8 +237,8 @@ fn compute(c: &mut Criterion) {
             || arrow_arith::aggregate::max_string(b).map(str::len),
         );
         let (a, b) = (
-            our(&format!("bool{suffix}")),
-            their(&format!("bool{suffix}")),
+            our(&format!("bool_late{suffix}")),
+            their(&format!("bool_late{suffix}")),
         );
         let b = b.as_boolean();
         group.versus(

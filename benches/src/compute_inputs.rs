@@ -48,6 +48,12 @@ pub fn inputs() -> Vec<(&'static str, ArrayRef)> {
                 .collect();
             out.push((name(base), Arc::new(BooleanArray::from(flags))));
         }
+        // False but for the last row: `any` reads it all (on the columns above, both
+        // libraries stop at the first word).
+        let late: Vec<Option<bool>> = (0..ROWS)
+            .map(|i| keep(i).then_some(i == ROWS - 1))
+            .collect();
+        out.push((name("bool_late"), Arc::new(BooleanArray::from(late))));
         for base in ["utf8", "utf8b"] {
             let words: Vec<Option<String>> = (0..ROWS)
                 .map(|i| keep(i).then(|| format!("word {}", rng.next_u64() % 5000)))
