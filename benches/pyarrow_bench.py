@@ -270,7 +270,7 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
         timer.time("aggregate", f"i64_min{suffix}", lambda: pc.min(c("i64")))
         timer.time("aggregate", f"i32_sum{suffix}", lambda: pc.sum(c("i32")))
         timer.time("aggregate", f"utf8_max{suffix}", lambda: pc.max(c("utf8")))
-        timer.time("aggregate", f"bool_any{suffix}", lambda: pc.any(c("bool")))
+        timer.time("aggregate", f"bool_any{suffix}", lambda: pc.any(c("bool_late")))
     timer.time("cmp", "is_null", lambda: pc.is_null(col("i32_nulls")))
 
 
