@@ -217,6 +217,26 @@ proptest! {
             }
             (result, expected) => prop_assert!(false, "{:?} against a failure at {:?}", result.map(|a| a.len()), expected),
         }
+        // Division and remainder by a scalar (which divide by multiplying) against the
+        // same reference, for every valid right value as the divisor.
+        if op >= 3 {
+            for (k, divisor) in rv.iter().enumerate() {
+                let Some(d) = int(divisor).filter(|&d| d != 0) else { continue };
+                let scalar = Scalar::from_array(right.as_ref(), k);
+                let expected: Vec<Option<i128>> = lv.iter().map(|a| int(a).map(|a| if op == 3 { a / d } else { a % d })).collect();
+                // MIN / -1 overflows; the wrapping kernel gives MIN.
+                let overflow = expected.iter().flatten().any(|q| !(min..=max).contains(q));
+                match kernel(&left, &scalar) {
+                    Ok(result) => {
+                        let got: Vec<Option<i128>> = decode(&result.to_data()).iter().map(int).collect();
+                        let expected: Vec<Option<i128>> = expected.iter().map(|q| q.map(wrap)).collect();
+                        prop_assert!(!overflow || wrapping, "{:?}", got);
+                        prop_assert_eq!(got, expected);
+                    }
+                    Err(error) => prop_assert!(overflow && !wrapping, "{}", error),
+                }
+            }
+        }
     }
 
     #[test]

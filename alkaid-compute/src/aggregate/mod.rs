@@ -28,6 +28,7 @@ mod rows;
 mod sum;
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, Scalar};
+use alkaid_buffer::bitmap::BitChunks;
 use alkaid_buffer::{BooleanBuffer, Buffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
@@ -148,12 +149,48 @@ enum Found {
 
 /// Looks for a counted row that is true (or, with `negate`, false), a word at a time, and
 /// stops at the first: `any` of a column that starts with a true value reads one word.
+/// Byte-aligned bitmaps (the usual kind) are read in blocks of 64 words, each block one
+/// vectorised OR.
 fn find_word(values: &BooleanBuffer, selection: Option<&BooleanBuffer>, negate: bool) -> Found {
-    use alkaid_buffer::bitmap::BitChunks;
-    let words = BitChunks::new(values.inner(), values.offset(), values.len());
-    let kept = selection.map(|s| BitChunks::new(s.inner(), s.offset(), s.len()));
     let flip = if negate { u64::MAX } else { 0 };
-    let mut seen = false;
+    let aligned = |b: &BooleanBuffer| b.offset().is_multiple_of(8);
+    let (mut seen, mut done) = (false, 0);
+    if aligned(values) && selection.is_none_or(aligned) {
+        let words = values.len() / 64;
+        fn bytes(b: &BooleanBuffer, words: usize) -> &[u8] {
+            &b.inner()[b.offset() / 8..b.offset() / 8 + words * 8]
+        }
+        let (v, s) = (bytes(values, words), selection.map(|s| bytes(s, words)));
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        for start in (0..words * 8).step_by(64 * 8) {
+            let end = (start + 64 * 8).min(words * 8);
+            let block = v[start..end].chunks_exact(8);
+            let (hit, counted) = match s {
+                None => (block.fold(0, |hit, w| hit | (word(w) ^ flip)), u64::MAX),
+                Some(s) => block.zip(s[start..end].chunks_exact(8)).fold(
+                    (0, 0),
+                    |(hit, counted), (w, k)| {
+                        (hit | ((word(w) ^ flip) & word(k)), counted | word(k))
+                    },
+                ),
+            };
+            seen |= counted != 0;
+            if hit != 0 {
+                return Found::Witness;
+            }
+        }
+        done = words * 64;
+    }
+    // The bits after the whole words, or an unaligned bitmap: word by word.
+    let rest = values.len() - done;
+    let (values, selection) = (
+        values.slice(done, rest),
+        selection.map(|s| s.slice(done, rest)),
+    );
+    let words = BitChunks::new(values.inner(), values.offset(), values.len());
+    let kept = selection
+        .as_ref()
+        .map(|s| BitChunks::new(s.inner(), s.offset(), s.len()));
     for i in 0..words.padded_count() {
         let full = i < words.chunk_count();
         let (word, tail) = if full {

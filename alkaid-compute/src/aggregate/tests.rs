@@ -323,3 +323,50 @@ fn bad_group_ids_are_errors_naming_the_row() {
         .unwrap_err();
     assert!(error.to_string().contains("group 1"), "{error}");
 }
+
+#[test]
+fn any_and_all_find_the_deciding_row_anywhere() {
+    for len in [1usize, 63, 64, 65, 4096, 5000, 70_000] {
+        for at in [0, len / 2, len - 1] {
+            let late: Vec<bool> = (0..len).map(|i| i == at).collect();
+            let flags = BooleanArray::from(late.clone());
+            assert_eq!(any(&flags).unwrap().as_bool(), Some(true), "{len} {at}");
+            assert_eq!(all(&flags).unwrap().as_bool(), Some(len == 1), "{len} {at}");
+            // Sliced off the word boundary, and masked so that the true row does not count.
+            if len > 3 {
+                let sliced = flags.slice(1, len - 1);
+                assert_eq!(
+                    any(sliced.as_ref()).unwrap().as_bool(),
+                    Some(at != 0),
+                    "{len} {at}"
+                );
+                let mask: Vec<bool> = (0..len).map(|i| i != at).collect();
+                let mask = BooleanArray::from(mask);
+                assert_eq!(
+                    Aggregate::Any
+                        .evaluate_where(&flags, &mask)
+                        .unwrap()
+                        .as_bool(),
+                    Some(false)
+                );
+                // Only the true row counts: every counted row is true.
+                let only = BooleanArray::from((0..len).map(|i| i == at).collect::<Vec<_>>());
+                assert_eq!(
+                    Aggregate::All
+                        .evaluate_where(&flags, &only)
+                        .unwrap()
+                        .as_bool(),
+                    Some(true)
+                );
+            }
+        }
+    }
+    let none = BooleanArray::from(vec![false; 10_000]);
+    let nothing_counts = BooleanArray::from(vec![false; 10_000]);
+    assert!(
+        Aggregate::Any
+            .evaluate_where(&none, &nothing_counts)
+            .unwrap()
+            .is_null()
+    );
+}

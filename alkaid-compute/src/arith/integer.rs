@@ -8,6 +8,12 @@ use super::op::{ArithOp, Overflow};
 
 /// An integer type's operations, each returning the value and whether it failed.
 pub(crate) trait Integer: NativeType + std::fmt::Display {
+    /// Whether every value fits an `i64` (every type but `u64`).
+    const FITS_I64: bool;
+    /// The value as an `i64` (wrapping for `u64` values past `i64::MAX`).
+    fn widen(self) -> i64;
+    /// An `i64` back in this type (the caller knows it fits).
+    fn narrow(value: i64) -> Self;
     /// `a op b`.
     fn apply(op: ArithOp, overflow: Overflow, a: Self, b: Self) -> (Self, bool);
     /// `-a`.
@@ -19,6 +25,18 @@ pub(crate) trait Integer: NativeType + std::fmt::Display {
 macro_rules! integer {
     ($($t:ty),*) => {$(
         impl Integer for $t {
+            const FITS_I64: bool = size_of::<$t>() < 8 || <$t>::MIN != 0;
+
+            #[inline(always)]
+            fn widen(self) -> i64 {
+                self as i64
+            }
+
+            #[inline(always)]
+            fn narrow(value: i64) -> Self {
+                value as $t
+            }
+
             #[inline(always)]
             fn apply(op: ArithOp, overflow: Overflow, a: Self, b: Self) -> (Self, bool) {
                 let wrap = overflow == Overflow::Wrap;

@@ -34,6 +34,7 @@
 //! are computed once and the keys or runs stay as they were.
 
 mod decimal;
+mod divide;
 mod float;
 mod integer;
 mod kernel;
@@ -49,6 +50,7 @@ use crate::access::native_values;
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_binary, lift_unary};
 use crate::operand::{Operand, binary_operands, operand_validity, result_len};
+use divide::SignedDivisor;
 use float::Float;
 use integer::Integer;
 use kernel::{Side, map_binary, try_binary, try_unary};
@@ -342,6 +344,26 @@ fn integers<T: Integer>(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
         Side::new(&l, job.left.scalar),
         Side::new(&r, job.right.scalar),
     );
+    // An array divided by a scalar divides by multiplying (see `divide.rs`); a scalar of
+    // 0, 1 or -1, and `u64`, go the general way, which names a division by zero or an
+    // overflow.
+    if let (Side::Values(values), Side::Scalar(divisor)) = (ls, rs)
+        && matches!(job.op, ArithOp::Div | ArithOp::Rem)
+        && T::FITS_I64
+        && !matches!(divisor.widen(), -1..=1)
+    {
+        let divisor = SignedDivisor::new(divisor.widen());
+        let (values, none) = (Side::Values(values), Side::Scalar(0u8));
+        let divided = match job.op {
+            ArithOp::Div => map_binary(values, none, job.len, |a: T, _| {
+                T::narrow(divisor.divide(a.widen()))
+            }),
+            _ => map_binary(values, none, job.len, |a: T, _| {
+                T::narrow(divisor.remainder(a.widen()))
+            }),
+        };
+        return job.finish(divided);
+    }
     // Wrapping addition, subtraction and multiplication cannot fail: one pass, no flags.
     let infallible = job.overflow == Overflow::Wrap
         && matches!(job.op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul);
