@@ -225,6 +225,9 @@ pub(super) fn compute(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
         );
         let same_scale = l.scale() == r.scale() && !T::WIDE;
         let max = scaling.max_128.unwrap_or(i128::MAX);
+        // |v| <= max as one unsigned comparison: v + max lands in 0..=2 max exactly then.
+        let span = (max as u128).wrapping_mul(2);
+        let outside = move |v: i128| v.wrapping_add(max) as u128 > span;
         let result = match job.op {
             // The common case gets its own loop: no rescaling, one add and one bound check.
             ArithOp::Add if same_scale => {
@@ -232,7 +235,7 @@ pub(super) fn compute(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
                     match (a.try_to_i128(), b.try_to_i128()) {
                         (Some(a), Some(b)) => {
                             let (v, o) = a.overflowing_add(b);
-                            let bad = o || v > max || v < -max;
+                            let bad = o | outside(v);
                             (T::try_from_i128(v).unwrap_or_default(), bad)
                         }
                         _ => scaling.row(a, b),
@@ -244,7 +247,7 @@ pub(super) fn compute(job: &Job<'_>) -> Result<ArrayData, ComputeError> {
                     match (a.try_to_i128(), b.try_to_i128()) {
                         (Some(a), Some(b)) => {
                             let (v, o) = a.overflowing_sub(b);
-                            let bad = o || v > max || v < -max;
+                            let bad = o | outside(v);
                             (T::try_from_i128(v).unwrap_or_default(), bad)
                         }
                         _ => scaling.row(a, b),
