@@ -5,8 +5,8 @@ use alkaid_buffer::BooleanBuffer;
 use alkaid_buffer::bitmap::BitChunks;
 
 /// Calls `add(lane, value, keep)` for every value, lane `i % 8`, with `keep` all ones for a
-/// value the selection keeps and zero otherwise: branch-free, in groups of eight, so that
-/// the eight lanes are one vector.
+/// value the selection keeps and zero otherwise: branch-free, in groups of eight held as
+/// arrays (so that the lane is a constant in each call, and the eight lanes are one vector).
 #[inline(always)]
 pub(crate) fn lanes<T: Copy>(
     values: &[T],
@@ -15,8 +15,7 @@ pub(crate) fn lanes<T: Copy>(
 ) {
     match selection {
         None => {
-            let groups = values.chunks_exact(8);
-            let rest = groups.remainder();
+            let (groups, rest) = values.as_chunks::<8>();
             for group in groups {
                 for (lane, &v) in group.iter().enumerate() {
                     add(lane, v, u64::MAX);
@@ -28,10 +27,10 @@ pub(crate) fn lanes<T: Copy>(
         }
         Some(selection) => {
             let words = BitChunks::new(selection.inner(), selection.offset(), selection.len());
-            let chunks = values.chunks_exact(64);
-            let rest = chunks.remainder();
-            for (chunk, word) in chunks.zip(words.iter()) {
-                for (g, group) in chunk.chunks_exact(8).enumerate() {
+            let (chunks, rest) = values.as_chunks::<64>();
+            for (chunk, word) in chunks.iter().zip(words.iter()) {
+                let (groups, _) = chunk.as_chunks::<8>();
+                for (g, group) in groups.iter().enumerate() {
                     let bits = (word >> (g * 8)) as u8;
                     for (lane, &v) in group.iter().enumerate() {
                         add(lane, v, 0u64.wrapping_sub(u64::from(bits >> lane & 1)));

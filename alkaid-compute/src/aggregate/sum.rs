@@ -130,6 +130,8 @@ pub(crate) trait SplitInt: NativeType {
     /// Whether values may pass `i64`'s range (`u64`) or sums of a block of them may
     /// (`i64`): those are split; narrower ones add up in `i64` as they are.
     const WIDE: bool;
+    /// Whether the type is unsigned.
+    const UNSIGNED: bool;
     /// The two parts.
     fn split(self) -> (i64, u64);
     /// The value as an `i64` (meaningful for the narrow types only).
@@ -140,6 +142,7 @@ macro_rules! split_signed {
     ($($t:ty => $wide:expr),*) => {$(
         impl SplitInt for $t {
             const WIDE: bool = $wide;
+            const UNSIGNED: bool = false;
             #[inline(always)]
             fn split(self) -> (i64, u64) {
                 let v = self as i64;
@@ -158,6 +161,7 @@ macro_rules! split_unsigned {
     ($($t:ty => $wide:expr),*) => {$(
         impl SplitInt for $t {
             const WIDE: bool = $wide;
+            const UNSIGNED: bool = true;
             #[inline(always)]
             fn split(self) -> (i64, u64) {
                 let v = self as u64;
@@ -188,15 +192,7 @@ pub(crate) fn integer_sum<T: SplitInt>(values: &[T], selection: Option<&BooleanB
         let block = &values[start..end];
         let bits = selection.map(|s| s.slice(start, end - start));
         total += if T::WIDE {
-            let (mut hi, mut lo) = ([0i64; 8], [0u64; 8]);
-            lanes(block, bits.as_ref(), |lane, v: T, keep| {
-                let (h, l) = v.split();
-                hi[lane] += h & keep as i64;
-                lo[lane] += l & keep;
-            });
-            let high: i128 = hi.iter().map(|&h| i128::from(h)).sum();
-            let low: i128 = lo.iter().map(|&l| i128::from(l)).sum();
-            high * (1 << 32) + low
+            wide_block(block, bits.as_ref())
         } else {
             let mut acc = [0i64; 8];
             lanes(block, bits.as_ref(), |lane, v: T, keep| {
@@ -207,6 +203,36 @@ pub(crate) fn integer_sum<T: SplitInt>(values: &[T], selection: Option<&BooleanB
         start = end;
     }
     total
+}
+
+/// The exact sum of a block of 64-bit integers: in eight wrapping lanes with a flag for
+/// any addition that wrapped (add, xor, and, or: all vector instructions), and only if one
+/// did, again with each value split into two parts that cannot overflow (whose arithmetic
+/// shift AVX2 lacks, so it is the slower loop).
+#[inline(always)]
+fn wide_block<T: SplitInt>(block: &[T], bits: Option<&BooleanBuffer>) -> i128 {
+    if !T::UNSIGNED {
+        let (mut acc, mut wrapped) = ([0i64; 8], 0i64);
+        lanes(block, bits, |lane, v: T, keep| {
+            let v = v.narrow() & keep as i64;
+            let sum = acc[lane].wrapping_add(v);
+            // Signed overflow: both operands' signs differ from the sum's.
+            wrapped |= (acc[lane] ^ sum) & (v ^ sum);
+            acc[lane] = sum;
+        });
+        if wrapped >= 0 {
+            return acc.iter().map(|&a| i128::from(a)).sum();
+        }
+    }
+    let (mut hi, mut lo) = ([0i64; 8], [0u64; 8]);
+    lanes(block, bits, |lane, v: T, keep| {
+        let (h, l) = v.split();
+        hi[lane] += h & keep as i64;
+        lo[lane] += l & keep;
+    });
+    let high: i128 = hi.iter().map(|&h| i128::from(h)).sum();
+    let low: i128 = lo.iter().map(|&l| i128::from(l)).sum();
+    high * (1 << 32) + low
 }
 
 /// A float that sums in `f64`.

@@ -370,3 +370,30 @@ fn any_and_all_find_the_deciding_row_anywhere() {
             .is_null()
     );
 }
+
+#[test]
+fn wide_sums_past_a_lane_overflow_are_exact() {
+    // Lanes wrap (eight values of i64::MAX in one lane); the total fits.
+    let mut values = vec![i64::MAX; 64];
+    values.extend(vec![i64::MIN; 64]);
+    values.push(5);
+    let array = Int64Array::from(values.clone());
+    assert_eq!(int(sum(&array).unwrap()), Some(5 - 64));
+    let mask = BooleanArray::from((0..values.len()).map(|i| i % 2 == 0).collect::<Vec<_>>());
+    let expected: i128 = values.iter().step_by(2).map(|&v| i128::from(v)).sum();
+    assert_eq!(
+        Aggregate::Sum
+            .evaluate_where(&array, &mask)
+            .unwrap()
+            .value::<Int64Type>()
+            .map(i128::from),
+        Some(expected)
+    );
+    let unsigned = UInt64Array::from(vec![u64::MAX / 2; 3]);
+    assert!(sum(&unsigned).is_err());
+    let unsigned = UInt64Array::from(vec![u64::MAX / 3; 3]);
+    assert_eq!(
+        sum(&unsigned).unwrap().value::<UInt64Type>(),
+        Some(u64::MAX / 3 * 3)
+    );
+}
