@@ -118,7 +118,7 @@ fn by_row<'x, 'y>(
 ) -> BooleanBuffer {
     let ordered = |i: usize| {
         let (a, b) = pair(i);
-        a.cmp(b)
+        order(a, b)
     };
     let equal = |i: usize| {
         same_len(i) && {
@@ -133,6 +133,24 @@ fn by_row<'x, 'y>(
         CmpOp::LtEq => collect_bits(len, |i| ordered(i) != Ordering::Greater),
         CmpOp::Gt => collect_bits(len, |i| ordered(i) == Ordering::Greater),
         CmpOp::GtEq => collect_bits(len, |i| ordered(i) != Ordering::Less),
+    }
+}
+
+/// The byte order of `a` and `b`: their first eight bytes compared as one big-endian
+/// number first (short strings and strings that differ early, the usual case, are decided
+/// there without a call to `memcmp`), the rest only where those agree.
+#[inline(always)]
+fn order(a: &[u8], b: &[u8]) -> Ordering {
+    let head = |bytes: &[u8]| {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        u64::from_be_bytes(word)
+    };
+    match head(a).cmp(&head(b)) {
+        Ordering::Equal if a.len() <= 8 || b.len() <= 8 => a.len().cmp(&b.len()),
+        Ordering::Equal => a[8..].cmp(&b[8..]),
+        decided => decided,
     }
 }
 
@@ -221,5 +239,35 @@ impl<'a> BytesVisitor<'a> for FullCompare<'_> {
                 // SAFETY: i < views.len(), the array's length.
                 && unsafe { values.value_unchecked(i) } == self.value
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eight_byte_head_orders_as_the_bytes_do() {
+        let words: Vec<&[u8]> = vec![
+            b"",
+            b"\0",
+            b"\0\0",
+            b"a",
+            b"a\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"abcdefgz",
+            b"\xff",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+            b"word 1234",
+            b"word 99",
+        ];
+        for a in &words {
+            for b in &words {
+                assert_eq!(order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
     }
 }
