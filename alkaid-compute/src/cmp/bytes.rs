@@ -123,7 +123,7 @@ fn by_row<'x, 'y>(
     let equal = |i: usize| {
         same_len(i) && {
             let (a, b) = pair(i);
-            a == b
+            head(a) == head(b) && (a.len() <= 8 || a[8..] == b[8..])
         }
     };
     match op {
@@ -136,18 +136,24 @@ fn by_row<'x, 'y>(
     }
 }
 
-/// The byte order of `a` and `b`: their first eight bytes compared as one big-endian
-/// number first (short strings and strings that differ early, the usual case, are decided
-/// there without a call to `memcmp`), the rest only where those agree.
+/// The first eight bytes of `bytes` as one big-endian number, zero-padded: two byte
+/// strings whose heads differ are ordered as their heads are, and short or early-differing
+/// strings (the usual case) are compared without a call to `memcmp`.
+#[inline(always)]
+fn head(bytes: &[u8]) -> u64 {
+    match bytes.first_chunk::<8>() {
+        Some(first) => u64::from_be_bytes(*first),
+        None => bytes.iter().enumerate().fold(0u64, |word, (i, &byte)| {
+            word | u64::from(byte) << (56 - 8 * i)
+        }),
+    }
+}
+
+/// The byte order of `a` and `b`: by their [`head`]s, then by the rest where those agree.
 #[inline(always)]
 fn order(a: &[u8], b: &[u8]) -> Ordering {
-    let head = |bytes: &[u8]| {
-        let mut word = [0u8; 8];
-        let n = bytes.len().min(8);
-        word[..n].copy_from_slice(&bytes[..n]);
-        u64::from_be_bytes(word)
-    };
     match head(a).cmp(&head(b)) {
+        // Equal heads and one string of at most eight bytes: it is a prefix of the other.
         Ordering::Equal if a.len() <= 8 || b.len() <= 8 => a.len().cmp(&b.len()),
         Ordering::Equal => a[8..].cmp(&b[8..]),
         decided => decided,
