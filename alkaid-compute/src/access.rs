@@ -4,7 +4,7 @@
 //! types) and compiled for each.
 
 use alkaid_buffer::native::ByteView;
-use alkaid_buffer::{Buffer, NativeType, ScalarBuffer};
+use alkaid_buffer::{Buffer, NativeType, OffsetSize, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::PhysicalType;
 
@@ -49,12 +49,12 @@ pub(crate) trait ByteAccess<'a>: Copy {
 /// `i32` or `i64` offsets into one data buffer.
 #[derive(Clone, Copy)]
 pub(crate) struct OffsetBytes<'a, O> {
-    /// One more offset than there are slots.
+    /// One more offset than there are slots (none when there are no slots).
     offsets: &'a [O],
     data: &'a [u8],
 }
 
-impl<'a, O: alkaid_buffer::OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
+impl<'a, O: OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
     #[inline(always)]
     fn value_len(&self, i: usize) -> usize {
         self.offsets[i + 1].as_usize() - self.offsets[i].as_usize()
@@ -177,32 +177,9 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
     visitor: V,
 ) -> Result<Option<V::Output>, ComputeError> {
     let buffers = data.buffers();
-    let range = data.offset()..data.offset() + data.len() + 1;
-    // An empty array may have no offsets at all (the format allows an empty buffer).
-    let empty = data.is_empty();
     Ok(Some(match data.data_type().to_physical() {
-        PhysicalType::Binary => {
-            let offsets: &[i32] = if empty {
-                &[0]
-            } else {
-                &typed(&buffers[0])?[range]
-            };
-            visitor.visit(OffsetBytes {
-                offsets,
-                data: &buffers[1],
-            })
-        }
-        PhysicalType::LargeBinary => {
-            let offsets: &[i64] = if empty {
-                &[0]
-            } else {
-                &typed(&buffers[0])?[range]
-            };
-            visitor.visit(OffsetBytes {
-                offsets,
-                data: &buffers[1],
-            })
-        }
+        PhysicalType::Binary => visitor.visit(offset_bytes::<i32>(data)?),
+        PhysicalType::LargeBinary => visitor.visit(offset_bytes::<i64>(data)?),
         PhysicalType::BinaryView => visitor.visit(ViewBytes {
             views: views_of(data)?,
             buffers: &buffers[1..],
@@ -217,6 +194,21 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
         }
         _ => return Ok(None),
     }))
+}
+
+/// The offsets and data of a binary or text array with offsets of `O`.
+fn offset_bytes<O: OffsetSize>(data: &ArrayData) -> Result<OffsetBytes<'_, O>, ComputeError> {
+    // An empty array may have no offsets at all (the format allows an empty buffer); it
+    // has no slot to read either.
+    let offsets: &[O] = if data.is_empty() {
+        &[]
+    } else {
+        &typed(&data.buffers()[0])?[data.offset()..data.offset() + data.len() + 1]
+    };
+    Ok(OffsetBytes {
+        offsets,
+        data: &data.buffers()[1],
+    })
 }
 
 /// A buffer as `T`s, in place.

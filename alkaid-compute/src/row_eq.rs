@@ -83,12 +83,7 @@ fn values_eq(left: &ArrayData, right: &ArrayData) -> Result<RowEq, ComputeError>
         }
         _ if !same_type => return Err(mismatch(left, right)),
         (PhysicalType::Struct, _) => {
-            let children = left
-                .children()
-                .iter()
-                .zip(right.children())
-                .map(|(l, r)| row_eq(l, r))
-                .collect::<Result<Vec<_>, _>>()?;
+            let children = children_eq(left, right)?;
             let (lo, ro) = (left.offset(), right.offset());
             Box::new(move |i, j| children.iter().all(|eq| eq(lo + i, ro + j)))
         }
@@ -118,6 +113,15 @@ fn values_eq(left: &ArrayData, right: &ArrayData) -> Result<RowEq, ComputeError>
         (PhysicalType::SparseUnion | PhysicalType::DenseUnion, _) => union_eq(left, right)?,
         _ => return Err(mismatch(left, right)),
     })
+}
+
+/// A comparator for each pair of children, in order.
+fn children_eq(left: &ArrayData, right: &ArrayData) -> Result<Vec<RowEq>, ComputeError> {
+    left.children()
+        .iter()
+        .zip(right.children())
+        .map(|(l, r)| row_eq(l, r))
+        .collect()
 }
 
 fn natives_eq<T: TotalOrder>(left: &ArrayData, right: &ArrayData) -> Result<RowEq, ComputeError> {
@@ -231,12 +235,7 @@ fn union_eq(left: &ArrayData, right: &ArrayData) -> Result<RowEq, ComputeError> 
     let DataType::Union(union) = left.data_type() else {
         return Err(mismatch(left, right));
     };
-    let children = left
-        .children()
-        .iter()
-        .zip(right.children())
-        .map(|(l, r)| row_eq(l, r))
-        .collect::<Result<Vec<_>, _>>()?;
+    let children = children_eq(left, right)?;
     let ids = |d: &ArrayData| -> Vec<i8> {
         d.buffers()[0][d.offset()..d.offset() + d.len()]
             .iter()

@@ -173,19 +173,11 @@ fn sums(input: &Grouped<'_>, mean: bool) -> Result<ArrayRef, ComputeError> {
                     valid,
                 );
             }
-            let signed = matches!(kind, SumKind::Signed(_));
-            let array: ArrayRef = if signed {
-                let mut out = Vec::with_capacity(input.count);
-                for (g, &t) in totals.iter().enumerate() {
-                    out.push(i64::try_from(t).map_err(|_| overflow(g))?);
+            let array: ArrayRef = match kind {
+                SumKind::Signed(_) => {
+                    Arc::new(Int64Array::new(narrowed(&totals, &overflow)?, valid))
                 }
-                Arc::new(Int64Array::new(ScalarBuffer::from(out), valid))
-            } else {
-                let mut out = Vec::with_capacity(input.count);
-                for (g, &t) in totals.iter().enumerate() {
-                    out.push(u64::try_from(t).map_err(|_| overflow(g))?);
-                }
-                Arc::new(UInt64Array::new(ScalarBuffer::from(out), valid))
+                _ => Arc::new(UInt64Array::new(narrowed(&totals, &overflow)?, valid)),
             };
             Ok(array)
         }),
@@ -201,11 +193,8 @@ fn sums(input: &Grouped<'_>, mean: bool) -> Result<ArrayRef, ComputeError> {
                     valid,
                 );
             }
-            let mut out = Vec::with_capacity(input.count);
-            for (g, &t) in totals.iter().enumerate() {
-                out.push(i64::try_from(t).map_err(|_| overflow(g))?);
-            }
-            build(output.clone(), Buffer::from_vec(out), valid)
+            let out: ScalarBuffer<i64> = narrowed(&totals, &overflow)?;
+            build(output.clone(), out.into_inner(), valid)
         }
         SumKind::Decimal(d) => with_decimal!(d.width(), |T| {
             let values = native_values::<T>(&input.data)?;
@@ -244,6 +233,18 @@ fn sums(input: &Grouped<'_>, mean: bool) -> Result<ArrayRef, ComputeError> {
             build(output, Buffer::from_vec(narrowed), valid)
         }),
     }
+}
+
+/// Each group's total in `T`, or the overflow error of the first group whose does not fit.
+fn narrowed<T: alkaid_buffer::NativeType + TryFrom<i128>>(
+    totals: &[i128],
+    overflow: &dyn Fn(usize) -> ComputeError,
+) -> Result<ScalarBuffer<T>, ComputeError> {
+    totals
+        .iter()
+        .enumerate()
+        .map(|(g, &t)| T::try_from(t).map_err(|_| overflow(g)))
+        .collect()
 }
 
 fn finish_float(
