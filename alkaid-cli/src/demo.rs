@@ -3,7 +3,8 @@
 //! Builds about a million rows (timestamps with a time zone, a dictionary-encoded city, free
 //! text, floats and integers with nulls, a list column) with the typed arrays, writes them
 //! as a zstd-compressed IPC file, memory-maps the file and reads it back without copying,
-//! validates it, filters and takes with alkaid-select, and prints what it did.
+//! validates it, filters with a predicate from alkaid-compute and takes with alkaid-select,
+//! aggregates the rows kept, and prints what it did.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,8 +13,8 @@ use std::time::Instant;
 use alkaid_array::display::pretty_format_batches;
 use alkaid_array::types::{Float64Type, Int16Type, Int32Type};
 use alkaid_array::{
-    Array, ArrayRef, AsArray, BooleanArray, DictionaryArray, Float64Array, GenericListBuilder,
-    Int16Array, Int64Array, PrimitiveBuilder, RecordBatch, StringArray, UInt32Array, make_array,
+    Array, ArrayRef, AsArray, DictionaryArray, Float64Array, GenericListBuilder, Int16Array,
+    Int64Array, PrimitiveBuilder, RecordBatch, Scalar, StringArray, UInt32Array, make_array,
 };
 use alkaid_data::ArrayData;
 use alkaid_ipc::{Compression, FileReader, FileWriter, WriteOptions};
@@ -202,8 +203,7 @@ pub fn run(dir: &Path) -> Result<(), Failure> {
     let mut warm = Vec::new();
     let mut kept_rows = 0;
     for batch in &read {
-        let temperatures = batch.column(3).as_primitive::<Float64Type>();
-        let mask: BooleanArray = temperatures.iter().map(|t| t.map(|t| t > 30.0)).collect();
+        let mask = alkaid_compute::gt(batch.column(3), &Scalar::from(30.0f64))?;
         let predicate = FilterPredicate::new(&mask);
         let columns = batch
             .columns()
@@ -222,6 +222,20 @@ pub fn run(dir: &Path) -> Result<(), Failure> {
 
     let started = Instant::now();
     let hottest = alkaid_select::concat_batches(&schema, &warm)?;
+    let temperature = hottest.column(3).as_ref();
+    let mean = alkaid_compute::mean(temperature)?.value::<Float64Type>();
+    let max = alkaid_compute::max(temperature)?;
+    let cities = alkaid_compute::value_counts(hottest.column(1).as_ref())?;
+    step(
+        format!(
+            "joined the hot rows and aggregated them: mean {:.2}, max {max}, in {} cities",
+            mean.unwrap_or(f64::NAN),
+            cities.len()
+        ),
+        started,
+    );
+
+    let started = Instant::now();
     let temperatures = hottest.column(3).as_primitive::<Float64Type>();
     let mut order: Vec<u32> = (0..hottest.num_rows() as u32).collect();
     order.sort_by(|&a, &b| {
@@ -233,10 +247,7 @@ pub fn run(dir: &Path) -> Result<(), Failure> {
     });
     order.truncate(8);
     let top = take_record_batch(&hottest, &UInt32Array::from(order))?;
-    step(
-        "joined the hot rows and took the 8 hottest".to_string(),
-        started,
-    );
+    step("took the 8 hottest".to_string(), started);
 
     println!("schema:");
     for field in schema.fields().iter() {

@@ -34,5 +34,6 @@ failure_from!(
     alkaid_array::ArrayError,
     alkaid_data::DataError,
     alkaid_select::SelectError,
+    alkaid_compute::ComputeError,
     alkaid_integration::IntegrationError
 );
