@@ -33,6 +33,9 @@
 //! NaN, and `count_distinct` counts NaN once. (arrow-rs follows IEEE 754's `totalOrder`,
 //! which tells `-0.0` from `0.0`.)
 //!
+//! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
+//! [`aggregate`], [`hash`]); every kernel is also at the crate root.
+//!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
 //!
 //! # Example
@@ -64,16 +67,16 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod access;
-mod aggregate;
-mod arith;
+pub mod aggregate;
+pub mod arith;
 mod bits;
-mod boolean;
+pub mod boolean;
 mod calendar;
-mod cmp;
+pub mod cmp;
 mod decimal;
 mod encoding;
 mod error;
-mod hash;
+pub mod hash;
 mod lift;
 mod native;
 mod operand;

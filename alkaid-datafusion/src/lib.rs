@@ -6,7 +6,7 @@
 //! | [`AlkaidContextExt::register_alkaid`] | `ctx.register_alkaid("t", "s3://bucket/path/")`: a table over one file or a directory of them |
 //! | [`register_alkaid_format`] | makes `CREATE EXTERNAL TABLE … STORED AS ALKAID` and `COPY (…) TO 'x.alkaid'` work in a session |
 //! | [`AlkaidFormat`], [`AlkaidFormatFactory`] | the DataFusion file format: schema and row-count inference, scans, writes |
-//! | [`AlkaidSource`] | the scan: Alkaid's async file reader, batches handed over without a copy ([`alkaid_arrow`]) |
+//! | [`AlkaidSource`] | the scan: Alkaid's async file reader, filters evaluated with alkaid-compute, batches handed over without a copy ([`alkaid_arrow`]) |
 //! | [`AlkaidSink`] | the write: Alkaid's async file writer, one upload per file, completed only when whole |
 //!
 //! A scan reads the files' footers once when the table is registered (schema) and when
@@ -14,7 +14,10 @@
 //! the byte ranges of the selected columns: a query that selects one column of eight never
 //! fetches the other seven. Files are split among DataFusion's partitions by byte range,
 //! each range reading the record batches that start inside it. `LIMIT` stops the reads
-//! as soon as enough rows came.
+//! as soon as enough rows came. The query's filters that Alkaid's kernels evaluate
+//! (comparisons of columns with literals or with each other, null tests, distinctness,
+//! `AND`, `OR`, `NOT`) run in the scan, on Alkaid's arrays, and only the rows that pass
+//! are handed to DataFusion, which then runs no filter of its own for them.
 //!
 //! Files are `ALKAID1` or `ARROW1` IPC files, with or without LZ4 or zstd buffer
 //! compression; IPC streams are not read (a stream has no footer to plan reads from).
@@ -49,6 +52,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod error;
+mod filter;
 mod format;
 mod sink;
 mod source;

@@ -1,17 +1,20 @@
 //! [`AlkaidSource`]: DataFusion's scan of Alkaid and Arrow IPC files, reading through
 //! Alkaid's async file reader: only the selected columns' bytes are fetched, each file
-//! (or each byte range of one, for parallel scans) is read batch by batch, and every batch
-//! reaches DataFusion through the zero-copy bridge.
+//! (or each byte range of one, for parallel scans) is read batch by batch, the filters the
+//! scan took over (`filter.rs`) are evaluated with Alkaid's kernels and its filter, and
+//! every batch reaches DataFusion through the zero-copy bridge.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use alkaid_arrow::arrow59::batch_to_arrow;
+use alkaid_arrow::arrow59::array_to_arrow;
 use alkaid_ipc::ReadOptions;
 use alkaid_ipc_async::AsyncFileReader;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::config::ConfigOptions;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
@@ -21,18 +24,26 @@ use datafusion::datasource::table_schema::TableSchema;
 use datafusion::object_store::ObjectStore;
 use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_plan::PhysicalExpr;
+use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use futures_util::StreamExt;
+use futures_util::future::ready;
 
 use crate::error::file_error;
+use crate::filter::Predicate;
 use crate::store::StoreSource;
 
 /// The [`FileSource`] of [`AlkaidFormat`](crate::AlkaidFormat): a scan of IPC files
-/// (`ALKAID1` or `ARROW1`) with the table's projection pushed into the reads.
+/// (`ALKAID1` or `ARROW1`) with the table's projection pushed into the reads, and the
+/// query's filters that Alkaid's kernels evaluate (comparisons with literals or between
+/// columns, null tests, `AND`, `OR`, `NOT`) evaluated on each batch before it is handed on.
 #[derive(Clone)]
 pub struct AlkaidSource {
     table_schema: TableSchema,
     projection: SplitProjection,
+    /// Filters the scan took over, all of which a row must pass, with the expressions
+    /// DataFusion gave for them.
+    filters: Vec<(Predicate, Arc<dyn PhysicalExpr>)>,
     metrics: ExecutionPlanMetricsSet,
 }
 
@@ -43,6 +54,7 @@ impl AlkaidSource {
         Self {
             projection: SplitProjection::unprojected(&table_schema),
             table_schema,
+            filters: Vec::new(),
             metrics: ExecutionPlanMetricsSet::new(),
         }
     }
@@ -58,13 +70,23 @@ impl FileSource for AlkaidSource {
         let file_schema = self.table_schema.file_schema();
         let columns = self.projection.file_indices.clone();
         let output = Arc::new(file_schema.project(&columns)?);
-        let names = columns
+        let names: Vec<String> = columns
             .iter()
             .map(|&i| file_schema.field(i).name().clone())
             .collect();
+        // The filters' columns are read too, and dropped once the rows are chosen.
+        let mut read: BTreeSet<String> = BTreeSet::new();
+        for (predicate, _) in &self.filters {
+            predicate.columns(&mut read);
+        }
+        read.retain(|name| !names.contains(name));
+        let mut read_names = names.clone();
+        read_names.extend(read);
         let opener = Arc::new(AlkaidOpener {
             store: object_store,
+            read: read_names,
             names,
+            filters: self.filters.iter().map(|(p, _)| p.clone()).collect(),
             output,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
@@ -91,6 +113,46 @@ impl FileSource for AlkaidSource {
         "alkaid"
     }
 
+    fn fmt_extra(
+        &self,
+        _format: datafusion::physical_plan::DisplayFormatType,
+        f: &mut std::fmt::Formatter,
+    ) -> std::fmt::Result {
+        if self.filters.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = self
+            .filters
+            .iter()
+            .map(|(_, expr)| expr.to_string())
+            .collect();
+        write!(f, ", alkaid_filters=[{}]", shown.join(", "))
+    }
+
+    fn try_pushdown_filters(
+        &self,
+        filters: Vec<Arc<dyn PhysicalExpr>>,
+        _config: &ConfigOptions,
+    ) -> Result<FilterPushdownPropagation<Arc<dyn FileSource>>> {
+        let file_schema = self.table_schema.file_schema();
+        let mut source = self.clone();
+        let pushed = filters
+            .into_iter()
+            .map(|filter| match Predicate::translate(&filter, file_schema) {
+                Some(predicate) => {
+                    source.filters.push((predicate, filter));
+                    PushedDown::Yes
+                }
+                None => PushedDown::No,
+            })
+            .collect();
+        let propagation = FilterPushdownPropagation::with_parent_pushdown_result(pushed);
+        Ok(match source.filters.len() > self.filters.len() {
+            true => propagation.with_updated_node(Arc::new(source) as Arc<dyn FileSource>),
+            false => propagation,
+        })
+    }
+
     fn try_pushdown_projection(
         &self,
         projection: &ProjectionExprs,
@@ -105,16 +167,22 @@ impl FileSource for AlkaidSource {
         &self,
         f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
-        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+        let filters = self.filters.iter().map(|(_, expr)| expr);
+        let projection = self.projection.source.iter().map(|p| &p.expr);
+        datafusion::physical_plan::apply_expression_roots(projection.chain(filters), f)
     }
 }
 
 /// Opens one file (or one byte range of it) and streams its batches.
 struct AlkaidOpener {
     store: Arc<dyn ObjectStore>,
-    /// The selected columns, by name (a file may order its columns differently from the
-    /// table's merged schema).
+    /// The columns read: the selected ones, then those only the filters need, by name (a
+    /// file may order its columns differently from the table's merged schema).
+    read: Vec<String>,
+    /// The selected columns, by name.
     names: Vec<String>,
+    /// The filters each row must pass.
+    filters: Vec<Predicate>,
     /// The schema of the batches handed on: the table's file schema, projected.
     output: SchemaRef,
 }
@@ -123,10 +191,11 @@ impl FileOpener for AlkaidOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
         let source = StoreSource::new(Arc::clone(&self.store), file.object_meta.clone());
         let location = file.object_meta.location.to_string();
-        let names = self.names.clone();
+        let (read, names) = (self.read.clone(), self.names.clone());
+        let filters = self.filters.clone();
         let output = Arc::clone(&self.output);
         Ok(Box::pin(async move {
-            let options = ReadOptions::default().with_column_names(names);
+            let options = ReadOptions::default().with_column_names(read);
             let mut reader = AsyncFileReader::open(source, options)
                 .await
                 .map_err(|e| file_error(&location, e))?;
@@ -152,17 +221,54 @@ impl FileOpener for AlkaidOpener {
                     .select_batches(selected)
                     .map_err(|e| file_error(&location, e))?;
             }
-            let stream = reader.into_stream().map(move |batch| {
-                let batch = batch.map_err(|e| file_error(&location, e))?;
+            let filtered = !filters.is_empty();
+            let stream = reader.into_stream().filter_map(move |batch| {
+                let batch = batch
+                    .map_err(ScanError::from)
+                    .and_then(|batch| keep_passing(batch, &filters))
+                    .map_err(|e| file_error(&location, e));
+                let batch = match batch {
+                    // A batch the filters emptied is not handed on (as DataFusion's own
+                    // filter does not hand one on).
+                    Ok(batch) if filtered && batch.num_rows() == 0 => return ready(None),
+                    Ok(batch) => batch,
+                    Err(e) => return ready(Some(Err(e))),
+                };
                 // The table's field names, nullability and metadata for the file's columns
-                // (the projection by name already undid any other column order).
-                RecordBatch::try_new(
-                    Arc::clone(&output),
-                    batch_to_arrow(&batch).columns().to_vec(),
-                )
-                .map_err(|e| file_error(&location, e))
+                // (the projection by name already undid any other column order), without
+                // the columns only the filters read.
+                let columns = batch.columns()[..names.len()]
+                    .iter()
+                    .map(|column| array_to_arrow(column.as_ref()))
+                    .collect();
+                let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+                let handed =
+                    RecordBatch::try_new_with_options(Arc::clone(&output), columns, &options)
+                        .map_err(|e| file_error(&location, e));
+                ready(Some(handed))
             });
             Ok(stream.boxed())
         }))
     }
 }
+
+/// The rows of `batch` that pass every filter, chosen with Alkaid's filter kernel.
+fn keep_passing(
+    batch: alkaid_array::RecordBatch,
+    filters: &[Predicate],
+) -> std::result::Result<alkaid_array::RecordBatch, ScanError> {
+    let Some((first, rest)) = filters.split_first() else {
+        return Ok(batch);
+    };
+    let mut mask = first.evaluate(&batch)?;
+    for filter in rest {
+        mask = alkaid_compute::and_kleene(&mask, &filter.evaluate(&batch)?)?;
+    }
+    if mask.true_count() == batch.num_rows() {
+        return Ok(batch);
+    }
+    Ok(alkaid_select::filter_record_batch(&batch, &mask)?)
+}
+
+/// What reading or filtering a batch may fail with.
+type ScanError = Box<dyn std::error::Error + Send + Sync>;

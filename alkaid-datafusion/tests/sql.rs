@@ -181,6 +181,52 @@ fn queries_agree_with_datafusions_own_reader() {
     });
 }
 
+/// Filters the scan evaluates with Alkaid's kernels (comparisons with literals and between
+/// columns, null tests, `AND`, `OR`, `NOT`, distinctness), on every kind of column, and
+/// filters it leaves to DataFusion, mixed.
+const FILTERS: [&str; 12] = [
+    "SELECT id FROM t WHERE g = 3 ORDER BY id",
+    "SELECT id, s FROM t WHERE x >= 0.25 AND x < 0.3 AND s <> 'name-7' ORDER BY id",
+    "SELECT count(*) FROM t WHERE NOT b OR b IS NULL",
+    "SELECT count(*), sum(id) FROM t WHERE g IS NULL OR x IS NULL",
+    "SELECT id FROM t WHERE s > 'name-48' AND id < 3000 ORDER BY id",
+    "SELECT count(*) FROM t WHERE d = 'green'",
+    "SELECT count(*) FROM t WHERE g IS DISTINCT FROM 2",
+    "SELECT count(*) FROM t WHERE g IS NOT DISTINCT FROM small",
+    "SELECT count(*) FROM t WHERE small < g",
+    // Half for the scan, half (arithmetic) for DataFusion.
+    "SELECT id FROM t WHERE b AND id % 97 = 0 ORDER BY id",
+    // A column read for the filter only.
+    "SELECT s FROM t WHERE x > 0.99 ORDER BY id",
+    // Nothing passes.
+    "SELECT count(*) FROM t WHERE id < 0",
+];
+
+#[test]
+fn filters_run_in_the_scan_with_alkaids_kernels() {
+    let dirs = dirs();
+    runtime().block_on(async {
+        let ours = SessionContext::new();
+        ours.register_alkaid("t", &url(&dirs.mixed)).await.unwrap();
+        let theirs = SessionContext::new();
+        theirs
+            .register_arrow("t", &url(&dirs.arrow), ArrowReadOptions::default())
+            .await
+            .unwrap();
+        for query in FILTERS {
+            let (a, b) = (table(&ours, query).await, table(&theirs, query).await);
+            assert_eq!(a, b, "{query}");
+        }
+        // A filter the scan takes whole leaves no filter for DataFusion to run.
+        let plan = table(&ours, "EXPLAIN SELECT id FROM t WHERE g = 3 AND x > 0.5").await;
+        assert!(!plan.contains("FilterExec"), "{plan}");
+        assert!(plan.contains("alkaid_filters=[g@"), "{plan}");
+        // One it cannot take stays with DataFusion.
+        let plan = table(&ours, "EXPLAIN SELECT id FROM t WHERE id % 97 = 0").await;
+        assert!(plan.contains("FilterExec"), "{plan}");
+    });
+}
+
 #[test]
 fn files_split_into_byte_ranges_read_every_batch_once() {
     let dirs = dirs();
