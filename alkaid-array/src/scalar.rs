@@ -273,7 +273,7 @@ impl From<&[u8]> for Scalar {
 ///
 /// # Examples
 /// ```
-/// use alkaid_array::{Array, Datum, Int32Array, Scalar};
+/// use alkaid_array::{Datum, Int32Array, Scalar};
 /// fn describe(input: &dyn Datum) -> String {
 ///     let (array, is_scalar) = input.get();
 ///     format!("{} of {}", if is_scalar { "scalar" } else { "array" }, array.data_type())
