@@ -271,6 +271,12 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
         timer.time("aggregate", f"i32_sum{suffix}", lambda: pc.sum(c("i32")))
         timer.time("aggregate", f"utf8_max{suffix}", lambda: pc.max(c("utf8")))
         timer.time("aggregate", f"bool_any{suffix}", lambda: pc.any(c("bool_late")))
+        for kind in ["i64", "f64", "utf8"]:
+            timer.time("sort", f"{kind}_sort{suffix}", lambda: pc.sort_indices(c(kind)))
+            timer.time("sort", f"{kind}_top10{suffix}", lambda: pc.bottom_k_unstable(c(kind), 10))
+        pair = pa.record_batch([c("utf8"), c("i64")], names=["text", "number"])
+        timer.time("sort", f"lexsort_utf8_i64{suffix}", lambda: pc.sort_indices(
+            pair, sort_keys=[("text", "ascending"), ("number", "ascending")]))
     timer.time("cmp", "is_null", lambda: pc.is_null(col("i32_nulls")))
 
 

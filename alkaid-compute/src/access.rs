@@ -26,7 +26,7 @@ pub(crate) fn native_values<T: NativeType>(
 /// (or views) all lie inside their data, null slots included: alkaid-data's full
 /// validation checks every one, and `ArrayData` made without `unsafe` is validated. The
 /// unchecked reads rely on that.
-pub(crate) trait ByteAccess<'a>: Copy {
+pub(crate) trait ByteAccess<'a>: Copy + 'a {
     /// The length of slot `i`'s value, without reading it.
     ///
     /// # Panics
@@ -208,6 +208,39 @@ fn offset_bytes<O: OffsetSize>(data: &ArrayData) -> Result<OffsetBytes<'_, O>, C
     Ok(OffsetBytes {
         offsets,
         data: &data.buffers()[1],
+    })
+}
+
+/// Each row's (start, length) in a list-like array's child.
+pub(crate) fn list_ranges(data: &ArrayData) -> Result<Vec<(usize, usize)>, ComputeError> {
+    let (offset, len) = (data.offset(), data.len());
+    if len == 0 {
+        // Possibly no offsets at all.
+        return Ok(Vec::new());
+    }
+    let wide = matches!(
+        data.data_type().to_physical(),
+        PhysicalType::LargeList | PhysicalType::LargeListView
+    );
+    let read = |index: usize, count: usize| -> Result<Vec<usize>, ComputeError> {
+        let buffer = data.buffers()[index].clone();
+        let error = |e: alkaid_buffer::BufferError| ComputeError::Data(e.into());
+        Ok(if wide {
+            let values =
+                ScalarBuffer::<i64>::new_realigned(buffer, offset, count).map_err(error)?;
+            values.iter().map(|&v| v.max(0) as usize).collect()
+        } else {
+            let values =
+                ScalarBuffer::<i32>::new_realigned(buffer, offset, count).map_err(error)?;
+            values.iter().map(|&v| v.max(0) as usize).collect()
+        })
+    };
+    Ok(match data.data_type().to_physical() {
+        PhysicalType::List | PhysicalType::LargeList => {
+            let offsets = read(0, len + 1)?;
+            offsets.windows(2).map(|w| (w[0], w[1] - w[0])).collect()
+        }
+        _ => read(0, len)?.into_iter().zip(read(1, len)?).collect(),
     })
 }
 

@@ -1,5 +1,5 @@
-//! Compute kernels: comparison, boolean logic, arithmetic, aggregates and hashing over
-//! Alkaid arrays, the kernels a query engine's expression evaluator runs first.
+//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, hashing and sorting
+//! over Alkaid arrays, the kernels a query engine's expression evaluator runs first.
 //!
 //! | kernels | what they do |
 //! | --- | --- |
@@ -9,6 +9,7 @@
 //! | [`add`], [`sub`], [`mul`], [`div`], [`rem`], [`neg`], [`abs`] and their `_wrapping` forms | arithmetic on integers (checked by default), floats, decimals and temporal values |
 //! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
 //! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
+//! | [`sort_to_indices`], [`sort`](sort::sort), [`lexsort_to_indices`], [`top_k`], [`rank`], [`lower_bound`], [`upper_bound`] | stable sorts of one or more columns, the first `k` rows, SQL's `RANK()`, and search in a sorted array |
 //!
 //! Binary kernels take two [`Datum`](alkaid_array::Datum)s: arrays of one length, or an
 //! array and a [`Scalar`](alkaid_array::Scalar) (a one-slot array of any type, standing for
@@ -34,7 +35,7 @@
 //! which tells `-0.0` from `0.0`.)
 //!
 //! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
-//! [`aggregate`], [`hash`]); every kernel is also at the crate root.
+//! [`aggregate`], [`hash`], [`sort`]); every kernel is also at the crate root.
 //!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
 //!
@@ -82,6 +83,7 @@ mod native;
 mod operand;
 mod order;
 mod row_eq;
+pub mod sort;
 mod validity;
 
 pub use aggregate::{Aggregate, all, any, count, count_distinct, max, mean, min, sum};
@@ -95,3 +97,7 @@ pub use cmp::{
 };
 pub use error::ComputeError;
 pub use hash::{hash_rows, unique, value_counts};
+pub use sort::{
+    SortColumn, SortOptions, lexsort, lexsort_to_indices, lower_bound, rank, sort_to_indices,
+    top_k, upper_bound,
+};

@@ -22,6 +22,17 @@ pub(crate) trait TotalOrder: NativeType {
     fn is_le(a: Self, b: Self) -> bool {
         !Self::is_lt(b, a)
     }
+    /// How `a` compares with `b`.
+    #[inline(always)]
+    fn order(a: Self, b: Self) -> std::cmp::Ordering {
+        if Self::is_lt(a, b) {
+            std::cmp::Ordering::Less
+        } else if Self::is_lt(b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }
 }
 
 macro_rules! ordered_by_ord {

@@ -1,5 +1,5 @@
-//! Compute kernels: comparison, boolean logic, arithmetic and aggregates on 4 Mi rows,
-//! through alkaid-compute and through arrow-ord and arrow-arith 60 on the same memory
+//! Compute kernels: comparison, boolean logic, arithmetic, aggregates and sorts on 4 Mi
+//! rows, through alkaid-compute and through arrow-ord and arrow-arith 60 on the same memory
 //! (each input is built once and handed to arrow-rs by alkaid-arrow without a copy), each
 //! with and without nulls; and the memory bound of the simple ones.
 
@@ -245,6 +245,52 @@ fn compute(c: &mut Criterion) {
             &format!("bool_any{suffix}"),
             || alkaid_compute::any(a.as_ref()).unwrap(),
             || arrow_arith::aggregate::bool_or(b),
+        );
+    }
+    group.finish();
+
+    // Sorts (issue 29): both ascending with nulls last. Alkaid's are stable, arrow-ord's
+    // are not (it sorts (row, value) pairs by value with an unstable sort).
+    let mut group = VersusGroup::new(c, "sort");
+    let options = alkaid_compute::sort::SortOptions::ASCENDING;
+    let arrow_options = Some(arrow_schema::SortOptions {
+        descending: false,
+        nulls_first: false,
+    });
+    for suffix in ["", "_nulls"] {
+        for kind in ["i64", "f64", "utf8"] {
+            let name = format!("{kind}{suffix}");
+            let (a, b) = (our(&name), their(&name));
+            group.versus(
+                &format!("{kind}_sort{suffix}"),
+                || alkaid_compute::sort::sort_to_indices(a.as_ref(), options, None).unwrap(),
+                || arrow_ord::sort::sort_to_indices(b, arrow_options, None).unwrap(),
+            );
+            group.versus(
+                &format!("{kind}_top10{suffix}"),
+                || alkaid_compute::sort::sort_to_indices(a.as_ref(), options, Some(10)).unwrap(),
+                || arrow_ord::sort::sort_to_indices(b, arrow_options, Some(10)).unwrap(),
+            );
+        }
+        let (text, numbers) = (our(&format!("utf8{suffix}")), our(&format!("i64{suffix}")));
+        let ours = [
+            alkaid_compute::sort::SortColumn { values: text.as_ref(), options },
+            alkaid_compute::sort::SortColumn { values: numbers.as_ref(), options },
+        ];
+        let theirs = [
+            arrow_ord::sort::SortColumn {
+                values: Arc::clone(their(&format!("utf8{suffix}"))),
+                options: arrow_options,
+            },
+            arrow_ord::sort::SortColumn {
+                values: Arc::clone(their(&format!("i64{suffix}"))),
+                options: arrow_options,
+            },
+        ];
+        group.versus(
+            &format!("lexsort_utf8_i64{suffix}"),
+            || alkaid_compute::sort::lexsort_to_indices(&ours, None).unwrap(),
+            || arrow_ord::sort::lexsort_to_indices(&theirs, None).unwrap(),
         );
     }
     group.finish();

@@ -299,7 +299,7 @@ fn extremes(input: &Grouped<'_>, max: bool) -> Result<ArrayRef, ComputeError> {
         }
         PhysicalType::Primitive(p) => with_native!(p, |T| {
             let values = native_values::<T>(data)?;
-            track(input, &mut best, |a, b| order(values[a], values[b]), max);
+            track(input, &mut best, |a, b| T::order(values[a], values[b]), max);
         }),
         physical if crate::access::is_binary_like(physical) => {
             visit_bytes(
@@ -320,16 +320,6 @@ fn extremes(input: &Grouped<'_>, max: bool) -> Result<ArrayRef, ComputeError> {
     }
     let indices = UInt64Array::from(best.iter().map(|b| b.map(|r| r as u64)).collect::<Vec<_>>());
     Ok(take(make_array(data.clone()).as_ref(), &indices)?)
-}
-
-fn order<T: TotalOrder>(a: T, b: T) -> std::cmp::Ordering {
-    if T::is_lt(a, b) {
-        std::cmp::Ordering::Less
-    } else if T::is_lt(b, a) {
-        std::cmp::Ordering::Greater
-    } else {
-        std::cmp::Ordering::Equal
-    }
 }
 
 /// Keeps, per group, the row whose value `compare` ranks best.

@@ -6,7 +6,7 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType, UnionMode};
 
 use super::{K, LIST, NULL, STRUCT, UNION, fold};
-use crate::access::{ByteAccess, BytesVisitor, native_values, visit_bytes};
+use crate::access::{ByteAccess, BytesVisitor, list_ranges, native_values, visit_bytes};
 use crate::encoding::{Runs, dictionary_keys};
 use crate::error::ComputeError;
 use crate::native::with_native;
@@ -196,39 +196,6 @@ fn list_hash(items: &[u64], start: usize, len: usize) -> u64 {
     items[start..start + len]
         .iter()
         .fold(x, |x, &item| fold(x ^ item, K))
-}
-
-/// Each row's (start, length) in a list-like array's child.
-fn list_ranges(data: &ArrayData) -> Result<Vec<(usize, usize)>, ComputeError> {
-    let (offset, len) = (data.offset(), data.len());
-    if len == 0 {
-        // Possibly no offsets at all.
-        return Ok(Vec::new());
-    }
-    let wide = matches!(
-        data.data_type().to_physical(),
-        PhysicalType::LargeList | PhysicalType::LargeListView
-    );
-    let read = |index: usize, count: usize| -> Result<Vec<usize>, ComputeError> {
-        let buffer = data.buffers()[index].clone();
-        let error = |e: alkaid_buffer::BufferError| ComputeError::Data(e.into());
-        Ok(if wide {
-            let values =
-                ScalarBuffer::<i64>::new_realigned(buffer, offset, count).map_err(error)?;
-            values.iter().map(|&v| v.max(0) as usize).collect()
-        } else {
-            let values =
-                ScalarBuffer::<i32>::new_realigned(buffer, offset, count).map_err(error)?;
-            values.iter().map(|&v| v.max(0) as usize).collect()
-        })
-    };
-    Ok(match data.data_type().to_physical() {
-        PhysicalType::List | PhysicalType::LargeList => {
-            let offsets = read(0, len + 1)?;
-            offsets.windows(2).map(|w| (w[0], w[1] - w[0])).collect()
-        }
-        _ => read(0, len)?.into_iter().zip(read(1, len)?).collect(),
-    })
 }
 
 struct ByteHashes {

@@ -1,0 +1,114 @@
+//! Sorting row numbers by a list of [`Column`]s: the one algorithm behind every sort,
+//! top-k, rank and the ranks of nested values.
+//!
+//! Rows that are null in the first key go to one end, sorted by the remaining keys; the
+//! others are sorted as (word, row) pairs, so that most comparisons are one integer
+//! comparison and ties fall back to the next key and finally to the row number, which is
+//! what makes every sort here stable. Asked for only the first `limit` rows, the pairs
+//! are partitioned around the `limit`-th first and only those before it are sorted.
+
+use std::cmp::Ordering;
+
+/// What sorting needs of a column: a word per row whose order is the requested order,
+/// and a comparison for rows whose words are equal (`sort/key.rs` makes them).
+pub(super) trait Column {
+    /// Row `row`'s word (meaningless for null rows).
+    fn word(&self, row: usize) -> u64;
+    /// Whether row `row` is null.
+    fn is_null(&self, row: usize) -> bool;
+    /// Whether null rows come before the values.
+    fn nulls_first(&self) -> bool;
+    /// Whether equal words can hide unequal values.
+    fn has_ties(&self) -> bool;
+    /// How valid rows `a` and `b` compare in the requested order.
+    fn compare_valid(&self, a: usize, b: usize) -> Ordering;
+
+    /// How rows `a` and `b` compare in the requested order, nulls placed as asked.
+    #[inline]
+    fn compare(&self, a: usize, b: usize) -> Ordering {
+        match (self.is_null(a), self.is_null(b)) {
+            (false, false) => self.compare_valid(a, b),
+            (true, true) => Ordering::Equal,
+            (true, false) if self.nulls_first() => Ordering::Less,
+            (true, false) => Ordering::Greater,
+            (false, true) if self.nulls_first() => Ordering::Greater,
+            (false, true) => Ordering::Less,
+        }
+    }
+}
+
+/// How rows `a` and `b` compare by `keys`, in order (equal if every key says so).
+#[inline]
+pub(super) fn compare_rows<C: Column>(keys: &[C], a: usize, b: usize) -> Ordering {
+    for key in keys {
+        match key.compare(a, b) {
+            Ordering::Equal => continue,
+            unequal => return unequal,
+        }
+    }
+    Ordering::Equal
+}
+
+/// The first `limit` of `rows` in the order of `keys`, ties in the order of row numbers
+/// (`rows` need not be ascending: ties are broken by row number, not position).
+pub(super) fn sort_rows<C: Column>(keys: &[C], rows: Vec<u32>, limit: usize) -> Vec<u32> {
+    let Some((first, rest)) = keys.split_first() else {
+        let mut rows = rows;
+        rows.sort_unstable();
+        rows.truncate(limit);
+        return rows;
+    };
+    let (nulls, valid): (Vec<u32>, Vec<u32>) =
+        rows.into_iter().partition(|&r| first.is_null(r as usize));
+    let (nulls_wanted, valid_wanted) = if first.nulls_first() {
+        let n = nulls.len().min(limit);
+        (n, (limit - n).min(valid.len()))
+    } else {
+        let v = valid.len().min(limit);
+        ((limit - v).min(nulls.len()), v)
+    };
+    let nulls = sort_rows(rest, nulls, nulls_wanted);
+    let valid = sort_valid(first, rest, valid, valid_wanted);
+    let (mut head, tail) = if first.nulls_first() {
+        (nulls, valid)
+    } else {
+        (valid, nulls)
+    };
+    head.extend(tail);
+    head
+}
+
+/// The first `limit` of `rows` (all valid in `first`) in the order of `first`, then of
+/// `rest`, then of row number.
+fn sort_valid<C: Column>(first: &C, rest: &[C], rows: Vec<u32>, limit: usize) -> Vec<u32> {
+    let mut pairs: Vec<(u64, u32)> = rows
+        .into_iter()
+        .map(|r| (first.word(r as usize), r))
+        .collect();
+    if !first.has_ties() && rest.is_empty() {
+        // Words say everything: (word, row) pairs compare as tuples of integers.
+        partial_sort(&mut pairs, limit, |a, b| a.cmp(b));
+    } else {
+        partial_sort(&mut pairs, limit, |a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| first.compare_valid(a.1 as usize, b.1 as usize))
+                .then_with(|| compare_rows(rest, a.1 as usize, b.1 as usize))
+                .then(a.1.cmp(&b.1))
+        });
+    }
+    pairs.into_iter().map(|(_, row)| row).collect()
+}
+
+/// Sorts the first `limit` elements of `items` into place (by `compare`, a total order)
+/// and drops the rest.
+fn partial_sort<T>(items: &mut Vec<T>, limit: usize, compare: impl Fn(&T, &T) -> Ordering) {
+    if limit == 0 {
+        items.clear();
+        return;
+    }
+    if limit < items.len() {
+        items.select_nth_unstable_by(limit - 1, &compare);
+        items.truncate(limit);
+    }
+    items.sort_unstable_by(compare);
+}
