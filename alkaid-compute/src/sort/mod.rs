@@ -26,6 +26,7 @@
 
 mod key;
 mod options;
+mod radix;
 mod rows;
 mod search;
 #[cfg(test)]

@@ -2,12 +2,16 @@
 //! top-k, rank and the ranks of nested values.
 //!
 //! Rows that are null in the first key go to one end, sorted by the remaining keys; the
-//! others are sorted as (word, row) pairs, so that most comparisons are one integer
-//! comparison and ties fall back to the next key and finally to the row number, which is
-//! what makes every sort here stable. Asked for only the first `limit` rows, the pairs
-//! are partitioned around the `limit`-th first and only those before it are sorted.
+//! others are sorted as (word, row) pairs: by a radix sort of the words when there are
+//! many, then rows with equal words by the full comparison (the first column's values,
+//! the next columns, finally the row number, which is what makes every sort here
+//! stable); small inputs sort with that comparison directly. Asked for only the first
+//! `limit` rows, the pairs are partitioned around the `limit`-th first and only those
+//! before it are sorted.
 
 use std::cmp::Ordering;
+
+use super::radix::{RADIX_MIN_LEN, radix_sort};
 
 /// What sorting needs of a column: a word per row whose order is the requested order,
 /// and a comparison for rows whose words are equal (`sort/key.rs` makes them).
@@ -85,16 +89,34 @@ fn sort_valid<C: Column>(first: &C, rest: &[C], rows: Vec<u32>, limit: usize) ->
         .into_iter()
         .map(|r| (first.word(r as usize), r))
         .collect();
-    if !first.has_ties() && rest.is_empty() {
-        // Words say everything: (word, row) pairs compare as tuples of integers.
-        partial_sort(&mut pairs, limit, |a, b| a.cmp(b));
+    let exact = !first.has_ties() && rest.is_empty();
+    // Rows with equal words: by the first column in full, then the rest, then row number.
+    let refine = |a: &(u64, u32), b: &(u64, u32)| {
+        first
+            .compare_valid(a.1 as usize, b.1 as usize)
+            .then_with(|| compare_rows(rest, a.1 as usize, b.1 as usize))
+            .then(a.1.cmp(&b.1))
+    };
+    if limit < pairs.len() || pairs.len() < RADIX_MIN_LEN {
+        if exact {
+            // Words say everything: (word, row) pairs compare as tuples of integers.
+            partial_sort(&mut pairs, limit, |a, b| a.cmp(b));
+        } else {
+            partial_sort(&mut pairs, limit, |a, b| {
+                a.0.cmp(&b.0).then_with(|| refine(a, b))
+            });
+        }
     } else {
-        partial_sort(&mut pairs, limit, |a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| first.compare_valid(a.1 as usize, b.1 as usize))
-                .then_with(|| compare_rows(rest, a.1 as usize, b.1 as usize))
-                .then(a.1.cmp(&b.1))
-        });
+        // Whole and large: by word in linear passes (stable, so rows stay in order within
+        // a word), then each run of equal words by the full comparison if words can tie.
+        radix_sort(&mut pairs);
+        if !exact {
+            for run in pairs.chunk_by_mut(|a, b| a.0 == b.0) {
+                if run.len() > 1 {
+                    run.sort_unstable_by(refine);
+                }
+            }
+        }
     }
     pairs.into_iter().map(|(_, row)| row).collect()
 }

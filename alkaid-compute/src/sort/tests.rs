@@ -367,3 +367,73 @@ fn unions_have_no_order() {
     let error = sort_to_indices(&union, ASC, None).unwrap_err();
     assert!(error.to_string().contains("no order"), "{error}");
 }
+
+/// A deterministic stream of numbers for the large inputs.
+fn numbers(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+#[test]
+fn large_inputs_sort_by_radix_and_match_a_plain_stable_sort() {
+    let mut next = numbers(29);
+    let len = 6000;
+    let text: Vec<Option<String>> = (0..len)
+        .map(|_| (next() % 10 != 0).then(|| format!("shared prefix {}", next() % 300)))
+        .collect();
+    let ints: Vec<Option<i64>> = (0..len)
+        .map(|_| (next() % 7 != 0).then(|| (next() % 500) as i64 - 250))
+        .collect();
+    let text_array = StringArray::from_iter(text.iter().map(|t| t.as_deref()));
+    let int_array = Int64Array::from(ints.clone());
+    for options in [ASC, DESC, ASC_NULLS_FIRST, DESC_NULLS_LAST] {
+        // `Option`'s order puts `None` first; flip it for nulls last, reverse for descending.
+        fn key<T: Ord>(value: &Option<T>, options: SortOptions) -> impl Ord + '_ {
+            let null_rank = value.is_none() != options.nulls_first;
+            (
+                null_rank,
+                if options.descending {
+                    None
+                } else {
+                    value.as_ref()
+                },
+                if options.descending {
+                    std::cmp::Reverse(value.as_ref())
+                } else {
+                    std::cmp::Reverse(None)
+                },
+            )
+        }
+        let mut expected: Vec<u32> = (0..len as u32).collect();
+        expected.sort_by_key(|&r| key(&ints[r as usize], options));
+        assert_eq!(order(&int_array, options), expected, "{options:?}");
+        let mut expected: Vec<u32> = (0..len as u32).collect();
+        expected.sort_by_key(|&r| key(&text[r as usize], options));
+        assert_eq!(order(&text_array, options), expected, "{options:?}");
+        let mut expected: Vec<u32> = (0..len as u32).collect();
+        expected.sort_by_key(|&r| (key(&text[r as usize], options), key(&ints[r as usize], ASC)));
+        let columns = [
+            SortColumn {
+                values: &text_array,
+                options,
+            },
+            SortColumn {
+                values: &int_array,
+                options: ASC,
+            },
+        ];
+        assert_eq!(
+            lexsort_to_indices(&columns, None)
+                .unwrap()
+                .values()
+                .to_vec(),
+            expected,
+            "{options:?}"
+        );
+    }
+}
