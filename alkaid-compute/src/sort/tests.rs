@@ -384,10 +384,10 @@ fn large_inputs_sort_by_radix_and_match_a_plain_stable_sort() {
     let mut next = numbers(29);
     let len = 6000;
     let text: Vec<Option<String>> = (0..len)
-        .map(|_| (next() % 10 != 0).then(|| format!("shared prefix {}", next() % 300)))
+        .map(|_| (!next().is_multiple_of(10)).then(|| format!("shared prefix {}", next() % 300)))
         .collect();
     let ints: Vec<Option<i64>> = (0..len)
-        .map(|_| (next() % 7 != 0).then(|| (next() % 500) as i64 - 250))
+        .map(|_| (!next().is_multiple_of(7)).then(|| (next() % 500) as i64 - 250))
         .collect();
     let text_array = StringArray::from_iter(text.iter().map(|t| t.as_deref()));
     let int_array = Int64Array::from(ints.clone());
