@@ -10,6 +10,7 @@
 //! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
 //! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
 //! | [`sort_to_indices`], [`sort`](sort::sort), [`lexsort_to_indices`], [`top_k`], [`rank`], [`lower_bound`], [`upper_bound`] | stable sorts of one or more columns, the first `k` rows, SQL's `RANK()`, and search in a sorted array |
+//! | [`length`], [`substring`], [`lower`], [`upper`], [`trim`], [`starts_with`], [`contains`], [`like`], [`ilike`], [`regexp_match`], [`concat_elements`], [`split`], … | text and bytes of every layout, counted in characters or bytes |
 //!
 //! Binary kernels take two [`Datum`](alkaid_array::Datum)s: arrays of one length, or an
 //! array and a [`Scalar`](alkaid_array::Scalar) (a one-slot array of any type, standing for
@@ -35,7 +36,7 @@
 //! which tells `-0.0` from `0.0`.)
 //!
 //! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
-//! [`aggregate`], [`hash`], [`sort`]); every kernel is also at the crate root.
+//! [`aggregate`], [`hash`], [`sort`], [`string`]); every kernel is also at the crate root.
 //!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
 //!
@@ -84,6 +85,7 @@ mod operand;
 mod order;
 mod row_eq;
 pub mod sort;
+pub mod string;
 mod validity;
 
 pub use aggregate::{Aggregate, all, any, count, count_distinct, max, mean, min, sum};
@@ -100,4 +102,9 @@ pub use hash::{hash_rows, unique, value_counts};
 pub use sort::{
     SortColumn, SortOptions, lexsort, lexsort_to_indices, lower_bound, rank, sort_to_indices,
     top_k, upper_bound,
+};
+pub use string::{
+    concat_elements, contains, ends_with, ilike, length, like, lower, ltrim, octet_length,
+    regexp_is_match, regexp_match, rtrim, split, starts_with, substring, substring_bytes, trim,
+    upper,
 };

@@ -1,0 +1,371 @@
+//! String and binary kernels: [`length`], [`octet_length`], [`substring`],
+//! [`substring_bytes`], [`lower`], [`upper`], [`trim`], [`ltrim`], [`rtrim`],
+//! [`starts_with`], [`ends_with`], [`contains`], [`like`], [`ilike`], [`regexp_is_match`],
+//! [`regexp_match`], [`concat_elements`] and [`split`].
+//!
+//! Every kernel takes `Utf8`, `LargeUtf8` and `Utf8View` (the byte-level ones binary of
+//! the three layouts too), sliced or not; a dictionary of them is evaluated on its
+//! dictionary once (a transform stays a dictionary, a test is looked up by key) and a
+//! run-end encoded array on its runs. Transforms answer in the layout they were given.
+//! Nulls stay null.
+//!
+//! # Characters and bytes
+//! Text is UTF-8 and counted in characters (Unicode scalar values): `length("hé")` is 2,
+//! `substring` cuts between characters. The `_bytes`/`octet_` forms count bytes. Binary
+//! input is counted in bytes by every kernel.
+//!
+//! # Patterns
+//! `like` and `ilike` take SQL patterns: `%` any run of characters, `_` one character,
+//! `\` makes the next character literal (`\%`, `\_`, `\\`); a pattern ending with `\` is
+//! an error. `ilike` folds case by Unicode's rules. The regular-expression kernels use the
+//! `regex` crate's syntax; an invalid expression is an error.
+//!
+//! Patterns are one value for the whole column (SQL's `x LIKE 'abc%'`); a column of
+//! patterns is not taken.
+
+mod pattern;
+#[cfg(test)]
+mod tests;
+mod text;
+mod transform;
+
+use std::sync::Arc;
+
+use alkaid_array::{
+    Array, ArrayRef, BooleanArray, GenericListArray, Int32Array, Int64Array, StringArray,
+    make_array,
+};
+use alkaid_buffer::{NullBuffer, OffsetBuffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::{DataType, Field, PhysicalType};
+use memchr::memmem;
+use regex::bytes::Regex;
+
+use crate::error::ComputeError;
+use crate::lift::{Lift, lift_unary};
+use pattern::Like;
+use text::{TextWriter, check_input, each_value, is_text, test_values};
+pub use transform::{lower, ltrim, rtrim, substring, substring_bytes, trim, upper};
+
+/// A test of every value of a text (or, with `bytes_too`, binary) input.
+fn test(
+    kernel: &'static str,
+    array: &dyn Array,
+    bytes_too: bool,
+    test: impl Fn(&[u8]) -> bool,
+) -> Result<BooleanArray, ComputeError> {
+    let data = array.to_data();
+    let result = lift_unary(&data, Lift::Gather, &|plain| {
+        check_input(kernel, plain, bytes_too)?;
+        let bits = test_values(plain, &test)?;
+        Ok(BooleanArray::try_new(bits, plain.nulls().cloned())?.to_data())
+    })?;
+    Ok(BooleanArray::try_from(result)?)
+}
+
+/// Whether each value starts with `prefix` (bytes; a text prefix for text).
+///
+/// # Errors
+/// If the input is neither text nor binary.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::StringArray;
+/// use alkaid_compute::string::starts_with;
+///
+/// let names = StringArray::from(vec![Some("alkaid"), None, Some("arrow")]);
+/// let found = starts_with(&names, "al")?;
+/// assert_eq!(found.iter().collect::<Vec<_>>(), [Some(true), None, Some(false)]);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn starts_with(
+    array: &dyn Array,
+    prefix: impl AsRef<[u8]>,
+) -> Result<BooleanArray, ComputeError> {
+    let prefix = prefix.as_ref();
+    test("starts_with", array, true, |v| v.starts_with(prefix))
+}
+
+/// Whether each value ends with `suffix`.
+///
+/// # Errors
+/// If the input is neither text nor binary.
+pub fn ends_with(
+    array: &dyn Array,
+    suffix: impl AsRef<[u8]>,
+) -> Result<BooleanArray, ComputeError> {
+    let suffix = suffix.as_ref();
+    test("ends_with", array, true, |v| v.ends_with(suffix))
+}
+
+/// Whether each value contains `needle` (found with `memchr`'s substring search).
+///
+/// # Errors
+/// If the input is neither text nor binary.
+pub fn contains(array: &dyn Array, needle: impl AsRef<[u8]>) -> Result<BooleanArray, ComputeError> {
+    let finder = memmem::Finder::new(needle.as_ref());
+    test("contains", array, true, |v| finder.find(v).is_some())
+}
+
+/// Whether each value matches the SQL pattern (see the [module docs](self)).
+///
+/// # Errors
+/// If the input is not text, or the pattern ends with the escape character.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::StringArray;
+/// use alkaid_compute::string::{ilike, like};
+///
+/// let files = StringArray::from(vec!["data_1.csv", "data.CSV", "100%.txt"]);
+/// let csv = like(&files, "%.csv")?;
+/// assert_eq!(csv.iter().collect::<Vec<_>>(), [Some(true), Some(false), Some(false)]);
+/// let any_case = ilike(&files, "data_%.csv")?;
+/// assert_eq!(any_case.iter().collect::<Vec<_>>(), [Some(true), Some(false), Some(false)]);
+/// let escaped = like(&files, r"100\%%")?;
+/// assert_eq!(escaped.value(2), true);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn like(array: &dyn Array, pattern: &str) -> Result<BooleanArray, ComputeError> {
+    let pattern = Like::new(pattern, false)?;
+    test("like", array, false, |v| pattern.matches(v))
+}
+
+/// [`like`], folding case.
+///
+/// # Errors
+/// As [`like`].
+pub fn ilike(array: &dyn Array, pattern: &str) -> Result<BooleanArray, ComputeError> {
+    let pattern = Like::new(pattern, true)?;
+    test("ilike", array, false, |v| pattern.matches(v))
+}
+
+/// Compiles a regular expression, naming it in the error.
+fn regex(expression: &str) -> Result<Regex, ComputeError> {
+    Regex::new(expression).map_err(|e| {
+        ComputeError::InvalidArgument(format!("regular expression {expression:?}: {e}"))
+    })
+}
+
+/// Whether each value has a match of the regular expression anywhere in it.
+///
+/// # Errors
+/// If the input is not text or the expression is invalid.
+pub fn regexp_is_match(array: &dyn Array, expression: &str) -> Result<BooleanArray, ComputeError> {
+    let regex = regex(expression)?;
+    test("regexp_is_match", array, false, |v| regex.is_match(v))
+}
+
+/// The capture groups of each value's first match as a list of strings (the whole match
+/// if the expression has no groups; a group that took no part is a null item); null where
+/// the value is null or nothing matches.
+///
+/// # Errors
+/// If the input is not text or the expression is invalid.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{Array, AsArray, ListArray, StringArray};
+/// use alkaid_compute::string::regexp_match;
+///
+/// let dates = StringArray::from(vec![Some("2026-11-25"), Some("none"), None]);
+/// let parts = regexp_match(&dates, r"(\d+)-(\d+)")?;
+/// let parts = parts.as_typed::<ListArray>().unwrap();
+/// assert_eq!(parts.value(0).as_string::<i32>().iter().collect::<Vec<_>>(), [Some("2026"), Some("11")]);
+/// assert!(parts.is_null(1) && parts.is_null(2));
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn regexp_match(array: &dyn Array, expression: &str) -> Result<ArrayRef, ComputeError> {
+    let regex = regex(expression)?;
+    let groups = regex.captures_len();
+    lists_of_text("regexp_match", array, |value, items| {
+        let Some(captures) = regex.captures(value) else {
+            return false;
+        };
+        let wanted = if groups > 1 { 1..groups } else { 0..1 };
+        items.extend(wanted.map(|g| captures.get(g).map(|m| m.as_bytes())));
+        true
+    })
+}
+
+/// Each value split at every occurrence of `delimiter`, as a list of strings (an empty
+/// value gives one empty string; an empty delimiter splits nothing).
+///
+/// # Errors
+/// If the input is not text.
+pub fn split(array: &dyn Array, delimiter: &str) -> Result<ArrayRef, ComputeError> {
+    let finder = memmem::Finder::new(delimiter.as_bytes());
+    lists_of_text("split", array, |value, items| {
+        if delimiter.is_empty() {
+            items.push(Some(value));
+            return true;
+        }
+        let mut start = 0;
+        for found in finder.find_iter(value) {
+            items.push(Some(&value[start..found]));
+            start = found + delimiter.len();
+        }
+        items.push(Some(&value[start..]));
+        true
+    })
+}
+
+/// A `List<Utf8>` with, for each valid value, the items `items_of` pushes (or a null list
+/// where it returns false).
+fn lists_of_text<'v>(
+    kernel: &'static str,
+    array: &'v dyn Array,
+    items_of: impl for<'a> Fn(&'a [u8], &mut Vec<Option<&'a [u8]>>) -> bool,
+) -> Result<ArrayRef, ComputeError> {
+    let data = crate::encoding::decoded(&array.to_data())?;
+    check_input(kernel, &data, false)?;
+    let mut strings = StringArray::builder(data.len(), 0);
+    let mut offsets = vec![0i32];
+    let mut valid = Vec::with_capacity(data.len());
+    let mut items: Vec<Option<&[u8]>> = Vec::new();
+    each_value(&data, |row, value| {
+        items.clear();
+        let listed = value.is_some_and(|v| items_of(v, &mut items));
+        for item in &items {
+            // Items are slices of UTF-8 values cut at matches of UTF-8 text: whole characters.
+            match item.map(std::str::from_utf8) {
+                Some(Ok(text)) => strings.append_value(text),
+                Some(Err(_)) => {
+                    return Err(ComputeError::InvalidArgument(format!(
+                        "row {row}: not UTF-8"
+                    )));
+                }
+                None => strings.append_null(),
+            }
+        }
+        let end = offsets[offsets.len() - 1] as usize + items.len();
+        offsets.push(i32::try_from(end).map_err(|_| ComputeError::Overflow {
+            row: Some(row),
+            message: format!("{kernel} gives more list items than 32-bit offsets address"),
+        })?);
+        valid.push(listed);
+        Ok(())
+    })?;
+    let field = Arc::new(Field::new("item", DataType::Utf8, true));
+    let offsets =
+        OffsetBuffer::try_new(offsets.into()).map_err(|e| ComputeError::Data(e.into()))?;
+    let nulls = Some(NullBuffer::from(valid)).filter(|n| n.null_count() > 0);
+    let lists =
+        GenericListArray::<i32>::try_new(field, offsets, Arc::new(strings.finish()), nulls)?;
+    Ok(Arc::new(lists))
+}
+
+/// The number of characters of each text value, or bytes of each binary value: `Int32`,
+/// or `Int64` for the large types.
+///
+/// # Errors
+/// If the input is neither text nor binary.
+pub fn length(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
+    lengths("length", array, |text, value| {
+        if text {
+            // Characters are the bytes that do not continue one (10xxxxxx).
+            value.iter().filter(|&&b| (b as i8) >= -0x40).count()
+        } else {
+            value.len()
+        }
+    })
+}
+
+/// The number of bytes of each value: `Int32`, or `Int64` for the large types.
+///
+/// # Errors
+/// If the input is neither text nor binary.
+pub fn octet_length(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
+    lengths("octet_length", array, |_, value| value.len())
+}
+
+fn lengths(
+    kernel: &'static str,
+    array: &dyn Array,
+    measure: impl Fn(bool, &[u8]) -> usize,
+) -> Result<ArrayRef, ComputeError> {
+    let data = array.to_data();
+    let result = lift_unary(&data, Lift::Gather, &|plain| {
+        check_input(kernel, plain, true)?;
+        let text = is_text(plain.data_type());
+        let mut counts = Vec::with_capacity(plain.len());
+        each_value(plain, |_, value| {
+            counts.push(value.map_or(0, |v| measure(text, v)));
+            Ok(())
+        })?;
+        let nulls = plain.nulls().cloned();
+        Ok(match plain.data_type().to_physical() {
+            PhysicalType::LargeBinary => {
+                let counts = counts.into_iter().map(|c| c as i64).collect::<Vec<_>>();
+                Int64Array::new(counts.into(), nulls).to_data()
+            }
+            // At most 2 GiB per value in the 32-bit layouts (a view's length is 32 bits).
+            _ => {
+                let counts = counts.into_iter().map(|c| c as i32).collect::<Vec<_>>();
+                Int32Array::new(counts.into(), nulls).to_data()
+            }
+        })
+    })?;
+    Ok(make_array(result))
+}
+
+/// Each row's values of `columns` joined end to end (SQL's `a || b`): null where any of
+/// them is null. Text columns give `Utf8` (`LargeUtf8` if any input is large), binary
+/// columns `Binary` (`LargeBinary`).
+///
+/// # Errors
+/// If the columns differ in length, mix text and binary, or are neither.
+pub fn concat_elements(columns: &[&dyn Array]) -> Result<ArrayRef, ComputeError> {
+    let Some(first) = columns.first() else {
+        return Err(ComputeError::InvalidArgument(
+            "concat_elements needs at least one column".into(),
+        ));
+    };
+    let data: Vec<ArrayData> = columns
+        .iter()
+        .map(|c| crate::encoding::decoded(&c.to_data()))
+        .collect::<Result<_, _>>()?;
+    let text = is_text(data[0].data_type());
+    let mut large = false;
+    for d in &data {
+        check_input("concat_elements", d, true)?;
+        if is_text(d.data_type()) != text {
+            return Err(ComputeError::unsupported(
+                "concat_elements",
+                format!("cannot join {} with {}", first.data_type(), d.data_type()),
+            ));
+        }
+        if d.len() != data[0].len() {
+            return Err(ComputeError::LengthMismatch {
+                what: "concat_elements column",
+                expected: data[0].len(),
+                found: d.len(),
+            });
+        }
+        large |= d.data_type().to_physical() == PhysicalType::LargeBinary;
+    }
+    let output = match (text, large) {
+        (true, false) => DataType::Utf8,
+        (true, true) => DataType::LargeUtf8,
+        (false, false) => DataType::Binary,
+        (false, true) => DataType::LargeBinary,
+    };
+    let len = data[0].len();
+    let mut joined: Vec<Option<Vec<u8>>> = vec![Some(Vec::new()); len];
+    for d in &data {
+        each_value(d, |row, value| {
+            match (value, &mut joined[row]) {
+                (Some(v), Some(out)) => out.extend_from_slice(v),
+                (None, slot) => *slot = None,
+                (Some(_), None) => {}
+            }
+            Ok(())
+        })?;
+    }
+    let bytes: usize = joined.iter().flatten().map(Vec::len).sum();
+    let mut writer = TextWriter::like(&output, len, bytes);
+    for (row, value) in joined.iter().enumerate() {
+        writer.push(row, value.as_deref())?;
+    }
+    Ok(make_array(writer.finish(output)?))
+}

@@ -1,0 +1,235 @@
+//! Value-to-value text kernels: case, trimming and substrings. Each answers in the layout
+//! it was given, and a dictionary stays a dictionary with its values transformed once.
+
+use std::borrow::Cow;
+
+use alkaid_array::{Array, ArrayRef, make_array};
+use alkaid_data::ArrayData;
+
+use super::text::{TextWriter, check_input, each_value, is_text};
+use crate::error::ComputeError;
+use crate::lift::{Lift, lift_unary};
+
+/// A value's new bytes, given its row, whether it is text, and its bytes.
+type MapValue<'f> =
+    dyn for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError> + 'f;
+
+/// Every valid value of a text (or, with `bytes_too`, binary) input through `map`.
+fn transform(
+    kernel: &'static str,
+    array: &dyn Array,
+    bytes_too: bool,
+    map: &MapValue<'_>,
+) -> Result<ArrayRef, ComputeError> {
+    let data = array.to_data();
+    let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
+        check_input(kernel, plain, bytes_too)?;
+        let text = is_text(plain.data_type());
+        let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
+        let mut writer = TextWriter::like(plain.data_type(), plain.len(), bytes);
+        each_value(plain, |row, value| match value {
+            Some(value) => writer.push(row, Some(&map(row, text, value)?)),
+            None => writer.push(row, None),
+        })?;
+        writer.finish(plain.data_type().clone())
+    })?;
+    Ok(make_array(result))
+}
+
+/// `value` as text (it is: the input's type says so, and validation checked it).
+fn as_text(value: &[u8]) -> &str {
+    // The kernels only call this on the values of validated text arrays.
+    std::str::from_utf8(value).unwrap_or_default()
+}
+
+/// Each text value in lower case: ASCII values byte by byte, others by Unicode's rules
+/// (which may change their length: `"İ"` lowers to two characters).
+///
+/// # Errors
+/// If the input is not text, or a 32-bit layout overflows.
+pub fn lower(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
+    transform("lower", array, false, &|_, _, value| {
+        Ok(if value.is_ascii() {
+            Cow::Owned(value.to_ascii_lowercase())
+        } else {
+            Cow::Owned(as_text(value).to_lowercase().into_bytes())
+        })
+    })
+}
+
+/// Each text value in upper case (as [`lower`]: `"ß"` uppers to `"SS"`).
+///
+/// # Errors
+/// As [`lower`].
+pub fn upper(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
+    transform("upper", array, false, &|_, _, value| {
+        Ok(if value.is_ascii() {
+            Cow::Owned(value.to_ascii_uppercase())
+        } else {
+            Cow::Owned(as_text(value).to_uppercase().into_bytes())
+        })
+    })
+}
+
+/// Which ends [`trimmed`] trims.
+#[derive(Clone, Copy)]
+enum Ends {
+    Both,
+    Start,
+    End,
+}
+
+fn trimmed(
+    kernel: &'static str,
+    array: &dyn Array,
+    characters: &str,
+    ends: Ends,
+) -> Result<ArrayRef, ComputeError> {
+    let set: Vec<char> = characters.chars().collect();
+    let ascii: Option<Vec<u8>> = characters.is_ascii().then(|| characters.bytes().collect());
+    transform(kernel, array, false, &|_, _, value| {
+        let (mut start, mut end) = (0, value.len());
+        if let Some(set) = &ascii {
+            // ASCII characters never occur inside a multi-byte character: cut bytes.
+            if !matches!(ends, Ends::End) {
+                while start < end && set.contains(&value[start]) {
+                    start += 1;
+                }
+            }
+            if !matches!(ends, Ends::Start) {
+                while end > start && set.contains(&value[end - 1]) {
+                    end -= 1;
+                }
+            }
+            return Ok(Cow::Borrowed(&value[start..end]));
+        }
+        let text = as_text(value);
+        let cut = match ends {
+            Ends::Both => text.trim_matches(set.as_slice()),
+            Ends::Start => text.trim_start_matches(set.as_slice()),
+            Ends::End => text.trim_end_matches(set.as_slice()),
+        };
+        Ok(Cow::Borrowed(cut.as_bytes()))
+    })
+}
+
+/// Each text value without the characters of `characters` at either end (SQL's
+/// `TRIM(BOTH characters FROM x)`; `TRIM(x)` is `trim(x, " ")`).
+///
+/// # Errors
+/// If the input is not text.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{AsArray, StringArray};
+/// use alkaid_compute::string::trim;
+///
+/// let padded = StringArray::from(vec!["  a b  ", "xx", ""]);
+/// let trimmed = trim(&padded, " x")?;
+/// assert_eq!(trimmed.as_string::<i32>().iter().collect::<Vec<_>>(), [Some("a b"), Some(""), Some("")]);
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn trim(array: &dyn Array, characters: &str) -> Result<ArrayRef, ComputeError> {
+    trimmed("trim", array, characters, Ends::Both)
+}
+
+/// [`trim`] at the start only (SQL's `LTRIM`).
+///
+/// # Errors
+/// As [`trim`].
+pub fn ltrim(array: &dyn Array, characters: &str) -> Result<ArrayRef, ComputeError> {
+    trimmed("ltrim", array, characters, Ends::Start)
+}
+
+/// [`trim`] at the end only (SQL's `RTRIM`).
+///
+/// # Errors
+/// As [`trim`].
+pub fn rtrim(array: &dyn Array, characters: &str) -> Result<ArrayRef, ComputeError> {
+    trimmed("rtrim", array, characters, Ends::End)
+}
+
+/// The window `start`, `length` of `count` units: `start` counts from 0, or back from the
+/// end if negative (clamped to the value); `length` `None` runs to the end.
+fn window(count: usize, start: i64, length: Option<u64>) -> (usize, usize) {
+    let count_i = i64::try_from(count).unwrap_or(i64::MAX);
+    let begin = if start < 0 {
+        count_i.saturating_add(start).max(0)
+    } else {
+        start.min(count_i)
+    } as usize;
+    let end = match length {
+        Some(n) => begin
+            .saturating_add(usize::try_from(n).unwrap_or(usize::MAX))
+            .min(count),
+        None => count,
+    };
+    (begin, end)
+}
+
+/// Part of each value: `length` characters (bytes, for binary) from `start`, which counts
+/// from 0, or back from the end if negative; `length` `None` takes the rest. A window
+/// past the end gives what there is (possibly the empty string).
+///
+/// # Errors
+/// If the input is neither text nor binary.
+///
+/// # Examples
+/// ```
+/// use alkaid_array::{AsArray, StringArray};
+/// use alkaid_compute::string::substring;
+///
+/// let words = StringArray::from(vec!["héllo", "日本語", "a"]);
+/// let head = substring(&words, 1, Some(2))?;
+/// assert_eq!(head.as_string::<i32>().iter().collect::<Vec<_>>(), [Some("él"), Some("本語"), Some("")]);
+/// let tail = substring(&words, -2, None)?;
+/// assert_eq!(tail.as_string::<i32>().value(0), "lo");
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn substring(
+    array: &dyn Array,
+    start: i64,
+    length: Option<u64>,
+) -> Result<ArrayRef, ComputeError> {
+    transform("substring", array, true, &|_, text, value| {
+        if !text || value.is_ascii() {
+            let (begin, end) = window(value.len(), start, length);
+            return Ok(Cow::Borrowed(&value[begin..end]));
+        }
+        let text = as_text(value);
+        let count = text.chars().count();
+        let (begin, end) = window(count, start, length);
+        let mut bounds = text.char_indices().map(|(i, _)| i).chain([text.len()]);
+        let from = bounds.nth(begin).unwrap_or(text.len());
+        let to = if end > begin {
+            bounds.nth(end - begin - 1).unwrap_or(text.len())
+        } else {
+            from
+        };
+        Ok(Cow::Borrowed(&value[from..to]))
+    })
+}
+
+/// Part of each value by bytes (as [`substring`] counts them). For text, a window that
+/// would cut a character in two is an error naming the row.
+///
+/// # Errors
+/// If the input is neither text nor binary, or a cut splits a character.
+pub fn substring_bytes(
+    array: &dyn Array,
+    start: i64,
+    length: Option<u64>,
+) -> Result<ArrayRef, ComputeError> {
+    transform("substring_bytes", array, true, &|row, text, value| {
+        let (begin, end) = window(value.len(), start, length);
+        if text {
+            let whole = as_text(value);
+            if !whole.is_char_boundary(begin) || !whole.is_char_boundary(end) {
+                return Err(ComputeError::InvalidArgument(format!(
+                    "row {row}: bytes {begin}..{end} of {whole:?} cut a character in two"
+                )));
+            }
+        }
+        Ok(Cow::Borrowed(&value[begin..end]))
+    })
+}
