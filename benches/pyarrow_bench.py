@@ -274,6 +274,13 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
         for kind in ["i64", "f64", "utf8"]:
             timer.time("sort", f"{kind}_sort{suffix}", lambda: pc.sort_indices(c(kind)))
             timer.time("sort", f"{kind}_top10{suffix}", lambda: pc.bottom_k_unstable(c(kind), 10))
+        for kind in ["utf8", "utf8view"]:
+            timer.time("string", f"{kind}_like_contains{suffix}", lambda: pc.match_like(c(kind), "%d 12%"))
+            timer.time("string", f"{kind}_starts_with{suffix}", lambda: pc.starts_with(c(kind), "word 1"))
+            timer.time("string", f"{kind}_like_general{suffix}", lambda: pc.match_like(c(kind), "word _2%"))
+        timer.time("string", f"utf8_substring{suffix}",
+                   lambda: pc.utf8_slice_codeunits(c("utf8"), 2, 5))
+        timer.time("string", f"utf8_octet_length{suffix}", lambda: pc.binary_length(c("utf8")))
         pair = pa.record_batch([c("utf8"), c("i64")], names=["text", "number"])
         timer.time("sort", f"lexsort_utf8_i64{suffix}", lambda: pc.sort_indices(
             pair, sort_keys=[("text", "ascending"), ("number", "ascending")]))

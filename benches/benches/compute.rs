@@ -1,5 +1,6 @@
-//! Compute kernels: comparison, boolean logic, arithmetic, aggregates and sorts on 4 Mi
-//! rows, through alkaid-compute and through arrow-ord and arrow-arith 60 on the same memory
+//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, sorts and string
+//! kernels on 4 Mi rows, through alkaid-compute and through arrow-ord, arrow-arith and
+//! arrow-string 60 on the same memory
 //! (each input is built once and handed to arrow-rs by alkaid-arrow without a copy), each
 //! with and without nulls; and the memory bound of the simple ones.
 
@@ -295,6 +296,52 @@ fn compute(c: &mut Criterion) {
     }
     group.finish();
 
+    // String kernels (issue 29) against arrow-string, with a scalar pattern.
+    let mut group = VersusGroup::new(c, "string");
+    for suffix in ["", "_nulls"] {
+        for kind in ["utf8", "utf8view"] {
+            let name = format!("{kind}{suffix}");
+            let (a, b) = (our(&name), their(&name));
+            let text = |s: &str| -> arrow_array::ArrayRef {
+                match kind {
+                    "utf8view" => Arc::new(arrow_array::StringViewArray::from(vec![s])),
+                    _ => Arc::new(arrow_array::StringArray::from(vec![s])),
+                }
+            };
+            let contains = arrow_array::Scalar::new(text("%d 12%"));
+            group.versus(
+                &format!("{kind}_like_contains{suffix}"),
+                || alkaid_compute::like(a.as_ref(), "%d 12%").unwrap(),
+                || arrow_string::like::like(b, &contains).unwrap(),
+            );
+            let prefix = arrow_array::Scalar::new(text("word 1"));
+            group.versus(
+                &format!("{kind}_starts_with{suffix}"),
+                || alkaid_compute::starts_with(a.as_ref(), "word 1").unwrap(),
+                || arrow_string::like::starts_with(b, &prefix).unwrap(),
+            );
+            let underscore = arrow_array::Scalar::new(text("word _2%"));
+            group.versus(
+                &format!("{kind}_like_general{suffix}"),
+                || alkaid_compute::like(a.as_ref(), "word _2%").unwrap(),
+                || arrow_string::like::like(b, &underscore).unwrap(),
+            );
+        }
+        let (a, b) = (our(&format!("utf8{suffix}")), their(&format!("utf8{suffix}")));
+        let b = b.as_string::<i32>();
+        group.versus(
+            &format!("utf8_substring{suffix}"),
+            || alkaid_compute::substring(a.as_ref(), 2, Some(3)).unwrap(),
+            || arrow_string::substring::substring_by_char(b, 2, Some(3)).unwrap(),
+        );
+        group.versus(
+            &format!("utf8_octet_length{suffix}"),
+            || alkaid_compute::octet_length(a.as_ref()).unwrap(),
+            || arrow_string::length::length(b).unwrap(),
+        );
+    }
+    group.finish();
+
     // Alkaid alone: grouped aggregates and hashing have no arrow-rs kernel to compare with.
     let mut group = c.benchmark_group("compute_alone");
     let groups: Vec<u32> = (0..ROWS as u32)
@@ -311,6 +358,13 @@ fn compute(c: &mut Criterion) {
     let (i, s) = (our("i64"), our("utf8"));
     group.bench_function(BenchmarkId::new("alone", "hash_i64_utf8"), |bench| {
         bench.iter(|| alkaid_compute::hash_rows(&[i.as_ref(), s.as_ref()], 42).unwrap())
+    });
+    let u = our("utf8");
+    group.bench_function(BenchmarkId::new("alone", "utf8_lower"), |bench| {
+        bench.iter(|| alkaid_compute::lower(u.as_ref()).unwrap())
+    });
+    group.bench_function(BenchmarkId::new("alone", "utf8_upper"), |bench| {
+        bench.iter(|| alkaid_compute::upper(u.as_ref()).unwrap())
     });
     let d = our("dictionary");
     group.bench_function(
