@@ -44,6 +44,14 @@ pub enum ComputeError {
         /// The row where it happened.
         row: usize,
     },
+    /// A value that does not convert to the type a strict cast asks for (text that is not a
+    /// number, a number out of the target's range).
+    Cast {
+        /// The row of the value.
+        row: usize,
+        /// The value, its type and the target type.
+        message: String,
+    },
     /// An argument out of its range: a group id past the number of groups, a bad timezone.
     InvalidArgument(String),
     /// An input array is not valid.
@@ -67,7 +75,7 @@ impl ComputeError {
     pub fn row(&self) -> Option<usize> {
         match self {
             Self::Overflow { row, .. } => *row,
-            Self::DivideByZero { row } => Some(*row),
+            Self::DivideByZero { row } | Self::Cast { row, .. } => Some(*row),
             _ => None,
         }
     }
@@ -90,6 +98,7 @@ impl fmt::Display for ComputeError {
             }
             Self::Overflow { row: None, message } => write!(f, "overflow: {message}"),
             Self::DivideByZero { row } => write!(f, "division by zero at row {row}"),
+            Self::Cast { row, message } => write!(f, "cast failed at row {row}: {message}"),
             Self::InvalidArgument(message) => f.write_str(message),
             Self::Data(e) => write!(f, "{e}"),
             Self::Array(e) => write!(f, "{e}"),

@@ -1,5 +1,6 @@
-//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, hashing and sorting
-//! over Alkaid arrays, the kernels a query engine's expression evaluator runs first.
+//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, hashing, sorting,
+//! string kernels and casts over Alkaid arrays, the kernels a query engine's expression
+//! evaluator runs.
 //!
 //! | kernels | what they do |
 //! | --- | --- |
@@ -10,6 +11,7 @@
 //! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
 //! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
 //! | [`sort_to_indices`], [`sort`](sort::sort), [`lexsort_to_indices`], [`top_k`], [`rank`], [`lower_bound`], [`upper_bound`] | stable sorts of one or more columns, the first `k` rows, SQL's `RANK()`, and search in a sorted array |
+//! | [`cast`](cast()), [`can_cast`] | every number, decimal, temporal, text and encoded type to the others, strict or safe |
 //! | [`length`], [`substring`], [`lower`], [`upper`], [`trim`], [`starts_with`], [`contains`], [`like`], [`ilike`], [`regexp_match`], [`concat_elements`], [`split`], … | text and bytes of every layout, counted in characters or bytes |
 //!
 //! Binary kernels take two [`Datum`](alkaid_array::Datum)s: arrays of one length, or an
@@ -36,7 +38,8 @@
 //! which tells `-0.0` from `0.0`.)
 //!
 //! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
-//! [`aggregate`], [`hash`], [`sort`], [`string`]); every kernel is also at the crate root.
+//! [`aggregate`], [`hash`], [`sort`], [`string`], [`cast`](mod@cast)); every kernel is also
+//! at the crate root.
 //!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
 //!
@@ -74,6 +77,7 @@ pub mod arith;
 mod bits;
 pub mod boolean;
 mod calendar;
+pub mod cast;
 pub mod cmp;
 mod decimal;
 mod encoding;
@@ -94,6 +98,7 @@ pub use arith::{
     rem, sub, sub_wrapping,
 };
 pub use boolean::{and, and_kleene, and_not, not, or, or_kleene, xor};
+pub use cast::{CastOptions, can_cast, cast};
 pub use cmp::{
     distinct, eq, gt, gt_eq, is_nan, is_not_null, is_null, lt, lt_eq, neq, not_distinct,
 };

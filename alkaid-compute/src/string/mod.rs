@@ -26,7 +26,7 @@
 mod pattern;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 mod transform;
 
 use std::sync::Arc;

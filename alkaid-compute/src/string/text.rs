@@ -14,12 +14,12 @@ use crate::bits::collect_bits;
 use crate::error::ComputeError;
 
 /// Whether `data_type` is text (`Utf8`, `LargeUtf8`, `Utf8View`).
-pub(super) fn is_text(data_type: &DataType) -> bool {
+pub(crate) fn is_text(data_type: &DataType) -> bool {
     data_type.is_string()
 }
 
 /// `Unsupported` for a kernel given something that is not text (or bytes, if `bytes_too`).
-pub(super) fn check_input(
+pub(crate) fn check_input(
     kernel: &'static str,
     data: &ArrayData,
     bytes_too: bool,
@@ -41,7 +41,7 @@ pub(super) fn check_input(
 
 /// Bit `i` is `test(value i)`, for the values of a binary-like `data` (null slots are
 /// tested too, on whatever bytes they hold; the caller sets the validity).
-pub(super) fn test_values(
+pub(crate) fn test_values(
     data: &ArrayData,
     test: impl Fn(&[u8]) -> bool,
 ) -> Result<BooleanBuffer, ComputeError> {
@@ -57,7 +57,7 @@ pub(super) fn test_values(
 
 /// Calls `each(i, value)` for every valid slot of a binary-like `data`, in order, and
 /// `each(i, None)` for null slots; stops at the first error.
-pub(super) fn each_value<'a>(
+pub(crate) fn each_value<'a>(
     data: &'a ArrayData,
     each: impl FnMut(usize, Option<&'a [u8]>) -> Result<(), ComputeError>,
 ) -> Result<(), ComputeError> {
@@ -86,7 +86,7 @@ fn not_bytes(data: &ArrayData) -> ComputeError {
 
 /// Results written in one of the three layouts, as bytes; [`finish`](Self::finish) labels
 /// them with the output type.
-pub(super) enum TextWriter {
+pub(crate) enum TextWriter {
     Offsets32(GenericByteBuilder<GenericBinaryType<i32>>, usize),
     Offsets64(GenericByteBuilder<GenericBinaryType<i64>>),
     Views(GenericByteViewBuilder<BinaryViewType>),
