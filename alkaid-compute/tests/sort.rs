@@ -84,13 +84,21 @@ fn orderable_type(rng: &mut Rng, depth: usize) -> DataType {
         return maybe_encoded(&leaf, rng);
     }
     let inner = orderable_type(rng, depth - 1);
+    // Inside lists a child may outgrow small dictionary keys: wide keys there.
+    let widen = |t: DataType| match t {
+        DataType::Dictionary { value, .. } => {
+            DataType::dictionary(alkaid_schema::IntegerType::Int32, *value)
+        }
+        other => other,
+    };
+    let inner = widen(inner);
     match rng.below(3) {
         0 => DataType::List(Field::new("item", inner, true).into()),
         1 => DataType::LargeList(Field::new("item", inner, true).into()),
         _ => DataType::Struct(
             vec![
                 Field::new("a", inner, true),
-                Field::new("b", maybe_encoded(&leaf, rng), true),
+                Field::new("b", widen(maybe_encoded(&leaf, rng)), true),
             ]
             .into(),
         ),

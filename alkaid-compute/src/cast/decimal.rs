@@ -122,12 +122,9 @@ pub(super) fn from_numbers(
                 if S::INTEGER {
                     return Ok((i256::from_i128(value.as_integer()), 0));
                 }
-                // Scaled and rounded as a float, then exact from there on.
-                let scaled = (value.as_float() * 10f64.powi(scale)).round();
-                if !scaled.is_finite() || scaled.abs() >= 1.7e38 {
-                    return Err(format!("{value} does not fit {to}"));
-                }
-                Ok((i256::from_i128(scaled as i128), scale))
+                float_unscaled(value.as_float(), scale)
+                    .map(|v| (v, scale))
+                    .ok_or_else(|| format!("{value} does not fit {to}"))
             })
         },
         Err(ComputeError::unsupported(
@@ -137,10 +134,77 @@ pub(super) fn from_numbers(
     )
 }
 
+/// `2^n` as a 256-bit integer (`n < 255`).
+fn pow2(n: u32) -> Option<i256> {
+    match n {
+        0..128 => Some(i256::from_parts(1 << n, 0)),
+        128..255 => Some(i256::from_parts(0, 1 << (n - 128))),
+        _ => None,
+    }
+}
+
+/// `x * 10^scale` rounded half away from zero: small results are scaled and rounded as
+/// floats; large ones exactly, from the float's mantissa and exponent in integers.
+fn float_unscaled(x: f64, scale: i32) -> Option<i256> {
+    if !x.is_finite() {
+        return None;
+    }
+    let scaled = (x * 10f64.powi(scale)).round();
+    if scaled.abs() < 1.7e38 {
+        return Some(i256::from_i128(scaled as i128));
+    }
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (mantissa, exponent) = if exponent == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | 1 << 52, exponent - 1075)
+    };
+    let mut numerator = i256::from_i128(i128::from(mantissa));
+    let mut denominator = i256::ONE;
+    let shift = pow2(exponent.unsigned_abs())?;
+    let ten = pow10(scale.unsigned_abs())?;
+    if exponent >= 0 {
+        numerator = numerator.checked_mul(shift)?;
+    } else {
+        denominator = denominator.checked_mul(shift)?;
+    }
+    if scale >= 0 {
+        numerator = numerator.checked_mul(ten)?;
+    } else {
+        denominator = denominator.checked_mul(ten)?;
+    }
+    let magnitude = round_div(numerator, denominator)?;
+    if x < 0.0 {
+        magnitude.checked_neg()
+    } else {
+        Some(magnitude)
+    }
+}
+
 /// An unscaled 256-bit value as a float.
 fn to_f64(value: i256) -> f64 {
+    if let Some(small) = value.to_i128() {
+        return small as f64;
+    }
+    // Beyond 128 bits the high part dominates: adding the low part loses nothing that
+    // an f64 could hold (for small negative values it would cancel catastrophically).
     let (low, high) = value.to_parts();
     high as f64 * 2f64.powi(128) + low as f64
+}
+
+/// The float nearest to `value / 10^scale`: one division of exact operands when both
+/// are exact as floats (|value| < 2^53, 10^scale up to 10^22), else through the decimal
+/// text, which Rust's parser rounds correctly.
+fn decimal_f64(value: i256, scale: i32) -> f64 {
+    let exact = value.to_i128().is_some_and(|v| v.unsigned_abs() < 1 << 53);
+    if exact && (0..=22).contains(&scale) {
+        return to_f64(value) / 10f64.powi(scale);
+    }
+    format!("{value}e{}", -scale)
+        .parse()
+        .unwrap_or_else(|_| to_f64(value) / 10f64.powi(scale))
 }
 
 /// Decimals as integers (rounded half away from zero) or floats.
@@ -165,7 +229,7 @@ pub(super) fn to_numbers(
                 let whole = rescale(value, scale, 0).ok_or_else(fail)?;
                 whole.to_i128().and_then(T::from_integer).ok_or_else(fail)
             } else {
-                T::from_float(to_f64(value) / 10f64.powi(scale)).ok_or_else(fail)
+                T::from_float(decimal_f64(value, scale)).ok_or_else(fail)
             }
         }),
         Err(ComputeError::unsupported(
