@@ -1,4 +1,4 @@
-//! Fuzz targets for Alkaid's readers of untrusted bytes.
+//! Fuzz targets for Alkaid's readers of untrusted bytes, and for `cast` of untrusted text.
 //!
 //! Each target's body is a function here; the binaries in `fuzz_targets/` only hand it
 //! libFuzzer's input, and `tests/regressions.rs` hands it every input committed under
@@ -14,8 +14,10 @@
 use std::io::Cursor;
 
 mod c_data;
+mod cast;
 mod formats;
 pub use c_data::c_data;
+pub use cast::cast_text;
 pub use formats::{integration_json, tensor};
 
 use alkaid_array::display::format_value;

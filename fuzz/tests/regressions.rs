@@ -6,7 +6,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("ipc_stream", alkaid_fuzz::ipc_stream),
     ("ipc_file", alkaid_fuzz::ipc_file),
     ("ipc_zero_copy", alkaid_fuzz::ipc_zero_copy),
@@ -14,6 +14,7 @@ const TARGETS: [(&str, Target); 7] = [
     ("c_data", alkaid_fuzz::c_data),
     ("tensor", alkaid_fuzz::tensor),
     ("integration_json", alkaid_fuzz::integration_json),
+    ("cast_text", alkaid_fuzz::cast_text),
 ];
 
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {
