@@ -275,8 +275,14 @@ fn compute(c: &mut Criterion) {
         }
         let (text, numbers) = (our(&format!("utf8{suffix}")), our(&format!("i64{suffix}")));
         let ours = [
-            alkaid_compute::sort::SortColumn { values: text.as_ref(), options },
-            alkaid_compute::sort::SortColumn { values: numbers.as_ref(), options },
+            alkaid_compute::sort::SortColumn {
+                values: text.as_ref(),
+                options,
+            },
+            alkaid_compute::sort::SortColumn {
+                values: numbers.as_ref(),
+                options,
+            },
         ];
         let theirs = [
             arrow_ord::sort::SortColumn {
@@ -327,7 +333,10 @@ fn compute(c: &mut Criterion) {
                 || arrow_string::like::like(b, &underscore).unwrap(),
             );
         }
-        let (a, b) = (our(&format!("utf8{suffix}")), their(&format!("utf8{suffix}")));
+        let (a, b) = (
+            our(&format!("utf8{suffix}")),
+            their(&format!("utf8{suffix}")),
+        );
         let b = b.as_string::<i32>();
         group.versus(
             &format!("utf8_substring{suffix}"),

@@ -1,7 +1,7 @@
 //! The `cast_text` target: text from the fuzzer cast to every type text parses into, in
 //! both modes, and the results written back as text.
 
-use alkaid_array::{Array, ArrayRef, LargeStringArray, StringArray, StringViewArray};
+use alkaid_array::{ArrayRef, LargeStringArray, StringArray, StringViewArray};
 use alkaid_compute::ComputeError;
 use alkaid_compute::cast::{CastOptions, cast};
 use alkaid_schema::{DataType, IntegerType, TimeUnit};
@@ -57,7 +57,8 @@ fn text(data: &[u8]) -> ArrayRef {
 pub fn cast_text(data: &[u8]) {
     let input = text(data);
     for to in targets() {
-        let safe = cast(input.as_ref(), &to, CastOptions::SAFE).expect("a safe cast of text fails on no value");
+        let safe = cast(input.as_ref(), &to, CastOptions::SAFE)
+            .expect("a safe cast of text fails on no value");
         assert_eq!(safe.len(), input.len());
         match cast(input.as_ref(), &to, CastOptions::STRICT) {
             Ok(strict) => assert_eq!(strict.to_data().nulls(), safe.to_data().nulls(), "{to}"),
@@ -66,7 +67,8 @@ pub fn cast_text(data: &[u8]) {
             }
             Err(other) => panic!("{to}: {other}"),
         }
-        let back = cast(safe.as_ref(), &DataType::Utf8, CastOptions::STRICT).expect("every value writes as text");
+        let back = cast(safe.as_ref(), &DataType::Utf8, CastOptions::STRICT)
+            .expect("every value writes as text");
         assert_eq!(back.null_count(), safe.null_count());
     }
 }
