@@ -285,6 +285,23 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
         timer.time("sort", f"lexsort_utf8_i64{suffix}", lambda: pc.sort_indices(
             pair, sort_keys=[("text", "ascending"), ("number", "ascending")]))
     timer.time("cmp", "is_null", lambda: pc.is_null(col("i32_nulls")))
+    numbers = col("i64_nulls")
+    digits = pc.cast(numbers, pa.string())
+    rows = len(numbers)
+
+    def stamp(i: int) -> str:
+        seconds = 1_600_000_000 + i * 7919
+        days, rest = divmod(seconds, 86_400)
+        year, day = 2020 + days // 365 % 10, days % 365
+        return (f"{year}-{1 + day // 31 % 12:02}-{1 + day % 28:02}"
+                f"T{rest // 3600:02}:{rest // 60 % 60:02}:{rest % 60:02}")
+
+    stamps = pa.array([stamp(i) for i in range(rows)], pa.string())
+    timer.time("cast", "i64_to_f64", lambda: pc.cast(numbers, pa.float64()))
+    timer.time("cast", "i64_to_utf8", lambda: pc.cast(numbers, pa.string()))
+    timer.time("cast", "utf8_to_i64", lambda: pc.cast(digits, pa.int64()))
+    timer.time("cast", "utf8_to_timestamp", lambda: pc.cast(stamps, pa.timestamp("us")))
+    timer.time("cast", "dictionary_to_utf8", lambda: pc.cast(col("dictionary"), pa.string()))
 
 
 def main() -> None:

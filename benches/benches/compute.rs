@@ -351,6 +351,82 @@ fn compute(c: &mut Criterion) {
     }
     group.finish();
 
+    // Casts (issue 29), strict in Alkaid and not safe in arrow-cast (both fail on a bad
+    // value; none of these inputs has one).
+    let mut group = VersusGroup::new(c, "cast");
+    let strict = alkaid_compute::CastOptions::STRICT;
+    let unsafe_arrow = arrow_cast::CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let (numbers, numbers_theirs) = (our("i64_nulls"), their("i64_nulls"));
+    let digits =
+        alkaid_compute::cast(numbers.as_ref(), &alkaid_schema::DataType::Utf8, strict).unwrap();
+    let digits_theirs = array_to_arrow(digits.as_ref());
+    let stamps: ArrayRef = Arc::new(alkaid_array::StringArray::from_iter((0..ROWS as i64).map(
+        |i| {
+            let seconds = 1_600_000_000 + i * 7919;
+            let (days, rest) = (seconds / 86_400, seconds % 86_400);
+            let (year, day) = (2020 + days / 365 % 10, days % 365);
+            Some(format!(
+                "{year}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                1 + day / 31 % 12,
+                1 + day % 28,
+                rest / 3600,
+                rest / 60 % 60,
+                rest % 60
+            ))
+        },
+    )));
+    let stamps_theirs = array_to_arrow(stamps.as_ref());
+    let (dictionary, dictionary_theirs) = (our("dictionary"), their("dictionary"));
+    let rows: [(
+        &str,
+        &ArrayRef,
+        &arrow_array::ArrayRef,
+        alkaid_schema::DataType,
+    ); 5] = [
+        (
+            "i64_to_f64",
+            numbers,
+            numbers_theirs,
+            alkaid_schema::DataType::Float64,
+        ),
+        (
+            "i64_to_utf8",
+            numbers,
+            numbers_theirs,
+            alkaid_schema::DataType::Utf8,
+        ),
+        (
+            "utf8_to_i64",
+            &digits,
+            &digits_theirs,
+            alkaid_schema::DataType::Int64,
+        ),
+        (
+            "utf8_to_timestamp",
+            &stamps,
+            &stamps_theirs,
+            alkaid_schema::DataType::Timestamp(alkaid_schema::TimeUnit::Microsecond, None),
+        ),
+        (
+            "dictionary_to_utf8",
+            dictionary,
+            dictionary_theirs,
+            alkaid_schema::DataType::Utf8,
+        ),
+    ];
+    for (name, a, b, to) in rows {
+        let to_theirs = alkaid_arrow::arrow60::data_type_to_arrow(&to);
+        group.versus(
+            name,
+            || alkaid_compute::cast(a.as_ref(), &to, strict).unwrap(),
+            || arrow_cast::cast_with_options(b, &to_theirs, &unsafe_arrow).unwrap(),
+        );
+    }
+    group.finish();
+
     // Alkaid alone: grouped aggregates and hashing have no arrow-rs kernel to compare with.
     let mut group = c.benchmark_group("compute_alone");
     let groups: Vec<u32> = (0..ROWS as u32)
