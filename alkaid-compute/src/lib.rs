@@ -11,6 +11,7 @@
 //! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
 //! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
 //! | [`sort_to_indices`], [`sort`](sort::sort), [`lexsort_to_indices`], [`top_k`], [`rank`], [`lower_bound`], [`upper_bound`] | stable sorts of one or more columns, the first `k` rows, SQL's `RANK()`, and search in a sorted array |
+//! | [`row::RowConverter`] | several columns as one byte string per row that compares as they sort, and back |
 //! | [`cast`](cast()), [`can_cast`] | every number, decimal, temporal, text and encoded type to the others, strict or safe |
 //! | [`length`], [`substring`], [`lower`], [`upper`], [`trim`], [`starts_with`], [`contains`], [`like`], [`ilike`], [`regexp_match`], [`concat_elements`], [`split`], … | text and bytes of every layout, counted in characters or bytes |
 //!
@@ -38,7 +39,7 @@
 //! which tells `-0.0` from `0.0`.)
 //!
 //! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
-//! [`aggregate`], [`hash`], [`sort`], [`string`], [`cast`](mod@cast)); every kernel is also
+//! [`aggregate`], [`hash`], [`sort`], [`row`], [`string`], [`cast`](mod@cast)); every kernel is also
 //! at the crate root.
 //!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
@@ -87,6 +88,7 @@ mod lift;
 mod native;
 mod operand;
 mod order;
+pub mod row;
 mod row_eq;
 pub mod sort;
 pub mod string;

@@ -254,10 +254,11 @@ fn compute(c: &mut Criterion) {
     // are not (it sorts (row, value) pairs by value with an unstable sort).
     let mut group = VersusGroup::new(c, "sort");
     let options = alkaid_compute::sort::SortOptions::ASCENDING;
-    let arrow_options = Some(arrow_schema::SortOptions {
+    let arrow_sort = arrow_schema::SortOptions {
         descending: false,
         nulls_first: false,
-    });
+    };
+    let arrow_options = Some(arrow_sort);
     for suffix in ["", "_nulls"] {
         for kind in ["i64", "f64", "utf8"] {
             let name = format!("{kind}{suffix}");
@@ -294,6 +295,34 @@ fn compute(c: &mut Criterion) {
                 options: arrow_options,
             },
         ];
+        // The row format: three columns encoded, against arrow-row.
+        let three = [
+            our(&format!("utf8{suffix}")),
+            our(&format!("i64{suffix}")),
+            our(&format!("f64{suffix}")),
+        ];
+        let converter = alkaid_compute::row::RowConverter::new(
+            three
+                .iter()
+                .map(|c| alkaid_compute::row::SortField::new(c.data_type().clone(), options))
+                .collect(),
+        )
+        .unwrap();
+        let three_refs: Vec<&dyn alkaid_array::Array> = three.iter().map(|c| c.as_ref()).collect();
+        let three_theirs: Vec<arrow_array::ArrayRef> =
+            three.iter().map(|c| array_to_arrow(c.as_ref())).collect();
+        let their_converter = arrow_row::RowConverter::new(
+            three_theirs
+                .iter()
+                .map(|c| arrow_row::SortField::new_with_options(c.data_type().clone(), arrow_sort))
+                .collect(),
+        )
+        .unwrap();
+        group.versus(
+            &format!("row_encode_utf8_i64_f64{suffix}"),
+            || converter.convert_columns(&three_refs).unwrap(),
+            || their_converter.convert_columns(&three_theirs).unwrap(),
+        );
         group.versus(
             &format!("lexsort_utf8_i64{suffix}"),
             || alkaid_compute::sort::lexsort_to_indices(&ours, None).unwrap(),

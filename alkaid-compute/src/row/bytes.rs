@@ -1,0 +1,74 @@
+//! Variable-length bytes in a row: escaped so that a value's encoding is never a prefix of
+//! another's, and memcmp still orders them as the bytes. Each `0x00` byte is written as
+//! `0x00 0xFF`, and the value ends with `0x00 0x01`. A shorter value that is a prefix of a
+//! longer one meets its end marker where the longer one has a byte: `0x00 0x01` sorts
+//! before both `0x00 0xFF` and any byte above `0x00`, so the prefix comes first.
+
+/// Appends the encoding of `value` to `out`.
+pub(super) fn encode(value: &[u8], out: &mut Vec<u8>) {
+    for &byte in value {
+        out.push(byte);
+        if byte == 0 {
+            out.push(0xFF);
+        }
+    }
+    out.extend_from_slice(&[0, 1]);
+}
+
+/// The encoded length of `value`.
+pub(super) fn encoded_len(value: &[u8]) -> usize {
+    value.len() + value.iter().filter(|&&b| b == 0).count() + 2
+}
+
+/// Reads one encoded value from the start of `row` (bytes inverted if `descending`) into
+/// `out`; returns the number of row bytes it took, or `None` if the row ends first or holds
+/// an escape that [`encode`] does not write.
+pub(super) fn decode(row: &[u8], descending: bool, out: &mut Vec<u8>) -> Option<usize> {
+    let flip = if descending { 0xFF } else { 0 };
+    let mut i = 0;
+    loop {
+        let byte = *row.get(i)? ^ flip;
+        if byte != 0 {
+            out.push(byte);
+            i += 1;
+            continue;
+        }
+        match *row.get(i + 1)? ^ flip {
+            0xFF => out.push(0),
+            1 => return Some(i + 2),
+            _ => return None,
+        }
+        i += 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoded(value: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode(value, &mut out);
+        assert_eq!(out.len(), encoded_len(value));
+        out
+    }
+
+    #[test]
+    fn encodings_order_as_the_bytes_and_decode_back() {
+        let values: [&[u8]; 8] = [b"", b"\0", b"\0\0", b"\0\x01", b"a", b"a\0", b"ab", b"\xff"];
+        for a in values {
+            let mut back = Vec::new();
+            assert_eq!(decode(&encoded(a), false, &mut back), Some(encoded_len(a)));
+            assert_eq!(back, a);
+            for b in values {
+                assert_eq!(encoded(a).cmp(&encoded(b)), a.cmp(b), "{a:?} against {b:?}");
+            }
+        }
+        assert_eq!(decode(b"ab", false, &mut Vec::new()), None, "no end");
+        assert_eq!(
+            decode(b"a\0\x07", false, &mut Vec::new()),
+            None,
+            "a bad escape"
+        );
+    }
+}
