@@ -25,12 +25,18 @@ use crate::validity::logical_nulls;
 /// The comparison of two valid rows whose words are equal, in the requested order.
 type Tie<'a> = Box<dyn Fn(usize, usize) -> Ordering + 'a>;
 
+/// A byte value's word at a depth (its bytes `8 * depth..8 * depth + 8`, zero-padded) and
+/// how many of those bytes it has (up to 8), both in the requested order.
+type Deeper<'a> = Box<dyn Fn(usize, usize) -> (u64, u8) + 'a>;
+
 /// One column, ready to be sorted by. Rows are slots of the column's window.
 pub(crate) struct SortKey<'a> {
     /// Each row's word, in the requested order (meaningless for null rows).
     words: Vec<u64>,
     /// Breaks ties between equal words; `None` when equal words mean equal values.
     tie: Option<Tie<'a>>,
+    /// For byte values: their words further in, for refining runs of equal words.
+    deeper: Option<Deeper<'a>>,
     /// The rows that are null, at any level.
     nulls: Option<NullBuffer>,
     /// Whether null rows come before the values.
@@ -56,6 +62,10 @@ impl Column for SortKey<'_> {
         self.tie.is_some()
     }
 
+    fn word_at(&self, row: usize, depth: usize) -> Option<(u64, u8)> {
+        self.deeper.as_ref().map(|deeper| deeper(row, depth))
+    }
+
     #[inline(always)]
     fn compare_valid(&self, a: usize, b: usize) -> Ordering {
         match self.words[a].cmp(&self.words[b]) {
@@ -72,22 +82,25 @@ impl<'a> SortKey<'a> {
     /// If the type has no order (maps, unions) or its buffers are malformed.
     pub fn of(data: &'a ArrayData, options: SortOptions) -> Result<Self, ComputeError> {
         let nulls = logical_nulls(data)?;
-        let (words, tie) = match data.data_type().to_physical() {
-            PhysicalType::Null => (vec![0; data.len()], None),
+        let (words, tie, deeper) = match data.data_type().to_physical() {
+            PhysicalType::Null => (vec![0; data.len()], None, None),
             PhysicalType::Boolean => {
                 let bits = BooleanBuffer::new(data.buffers()[0].clone(), data.offset(), data.len());
                 let words = bits.iter().map(|b| fold(u64::from(b), options)).collect();
-                (words, None)
+                (words, None, None)
             }
-            PhysicalType::Primitive(p) => with_native!(p, |T| natives::<T>(data, options)?),
-            PhysicalType::Dictionary(_) => (dictionary_words(data, options)?, None),
-            PhysicalType::RunEndEncoded(_) => (run_words(data, options)?, None),
-            PhysicalType::Struct => (struct_words(data, options)?, None),
+            PhysicalType::Primitive(p) => {
+                let (words, tie) = with_native!(p, |T| natives::<T>(data, options)?);
+                (words, tie, None)
+            }
+            PhysicalType::Dictionary(_) => (dictionary_words(data, options)?, None, None),
+            PhysicalType::RunEndEncoded(_) => (run_words(data, options)?, None, None),
+            PhysicalType::Struct => (struct_words(data, options)?, None, None),
             PhysicalType::FixedSizeList(_)
             | PhysicalType::List
             | PhysicalType::LargeList
             | PhysicalType::ListView
-            | PhysicalType::LargeListView => (list_words(data, options)?, None),
+            | PhysicalType::LargeListView => (list_words(data, options)?, None, None),
             physical if crate::access::is_binary_like(physical) => {
                 let (len, descending) = (data.len(), options.descending);
                 visit_bytes(data, ByteWords { len, descending })?
@@ -103,6 +116,7 @@ impl<'a> SortKey<'a> {
         Ok(Self {
             words,
             tie,
+            deeper,
             nulls,
             nulls_first: options.nulls_first,
         })
@@ -181,7 +195,7 @@ struct ByteWords {
 }
 
 impl<'a> BytesVisitor<'a> for ByteWords {
-    type Output = (Vec<u64>, Option<Tie<'a>>);
+    type Output = (Vec<u64>, Option<Tie<'a>>, Option<Deeper<'a>>);
 
     fn visit<B: ByteAccess<'a>>(self, values: B) -> Self::Output {
         let descending = self.descending;
@@ -193,7 +207,17 @@ impl<'a> BytesVisitor<'a> for ByteWords {
             .collect();
         let tie: Tie<'a> =
             Box::new(move |a, b| directed(values.value(a).cmp(values.value(b)), descending));
-        (words, Some(tie))
+        let deeper: Deeper<'a> = Box::new(move |row, depth| {
+            let value = values.value(row);
+            let rest = value.get(depth * 8..).unwrap_or_default();
+            let (word, count) = (head_word(rest), rest.len().min(8) as u8);
+            if descending {
+                (!word, !count)
+            } else {
+                (word, count)
+            }
+        });
+        (words, Some(tie), Some(deeper))
     }
 }
 
