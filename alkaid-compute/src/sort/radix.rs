@@ -22,27 +22,35 @@ pub(super) fn radix_sort(pairs: &mut Vec<(u64, u32)>) {
     let Some(min) = pairs.iter().map(|p| p.0).min() else {
         return;
     };
-    let max = pairs.iter().map(|p| p.0).max().unwrap_or(min);
-    let range_bits = u64::BITS - (max - min).leading_zeros();
+    // The bits that vary between words, above the minimum: low bits every word shares
+    // (floats of few significant digits) are skipped too.
+    let (mut any, mut all) = (0u64, u64::MAX);
+    for pair in pairs.iter() {
+        let reduced = pair.0 - min;
+        any |= reduced;
+        all &= reduced;
+    }
+    let varying = any ^ all;
+    if varying == 0 {
+        return;
+    }
+    let low = varying.trailing_zeros();
+    let range_bits = u64::BITS - any.leading_zeros() - low;
     let row_bits = u32::BITS - (pairs.len() as u32).leading_zeros();
     if range_bits + row_bits <= 64 {
         let mut packed: Vec<u64> = pairs
             .iter()
-            .map(|&(word, row)| ((word - min) << row_bits) | u64::from(row))
+            .map(|&(word, row)| (((word - min) >> low) << row_bits) | u64::from(row))
             .collect();
         sort_by_digits(&mut packed, row_bits, range_bits, |&v| v);
         let mask = (1u64 << row_bits) - 1;
+        // The low bits are the same in every word: those of any one.
+        let shared = (pairs[0].0 - min) & ((1u64 << low) - 1);
         for (pair, v) in pairs.iter_mut().zip(&packed) {
-            *pair = (((v >> row_bits) + min), (v & mask) as u32);
+            *pair = ((((v >> row_bits) << low) | shared) + min, (v & mask) as u32);
         }
     } else {
-        for pair in pairs.iter_mut() {
-            pair.0 -= min;
-        }
-        sort_by_digits(pairs, 0, range_bits, |p| p.0);
-        for pair in pairs.iter_mut() {
-            pair.0 += min;
-        }
+        sort_by_digits(pairs, low, range_bits, |p| p.0 - min);
     }
 }
 
@@ -119,5 +127,8 @@ mod tests {
         check((0..5000).map(|_| (next() % 4) << 56 | 0xff).collect());
         check(vec![u64::MAX, 0, u64::MAX, 1 << 63, 0]);
         check(vec![u64::MAX, u64::MAX - 1, u64::MAX]);
+        // Shared low bits (floats with few significant digits), packed and not.
+        check((0..5000).map(|_| (next() % 1000) << 40 | 0x1234).collect());
+        check((0..5000).map(|_| next() << 3 | 5).collect());
     }
 }
