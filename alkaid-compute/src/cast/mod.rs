@@ -258,6 +258,8 @@ fn cast_data(
             match to {
                 // Re-encoded from the rows: the new values may have fewer distinct entries.
                 DataType::Dictionary { .. } => cast_data(&decoded(data)?, to, options),
+                // To its own value type: the keys gather the values, nothing is converted.
+                _ if values.data_type() == to => decoded(data),
                 // The values are cast once. If one fails (strict), it may be an entry no
                 // row uses, and the error should name a row: the rows are cast instead.
                 _ => match cast_data(values, to, options) {

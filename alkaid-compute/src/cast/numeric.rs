@@ -206,6 +206,27 @@ pub(super) fn numbers(
             with_number!(
                 to_p,
                 |T| {
+                    // One branch-free pass first; only if some valid row does not fit is
+                    // the input gone over again row by row.
+                    let mut fits = true;
+                    let converted: Vec<T> = crate::bits::vectorized(|| {
+                        values
+                            .iter()
+                            .map(|&v| match number::<S, T>(v) {
+                                Some(t) => t,
+                                None => {
+                                    fits = false;
+                                    T::default()
+                                }
+                            })
+                            .collect()
+                    });
+                    let failed_at_valid_row = !fits
+                        && (0..data.len())
+                            .any(|row| data.is_valid(row) && number::<S, T>(values[row]).is_none());
+                    if !failed_at_valid_row {
+                        return primitive(to, converted.into(), data.nulls().cloned());
+                    }
                     convert_rows::<T>(to, data.len(), data.nulls(), options, |row| {
                         number::<S, T>(values[row]).ok_or_else(|| {
                             format!(

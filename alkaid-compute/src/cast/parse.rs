@@ -15,20 +15,10 @@ use alkaid_schema::{DataType, PrimitiveType, TimeUnit};
 use super::decimal::{into_decimals, parse_decimal};
 use super::numeric::{Number, numeric_physical, with_number};
 use super::options::CastOptions;
-use super::values::{convert_rows, convert_values};
+use super::values::primitive;
 use crate::calendar::days_from_civil;
 use crate::error::ComputeError;
 use crate::string::text::each_value;
-
-/// Each row's bytes (`None` for nulls), read once.
-fn rows(data: &ArrayData) -> Result<Vec<Option<&[u8]>>, ComputeError> {
-    let mut out = Vec::with_capacity(data.len());
-    each_value(data, |_, value| {
-        out.push(value);
-        Ok(())
-    })?;
-    Ok(out)
-}
 
 fn trimmed(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
@@ -213,56 +203,106 @@ pub(super) fn nanos_per(unit: TimeUnit) -> i64 {
     }
 }
 
+/// Each valid row of text `data` through `parse`, as `to`: a row that does not parse is
+/// null (safe) or an error naming it (strict). One pass over the values, no copy of them.
+fn parse_rows<T: alkaid_buffer::NativeType>(
+    data: &ArrayData,
+    to: &DataType,
+    options: CastOptions,
+    parse: impl Fn(&[u8]) -> Option<T>,
+) -> Result<ArrayData, ComputeError> {
+    let (values, nulls) = parse_values(data, to, options, parse)?;
+    primitive(to, values.into(), nulls)
+}
+
+/// [`parse_rows`]' values and validity.
+fn parse_values<T: Default + Copy>(
+    data: &ArrayData,
+    to: &DataType,
+    options: CastOptions,
+    parse: impl Fn(&[u8]) -> Option<T>,
+) -> Result<(Vec<T>, Option<alkaid_buffer::NullBuffer>), ComputeError> {
+    let mut values = Vec::with_capacity(data.len());
+    let mut failed: Vec<usize> = Vec::new();
+    each_value(data, |row, value| {
+        let parsed = match value {
+            None => Some(T::default()),
+            Some(bytes) => parse(bytes),
+        };
+        match parsed {
+            Some(v) => values.push(v),
+            None if options.safe => {
+                values.push(T::default());
+                failed.push(row);
+            }
+            None => {
+                let text = String::from_utf8_lossy(value.unwrap_or_default());
+                return Err(ComputeError::Cast {
+                    row,
+                    message: format!("{text:?} is not a {to}"),
+                });
+            }
+        }
+        Ok(())
+    })?;
+    let nulls = if failed.is_empty() {
+        data.nulls().cloned()
+    } else {
+        let mut valid: Vec<bool> = (0..data.len()).map(|row| data.is_valid(row)).collect();
+        for row in failed {
+            valid[row] = false;
+        }
+        Some(alkaid_buffer::NullBuffer::from(valid))
+    };
+    Ok((values, nulls.filter(|n| n.null_count() > 0)))
+}
+
+/// A float from text.
+fn parse_float<F: std::str::FromStr>(bytes: &[u8]) -> Option<F> {
+    std::str::from_utf8(trimmed(bytes)).ok()?.parse().ok()
+}
+
 /// Text as `to`, a number, boolean, decimal or temporal type.
 pub(super) fn from_text(
     data: &ArrayData,
     to: &DataType,
     options: CastOptions,
 ) -> Result<ArrayData, ComputeError> {
-    let values = rows(data)?;
-    let text = |row: usize| String::from_utf8_lossy(values[row].unwrap_or_default()).into_owned();
-    let fail = |row: usize| format!("{:?} is not a {to}", text(row));
-    let (len, nulls) = (data.len(), data.nulls());
-    let value = |row: usize| values[row].unwrap_or_default();
     match to {
         DataType::Boolean => {
-            let (bits, nulls) = convert_values(len, nulls, options, |row| {
-                parse_bool(value(row)).ok_or_else(|| fail(row))
-            })?;
-            let nulls = nulls.filter(|n| n.null_count() > 0);
+            let (bits, nulls) = parse_values(data, to, options, parse_bool)?;
             Ok(BooleanArray::try_new(BooleanBuffer::from(bits), nulls)?.to_data())
         }
-        DataType::Decimal(_) => into_decimals(to, len, nulls, options, |row| {
-            parse_decimal(&text(row)).ok_or_else(|| fail(row))
+        DataType::Decimal(_) => {
+            let values = {
+                let mut out = Vec::with_capacity(data.len());
+                each_value(data, |_, value| {
+                    out.push(value);
+                    Ok(())
+                })?;
+                out
+            };
+            into_decimals(to, data.len(), data.nulls(), options, |row| {
+                let text = String::from_utf8_lossy(values[row].unwrap_or_default());
+                parse_decimal(&text).ok_or_else(|| format!("{text:?} is not a {to}"))
+            })
+        }
+        DataType::Date32 => parse_rows::<i32>(data, to, options, |v| {
+            parse_date(v).and_then(|d| i32::try_from(d).ok())
         }),
-        DataType::Date32 => convert_rows::<i32>(to, len, nulls, options, |row| {
-            parse_date(value(row))
-                .and_then(|d| i32::try_from(d).ok())
-                .ok_or_else(|| fail(row))
-        }),
-        DataType::Date64 => convert_rows::<i64>(to, len, nulls, options, |row| {
-            parse_date(value(row))
-                .and_then(|d| d.checked_mul(86_400_000))
-                .ok_or_else(|| fail(row))
+        DataType::Date64 => parse_rows::<i64>(data, to, options, |v| {
+            parse_date(v).and_then(|d| d.checked_mul(86_400_000))
         }),
         DataType::Time(unit) => {
             let per = nanos_per(*unit);
-            let at = |row: usize| {
-                parse_time(value(row))
-                    .filter(|n| n % per == 0)
-                    .map(|n| n / per)
-            };
+            let at = move |v: &[u8]| parse_time(v).filter(|n| n % per == 0).map(|n| n / per);
             match unit {
                 TimeUnit::Second | TimeUnit::Millisecond => {
-                    convert_rows::<i32>(to, len, nulls, options, |row| {
-                        at(row)
-                            .and_then(|v| i32::try_from(v).ok())
-                            .ok_or_else(|| fail(row))
+                    parse_rows::<i32>(data, to, options, |v| {
+                        at(v).and_then(|t| i32::try_from(t).ok())
                     })
                 }
-                _ => convert_rows::<i64>(to, len, nulls, options, |row| {
-                    at(row).ok_or_else(|| fail(row))
-                }),
+                _ => parse_rows::<i64>(data, to, options, at),
             }
         }
         DataType::Timestamp(unit, zone) => {
@@ -273,10 +313,9 @@ pub(super) fn from_text(
                 None => None,
             };
             let per = i128::from(nanos_per(*unit));
-            convert_rows::<i64>(to, len, nulls, options, |row| {
-                parse_timestamp(value(row), zone.as_ref())
+            parse_rows::<i64>(data, to, options, |v| {
+                parse_timestamp(v, zone.as_ref())
                     .and_then(|n| i64::try_from(n.div_euclid(per)).ok())
-                    .ok_or_else(|| fail(row))
             })
         }
         _ => {
@@ -286,27 +325,49 @@ pub(super) fn from_text(
                     format!("{} to {to}", data.data_type()),
                 ));
             };
-            with_number!(
-                p,
-                |T| convert_rows::<T>(to, len, nulls, options, |row| {
-                    let parsed = if T::INTEGER {
-                        parse_integer(value(row)).and_then(T::from_integer)
-                    } else if p == PrimitiveType::Float32 {
-                        std::str::from_utf8(trimmed(value(row)))
-                            .ok()
-                            .and_then(|t| t.parse::<f32>().ok())
-                            .and_then(|f| T::from_float(f64::from(f)))
-                    } else {
-                        std::str::from_utf8(trimmed(value(row)))
-                            .ok()
-                            .and_then(|t| t.parse::<f64>().ok())
-                            .and_then(T::from_float)
-                    };
-                    parsed.ok_or_else(|| fail(row))
-                }),
-                unreachable!("numeric_physical answered")
-            )
+            match p {
+                PrimitiveType::Float32 => parse_rows::<f32>(data, to, options, parse_float::<f32>),
+                PrimitiveType::Float64 => parse_rows::<f64>(data, to, options, parse_float::<f64>),
+                PrimitiveType::Int64 => parse_rows::<i64>(data, to, options, parse_i64),
+                _ => with_number!(
+                    p,
+                    |T| parse_rows::<T>(data, to, options, |v| {
+                        if T::INTEGER {
+                            parse_integer(v).and_then(T::from_integer)
+                        } else {
+                            parse_float::<f64>(v).and_then(T::from_float)
+                        }
+                    }),
+                    unreachable!("numeric_physical answered")
+                ),
+            }
         }
+    }
+}
+
+/// A decimal integer that fits `i64` (the common case, in 64-bit arithmetic).
+fn parse_i64(bytes: &[u8]) -> Option<i64> {
+    let bytes = trimmed(bytes);
+    let (negative, digits) = match bytes.first()? {
+        b'-' => (true, &bytes[1..]),
+        b'+' => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return parse_integer(bytes).and_then(|v| i64::try_from(v).ok());
+    }
+    let mut value: i64 = 0;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_sub(i64::from(digit))?;
+    }
+    if negative {
+        Some(value)
+    } else {
+        value.checked_neg()
     }
 }
 
@@ -329,6 +390,10 @@ mod tests {
             None
         );
         assert_eq!(parse_integer(b"+12"), Some(12));
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64(b"9223372036854775808"), None);
+        assert_eq!(parse_i64(b" 00000000000000000000042 "), Some(42));
+        assert_eq!(parse_i64(b"4a"), None);
         for bad in [&b""[..], b"-", b"1.5", b"1 2", b"0x1f", "١".as_bytes()] {
             assert_eq!(parse_integer(bad), None, "{bad:?}");
         }

@@ -4,15 +4,26 @@
 //! longer one meets its end marker where the longer one has a byte: `0x00 0x01` sorts
 //! before both `0x00 0xFF` and any byte above `0x00`, so the prefix comes first.
 
-/// Appends the encoding of `value` to `out`.
-pub(super) fn encode(value: &[u8], out: &mut Vec<u8>) {
-    for &byte in value {
-        out.push(byte);
-        if byte == 0 {
-            out.push(0xFF);
+/// Writes the encoding of `value` at the start of `out` (at least
+/// [`encoded_len`] long) and returns its length. A value without a zero byte, the common
+/// case, is one copy.
+pub(super) fn encode_into(value: &[u8], out: &mut [u8]) -> usize {
+    let mut n = value.len();
+    if value.contains(&0) {
+        n = 0;
+        for &byte in value {
+            out[n] = byte;
+            n += 1;
+            if byte == 0 {
+                out[n] = 0xFF;
+                n += 1;
+            }
         }
+    } else {
+        out[..n].copy_from_slice(value);
     }
-    out.extend_from_slice(&[0, 1]);
+    out[n..n + 2].copy_from_slice(&[0, 1]);
+    n + 2
 }
 
 /// The encoded length of `value`.
@@ -46,10 +57,24 @@ pub(super) fn decode(row: &[u8], descending: bool, out: &mut Vec<u8>) -> Option<
 mod tests {
     use super::*;
 
+    /// The encoding written out byte by byte, as the module docs say.
+    fn encode(value: &[u8], out: &mut Vec<u8>) {
+        for &byte in value {
+            out.push(byte);
+            if byte == 0 {
+                out.push(0xFF);
+            }
+        }
+        out.extend_from_slice(&[0, 1]);
+    }
+
     fn encoded(value: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
         encode(value, &mut out);
         assert_eq!(out.len(), encoded_len(value));
+        let mut direct = vec![0; out.len()];
+        assert_eq!(encode_into(value, &mut direct), out.len());
+        assert_eq!(direct, out);
         out
     }
 

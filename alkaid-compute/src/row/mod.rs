@@ -331,7 +331,6 @@ fn write_column(
             impl<'a> BytesVisitor<'a> for Write<'_, '_, '_> {
                 type Output = ();
                 fn visit<B: ByteAccess<'a>>(self, values: B) {
-                    let mut scratch = Vec::new();
                     for (row, cursor) in self.cursors.iter_mut().enumerate() {
                         let at = *cursor;
                         if !self.data.is_valid(row) {
@@ -340,13 +339,13 @@ fn write_column(
                             continue;
                         }
                         self.out[at] = VALID;
-                        scratch.clear();
-                        bytes::encode(values.value(row), &mut scratch);
-                        let slot = &mut self.out[at + 1..at + 1 + scratch.len()];
-                        for (o, s) in slot.iter_mut().zip(&scratch) {
-                            *o = s ^ self.flip;
+                        let taken = bytes::encode_into(values.value(row), &mut self.out[at + 1..]);
+                        if self.flip != 0 {
+                            self.out[at + 1..at + 1 + taken]
+                                .iter_mut()
+                                .for_each(|b| *b = !*b);
                         }
-                        *cursor += 1 + scratch.len();
+                        *cursor += 1 + taken;
                     }
                 }
             }

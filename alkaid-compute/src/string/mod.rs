@@ -261,14 +261,7 @@ fn lists_of_text<'v>(
 /// # Errors
 /// If the input is neither text nor binary.
 pub fn length(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
-    lengths("length", array, |text, value| {
-        if text {
-            // Characters are the bytes that do not continue one (10xxxxxx).
-            value.iter().filter(|&&b| (b as i8) >= -0x40).count()
-        } else {
-            value.len()
-        }
-    })
+    lengths("length", array, true)
 }
 
 /// The number of bytes of each value: `Int32`, or `Int64` for the large types.
@@ -276,23 +269,51 @@ pub fn length(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
 /// # Errors
 /// If the input is neither text nor binary.
 pub fn octet_length(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
-    lengths("octet_length", array, |_, value| value.len())
+    lengths("octet_length", array, false)
 }
 
+/// Lengths in characters (for text, if `characters`) or bytes, from the offsets or views
+/// alone when bytes are counted.
 fn lengths(
     kernel: &'static str,
     array: &dyn Array,
-    measure: impl Fn(bool, &[u8]) -> usize,
+    characters: bool,
 ) -> Result<ArrayRef, ComputeError> {
+    struct Measure {
+        len: usize,
+        characters: bool,
+    }
+    impl<'a> crate::access::BytesVisitor<'a> for Measure {
+        type Output = Vec<usize>;
+        fn visit<B: crate::access::ByteAccess<'a>>(self, values: B) -> Vec<usize> {
+            if self.characters {
+                // Characters are the bytes that do not continue one (10xxxxxx).
+                (0..self.len)
+                    .map(|i| {
+                        values
+                            .value(i)
+                            .iter()
+                            .filter(|&&b| (b as i8) >= -0x40)
+                            .count()
+                    })
+                    .collect()
+            } else {
+                (0..self.len).map(|i| values.value_len(i)).collect()
+            }
+        }
+    }
     let data = array.to_data();
     let result = lift_unary(&data, Lift::Gather, &|plain| {
         check_input(kernel, plain, true)?;
-        let text = is_text(plain.data_type());
-        let mut counts = Vec::with_capacity(plain.len());
-        each_value(plain, |_, value| {
-            counts.push(value.map_or(0, |v| measure(text, v)));
-            Ok(())
-        })?;
+        let characters = characters && is_text(plain.data_type());
+        let counts = crate::access::visit_bytes(
+            plain,
+            Measure {
+                len: plain.len(),
+                characters,
+            },
+        )?
+        .unwrap_or_default();
         let nulls = plain.nulls().cloned();
         Ok(match plain.data_type().to_physical() {
             PhysicalType::LargeBinary => {

@@ -64,8 +64,13 @@ impl Like {
                 });
             }
         }
-        let mut expression = String::from(r"\A");
-        for piece in &pieces {
+        // A leading or trailing `%` is an open end, not a `.*` to match: the regex engine
+        // then stops at the first match instead of running on to the value's end.
+        let start = usize::from(pieces.first() == Some(&Piece::Any));
+        let end =
+            pieces.len() - usize::from(pieces.len() > start && pieces.last() == Some(&Piece::Any));
+        let mut expression = String::from(if start == 0 { r"\A" } else { "" });
+        for piece in &pieces[start..end] {
             match piece {
                 Piece::Literal(c) => {
                     expression.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])))
@@ -74,7 +79,9 @@ impl Like {
                 Piece::Any => expression.push_str(".*"),
             }
         }
-        expression.push_str(r"\z");
+        if end == pieces.len() {
+            expression.push_str(r"\z");
+        }
         let regex = RegexBuilder::new(&expression)
             .dot_matches_new_line(true)
             .case_insensitive(case_insensitive)
