@@ -211,9 +211,14 @@ fn offset_bytes<O: OffsetSize>(data: &ArrayData) -> Result<OffsetBytes<'_, O>, C
     })
 }
 
-/// Each row's (start, length) in a list-like array's child.
+/// Each row's (start, length) in a list-like array's child (any list kind, views and
+/// fixed-size lists included).
 pub(crate) fn list_ranges(data: &ArrayData) -> Result<Vec<(usize, usize)>, ComputeError> {
     let (offset, len) = (data.offset(), data.len());
+    if let PhysicalType::FixedSizeList(size) = data.data_type().to_physical() {
+        let size = usize::try_from(size).unwrap_or(0);
+        return Ok((0..len).map(|i| ((offset + i) * size, size)).collect());
+    }
     if len == 0 {
         // Possibly no offsets at all.
         return Ok(Vec::new());

@@ -57,6 +57,7 @@ use alkaid_schema::{DataType, PhysicalType};
 
 use crate::encoding::{Runs, decoded};
 use crate::error::ComputeError;
+use crate::lift::{Lift, lift_back};
 pub use options::CastOptions;
 
 /// How a cast from one type to another is done.
@@ -263,7 +264,7 @@ fn cast_data(
                 // The values are cast once. If one fails (strict), it may be an entry no
                 // row uses, and the error should name a row: the rows are cast instead.
                 _ => match cast_data(values, to, options) {
-                    Ok(cast_values) => decoded(&rebuild_dictionary(data, cast_values)?),
+                    Ok(cast_values) => decoded(&lift_back(data, cast_values, Lift::Keep)?),
                     Err(ComputeError::Cast { .. }) => cast_data(&decoded(data)?, to, options),
                     Err(other) => Err(other),
                 },
@@ -319,23 +320,4 @@ fn cast_data(
         Plan::Lists => nested::lists(data, to, &|d, t| cast_data(d, t, options)),
         Plan::Structs => nested::structs(data, to, &|d, t| cast_data(d, t, options)),
     }
-}
-
-/// A dictionary array with the same keys and new values.
-fn rebuild_dictionary(data: &ArrayData, values: ArrayData) -> Result<ArrayData, ComputeError> {
-    let DataType::Dictionary { key, ordered, .. } = data.data_type() else {
-        unreachable!("a dictionary");
-    };
-    let data_type = DataType::Dictionary {
-        key: *key,
-        value: Box::new(values.data_type().clone()),
-        ordered: *ordered,
-    };
-    Ok(ArrayData::builder(data_type)
-        .len(data.len())
-        .offset(data.offset())
-        .nulls(data.nulls().cloned())
-        .buffers(data.buffers().to_vec())
-        .dictionary(values)
-        .build()?)
 }

@@ -4,7 +4,7 @@
 
 use alkaid_buffer::{OffsetBuffer, ScalarBuffer};
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, PhysicalType};
+use alkaid_schema::DataType;
 
 use crate::access::list_ranges;
 use crate::error::ComputeError;
@@ -12,15 +12,7 @@ use crate::error::ComputeError;
 /// The window of the items `data` (a list of any kind but views) uses, and each row's
 /// (start, length) within it.
 fn item_window(data: &ArrayData) -> Result<(usize, Vec<(usize, usize)>), ComputeError> {
-    let ranges: Vec<(usize, usize)> = match data.data_type().to_physical() {
-        PhysicalType::FixedSizeList(size) => {
-            let size = usize::try_from(size).unwrap_or(0);
-            (0..data.len())
-                .map(|i| ((data.offset() + i) * size, size))
-                .collect()
-        }
-        _ => list_ranges(data)?,
-    };
+    let ranges = list_ranges(data)?;
     let first = ranges.first().map_or(0, |r| r.0);
     Ok((
         first,

@@ -101,54 +101,24 @@ impl Number for f16 {
 }
 
 /// Evaluates `$body` with `$t` the Rust type of the numeric physical type `$p`, or
-/// evaluates `$other` for the others (decimals, intervals).
+/// evaluates `$other` for the others (decimals, intervals): the crate's integer and float
+/// maps, side by side.
 macro_rules! with_number {
     ($p:expr, |$t:ident| $body:expr, $other:expr) => {{
         use alkaid_schema::PrimitiveType as P;
         match $p {
-            P::Int8 => {
-                type $t = i8;
-                $body
+            p @ (P::Int8
+            | P::Int16
+            | P::Int32
+            | P::Int64
+            | P::UInt8
+            | P::UInt16
+            | P::UInt32
+            | P::UInt64) => {
+                $crate::native::with_integer!(p, |$t| $body)
             }
-            P::Int16 => {
-                type $t = i16;
-                $body
-            }
-            P::Int32 => {
-                type $t = i32;
-                $body
-            }
-            P::Int64 => {
-                type $t = i64;
-                $body
-            }
-            P::UInt8 => {
-                type $t = u8;
-                $body
-            }
-            P::UInt16 => {
-                type $t = u16;
-                $body
-            }
-            P::UInt32 => {
-                type $t = u32;
-                $body
-            }
-            P::UInt64 => {
-                type $t = u64;
-                $body
-            }
-            P::Float16 => {
-                type $t = alkaid_buffer::native::f16;
-                $body
-            }
-            P::Float32 => {
-                type $t = f32;
-                $body
-            }
-            P::Float64 => {
-                type $t = f64;
-                $body
+            p @ (P::Float16 | P::Float32 | P::Float64) => {
+                $crate::native::with_float!(p, |$t| $body)
             }
             _ => $other,
         }

@@ -277,15 +277,7 @@ fn struct_words(data: &ArrayData, options: SortOptions) -> Result<Vec<u64>, Comp
 fn list_words(data: &ArrayData, options: SortOptions) -> Result<Vec<u64>, ComputeError> {
     let items = &data.children()[0];
     let ranks = SortKey::of(items, options)?.dense_ranks(items.len())?;
-    let ranges: Vec<(usize, usize)> = match data.data_type().to_physical() {
-        PhysicalType::FixedSizeList(size) => {
-            let size = usize::try_from(size).unwrap_or(0);
-            (0..data.len())
-                .map(|i| ((data.offset() + i) * size, size))
-                .collect()
-        }
-        _ => list_ranges(data)?,
-    };
+    let ranges = list_ranges(data)?;
     let elements = |(start, len): (usize, usize)| ranks.get(start..start + len).unwrap_or(&[]);
     let compare = |a: usize, b: usize| {
         let (x, y) = (elements(ranges[a]), elements(ranges[b]));
