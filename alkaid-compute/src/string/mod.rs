@@ -279,50 +279,71 @@ fn lengths(
     array: &dyn Array,
     characters: bool,
 ) -> Result<ArrayRef, ComputeError> {
-    struct Measure {
+    /// A length as the output's integer type.
+    trait Length {
+        fn of(n: usize) -> Self;
+    }
+    impl Length for i32 {
+        fn of(n: usize) -> Self {
+            n as i32
+        }
+    }
+    impl Length for i64 {
+        fn of(n: usize) -> Self {
+            n as i64
+        }
+    }
+    /// Each value's length as `N` (`i32`, or `i64` for the large layouts).
+    struct Measure<N> {
         len: usize,
         characters: bool,
+        out: std::marker::PhantomData<N>,
     }
-    impl<'a> crate::access::BytesVisitor<'a> for Measure {
-        type Output = Vec<usize>;
-        fn visit<B: crate::access::ByteAccess<'a>>(self, values: B) -> Vec<usize> {
+    impl<'a, N: Length> crate::access::BytesVisitor<'a> for Measure<N> {
+        type Output = Vec<N>;
+        fn visit<B: crate::access::ByteAccess<'a>>(self, values: B) -> Vec<N> {
+            let narrow = N::of;
             if self.characters {
                 // Characters are the bytes that do not continue one (10xxxxxx).
                 (0..self.len)
                     .map(|i| {
-                        values
-                            .value(i)
-                            .iter()
-                            .filter(|&&b| (b as i8) >= -0x40)
-                            .count()
+                        narrow(
+                            values
+                                .value(i)
+                                .iter()
+                                .filter(|&&b| (b as i8) >= -0x40)
+                                .count(),
+                        )
                     })
                     .collect()
             } else {
-                (0..self.len).map(|i| values.value_len(i)).collect()
+                (0..self.len).map(|i| narrow(values.value_len(i))).collect()
             }
         }
     }
     let data = array.to_data();
     let result = lift_unary(&data, Lift::Gather, &|plain| {
         check_input(kernel, plain, true)?;
-        let characters = characters && is_text(plain.data_type());
-        let counts = crate::access::visit_bytes(
-            plain,
-            Measure {
-                len: plain.len(),
-                characters,
-            },
-        )?
-        .unwrap_or_default();
+        let (len, characters) = (plain.len(), characters && is_text(plain.data_type()));
         let nulls = plain.nulls().cloned();
         Ok(match plain.data_type().to_physical() {
             PhysicalType::LargeBinary => {
-                let counts = counts.into_iter().map(|c| c as i64).collect::<Vec<_>>();
+                let measure = Measure::<i64> {
+                    len,
+                    characters,
+                    out: std::marker::PhantomData,
+                };
+                let counts = crate::access::visit_bytes(plain, measure)?.unwrap_or_default();
                 Int64Array::new(counts.into(), nulls).to_data()
             }
             // At most 2 GiB per value in the 32-bit layouts (a view's length is 32 bits).
             _ => {
-                let counts = counts.into_iter().map(|c| c as i32).collect::<Vec<_>>();
+                let measure = Measure::<i32> {
+                    len,
+                    characters,
+                    out: std::marker::PhantomData,
+                };
+                let counts = crate::access::visit_bytes(plain, measure)?.unwrap_or_default();
                 Int32Array::new(counts.into(), nulls).to_data()
             }
         })

@@ -18,7 +18,48 @@ pub(super) enum Like {
     Prefix(Vec<u8>),
     Suffix(Vec<u8>),
     Contains(Box<memmem::Finder<'static>>),
+    /// Anchored at the start, with `_` but no `%` before an optional trailing one:
+    /// matched a step at a time, without a regex.
+    Steps(Vec<Step>, bool),
     Regex(Regex),
+}
+
+/// A step of [`Like::Steps`]: literal bytes, or one character.
+#[derive(Debug, PartialEq)]
+pub(super) enum Step {
+    Bytes(Vec<u8>),
+    One,
+}
+
+/// Whether `value` starts with `steps` and, unless `open_end`, ends there too.
+fn steps_match(steps: &[Step], open_end: bool, value: &[u8]) -> bool {
+    let mut at = 0;
+    for step in steps {
+        match step {
+            Step::Bytes(bytes) => {
+                if !value[at..].starts_with(bytes) {
+                    return false;
+                }
+                at += bytes.len();
+            }
+            Step::One => {
+                let Some(&lead) = value.get(at) else {
+                    return false;
+                };
+                // The length of the UTF-8 character `lead` starts (1 for ASCII).
+                at += match lead {
+                    0..0xC0 => 1,
+                    0xC0..0xE0 => 2,
+                    0xE0..0xF0 => 3,
+                    _ => 4,
+                };
+                if at > value.len() {
+                    return false;
+                }
+            }
+        }
+    }
+    open_end || at == value.len()
 }
 
 /// One piece of a parsed pattern.
@@ -64,6 +105,23 @@ impl Like {
                 });
             }
         }
+        let inner_any = pieces[..pieces.len().saturating_sub(1)].contains(&Piece::Any);
+        if !case_insensitive && pieces.first() != Some(&Piece::Any) && !inner_any {
+            let open_end = pieces.last() == Some(&Piece::Any);
+            let mut steps: Vec<Step> = Vec::new();
+            for piece in &pieces[..pieces.len() - usize::from(open_end)] {
+                match (piece, steps.last_mut()) {
+                    (Piece::Literal(c), Some(Step::Bytes(bytes))) => {
+                        bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes())
+                    }
+                    (Piece::Literal(c), _) => {
+                        steps.push(Step::Bytes(c.encode_utf8(&mut [0; 4]).as_bytes().to_vec()))
+                    }
+                    _ => steps.push(Step::One),
+                }
+            }
+            return Ok(Self::Steps(steps, open_end));
+        }
         // A leading or trailing `%` is an open end, not a `.*` to match: the regex engine
         // then stops at the first match instead of running on to the value's end.
         let start = usize::from(pieces.first() == Some(&Piece::Any));
@@ -98,6 +156,7 @@ impl Like {
             Self::Prefix(bytes) => value.starts_with(bytes),
             Self::Suffix(bytes) => value.ends_with(bytes),
             Self::Contains(finder) => finder.find(value).is_some(),
+            Self::Steps(steps, open_end) => steps_match(steps, *open_end, value),
             Self::Regex(regex) => regex.is_match(value),
         }
     }
@@ -148,7 +207,16 @@ mod tests {
             Like::Contains(_)
         ));
         assert!(matches!(Like::new("%", false).unwrap(), Like::Suffix(_)));
-        assert!(matches!(Like::new("a_c", false).unwrap(), Like::Regex(_)));
+        assert!(matches!(
+            Like::new("a_c", false).unwrap(),
+            Like::Steps(_, false)
+        ));
+        assert!(matches!(
+            Like::new("a_c%", false).unwrap(),
+            Like::Steps(_, true)
+        ));
+        assert!(matches!(Like::new("%a_c", false).unwrap(), Like::Regex(_)));
+        assert!(matches!(Like::new("a_%c", false).unwrap(), Like::Regex(_)));
         assert!(matches!(Like::new("a%c", false).unwrap(), Like::Regex(_)));
         assert!(matches!(Like::new("abc", true).unwrap(), Like::Regex(_)));
     }
@@ -171,6 +239,11 @@ mod tests {
         assert!(like("%.*%", "x.*y"), "regex characters are literal");
         assert!(like("a%", "a\nb"), "% spans newlines");
         assert!(like("_", "\n"));
+        assert!(like("日_", "日本"));
+        assert!(!like("日_", "日本語"));
+        assert!(like("日_%", "日本語"));
+        assert!(like("__", "é!"));
+        assert!(!like("___", "é!"));
         assert!(Like::new("abc\\", false).is_err());
     }
 

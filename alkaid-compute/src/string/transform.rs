@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 
 use alkaid_array::{Array, ArrayRef, make_array};
+use alkaid_buffer::{OffsetSize, ScalarBuffer};
 use alkaid_data::ArrayData;
+use alkaid_schema::PhysicalType;
 
 use super::text::{TextWriter, check_input, each_value, is_text};
 use crate::error::ComputeError;
@@ -25,6 +27,11 @@ fn transform(
     let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
         check_input(kernel, plain, bytes_too)?;
         let text = is_text(plain.data_type());
+        match plain.data_type().to_physical() {
+            PhysicalType::Binary => return map_offsets::<i32>(plain, text, map),
+            PhysicalType::LargeBinary => return map_offsets::<i64>(plain, text, map),
+            _ => {}
+        }
         let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
         let mut writer = TextWriter::like(plain.data_type(), plain.len(), bytes);
         each_value(plain, |row, value| match value {
@@ -34,6 +41,47 @@ fn transform(
         writer.finish(plain.data_type().clone())
     })?;
     Ok(make_array(result))
+}
+
+/// [`transform`] for the layouts with offsets: the new values and offsets written in one
+/// pass straight from the old offsets, with no builder in between.
+fn map_offsets<O: OffsetSize>(
+    plain: &ArrayData,
+    text: bool,
+    map: &MapValue<'_>,
+) -> Result<ArrayData, ComputeError> {
+    let len = plain.len();
+    let offsets: &[O] = if len == 0 {
+        &[]
+    } else {
+        let all: &[O] = plain.buffers()[0]
+            .typed()
+            .map_err(|e| ComputeError::Data(e.into()))?;
+        &all[plain.offset()..plain.offset() + len + 1]
+    };
+    let bytes: &[u8] = plain.buffers().get(1).map_or(&[], |b| b.as_slice());
+    let mut values: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut out: Vec<O> = Vec::with_capacity(len + 1);
+    out.push(O::ZERO);
+    for row in 0..len {
+        if plain.is_valid(row) {
+            let value = &bytes[offsets[row].as_usize()..offsets[row + 1].as_usize()];
+            values.extend_from_slice(&map(row, text, value)?);
+        }
+        out.push(
+            O::from_usize(values.len()).ok_or_else(|| ComputeError::Overflow {
+                row: Some(row),
+                message: "the result exceeds what its offsets address; use a large or view type"
+                    .into(),
+            })?,
+        );
+    }
+    let offsets = ScalarBuffer::from(out).into_inner();
+    Ok(ArrayData::builder(plain.data_type().clone())
+        .len(len)
+        .nulls(plain.nulls().cloned())
+        .buffers(vec![offsets, values.into()])
+        .build()?)
 }
 
 /// `value` as text (it is: the input's type says so, and validation checked it).
