@@ -20,6 +20,11 @@ benchmark machines are shared virtual machines where other tenants add noise of 
 either direction, and the fastest sample is the figure least disturbed by it.
 
 usage: python3 benches/report.py [--system DIR] [--mimalloc DIR] [--pyarrow FILE]
+                                 [--groups G,G,...]
+
+With `--groups`, only those groups' rows, and after the table the compute issues' target
+figures: against arrow-rs alone, the geometric mean of Alkaid's time over arrow-rs's and the
+slowest row, per allocator.
 """
 import argparse
 import json
@@ -85,7 +90,9 @@ def main() -> None:
     parser.add_argument("--mimalloc", default="target/criterion-mimalloc", type=pathlib.Path)
     parser.add_argument("--pyarrow", default="target/criterion-pyarrow/results.json",
                         type=pathlib.Path)
+    parser.add_argument("--groups", default="", help="comma-separated groups to show")
     args = parser.parse_args()
+    groups = set(filter(None, args.groups.split(",")))
     system, system_paired = criterion(args.system)
     mimalloc, mimalloc_paired = criterion(args.mimalloc) if args.mimalloc.exists() else ({}, {})
     python = {}
@@ -98,7 +105,8 @@ def main() -> None:
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     system_ratios, mimalloc_ratios = [], []
     keys = sorted(k for k in set(system) | set(mimalloc)
-                  if "alkaid" in system.get(k, {}) or "alkaid" in mimalloc.get(k, {}))
+                  if ("alkaid" in system.get(k, {}) or "alkaid" in mimalloc.get(k, {}))
+                  and (not groups or k[0] in groups))
     for key in keys:
         plain, mi = system.get(key, {}), mimalloc.get(key, {})
         r_plain = peer_ratio(key, plain, system_paired, python)
@@ -116,6 +124,18 @@ def main() -> None:
     print()
     print(summary("system allocator", system_ratios))
     print(summary("mimalloc", mimalloc_ratios))
+    if groups:
+        for label, figures, paired in (("system allocator", system, system_paired),
+                                       ("mimalloc", mimalloc, mimalloc_paired)):
+            # Alkaid's time over arrow-rs's (below 1: Alkaid is faster), paired.
+            times = {k: 1 / paired.get(k, f["arrow"] / f["alkaid"]) for k, f in figures.items()
+                     if k in keys and "alkaid" in f and "arrow" in f}
+            if times:
+                geomean = math.exp(sum(map(math.log, times.values())) / len(times))
+                slowest = max(times, key=times.get)
+                print(f"- against arrow-rs alone, {label}: {len(times)} rows, Alkaid/arrow-rs "
+                      f"time geometric mean {geomean:.2f}, slowest {times[slowest]:.2f} "
+                      f"({slowest[0]}/{slowest[1]})")
 
     # Floors are the figures of any other impl, beside a compared row or on their own.
     floors = sorted((key, impl) for figures in (system, mimalloc) for key, times in figures.items()
