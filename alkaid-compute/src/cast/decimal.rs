@@ -52,6 +52,8 @@ fn fit<T: DecimalNative>(value: i256, target: &DecimalType) -> Option<T> {
 fn show(value: i256, scale: i32) -> String {
     let digits = value.to_string();
     match usize::try_from(scale) {
+        // A scale from text's exponent may be huge: shown as an exponent, not padded out.
+        Ok(scale) if scale > 80 => format!("{digits}e-{scale}"),
         Ok(scale) if scale > 0 => {
             let (sign, digits) = digits
                 .strip_prefix('-')
@@ -292,6 +294,7 @@ mod tests {
         assert_eq!(rescale(i256::MAX, 0, 1), None);
         assert_eq!(show(v(-5), 3), "-0.005");
         assert_eq!(show(v(12345), 2), "123.45");
+        assert_eq!(show(v(7), 2_000_000_000), "7e-2000000000");
     }
 
     #[test]
