@@ -20,6 +20,15 @@ use crate::calendar::days_from_civil;
 use crate::error::ComputeError;
 use crate::string::text::each_value;
 
+/// An optional leading sign, and what follows it; `None` for empty text.
+fn split_sign(text: &[u8]) -> Option<(bool, &[u8])> {
+    Some(match text.first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    })
+}
+
 fn trimmed(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
 }
@@ -27,11 +36,7 @@ fn trimmed(bytes: &[u8]) -> &[u8] {
 /// A decimal integer with an optional sign.
 pub(super) fn parse_integer(bytes: &[u8]) -> Option<i128> {
     let bytes = trimmed(bytes);
-    let (negative, digits) = match bytes.first()? {
-        b'-' => (true, &bytes[1..]),
-        b'+' => (false, &bytes[1..]),
-        _ => (false, bytes),
-    };
+    let (negative, digits) = split_sign(bytes)?;
     if digits.is_empty() || digits.len() > 39 {
         return None;
     }
@@ -78,11 +83,7 @@ fn digits(bytes: &[u8]) -> Option<u32> {
 /// `YYYY-MM-DD` (a year of four or more digits, optionally negative) as days since
 /// 1970-01-01, and the rest of the text.
 fn date_prefix(text: &[u8]) -> Option<(i64, &[u8])> {
-    let (negative, text) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (negative, text) = split_sign(text)?;
     let year_end = text.iter().position(|&b| b == b'-')?;
     if year_end < 4 || text.len() < year_end + 6 || text[year_end + 3] != b'-' {
         return None;
@@ -348,11 +349,7 @@ pub(super) fn from_text(
 /// A decimal integer that fits `i64` (the common case, in 64-bit arithmetic).
 fn parse_i64(bytes: &[u8]) -> Option<i64> {
     let bytes = trimmed(bytes);
-    let (negative, digits) = match bytes.first()? {
-        b'-' => (true, &bytes[1..]),
-        b'+' => (false, &bytes[1..]),
-        _ => (false, bytes),
-    };
+    let (negative, digits) = split_sign(bytes)?;
     if digits.is_empty() || digits.len() > 19 {
         return parse_integer(bytes).and_then(|v| i64::try_from(v).ok());
     }
