@@ -278,9 +278,16 @@ fn with_scale(digits: &str, scale: i8) -> String {
 }
 
 fn write_date(out: &mut String, seconds: i64, unit: &str) -> fmt::Result {
-    match jiff::Timestamp::from_second(seconds) {
-        Ok(ts) => write!(out, "{}", ts.to_zoned(jiff::tz::TimeZone::UTC).date()),
-        Err(_) => write!(out, "{seconds}s ({unit})"),
+    // Counted in civil days, not through an instant: jiff's instants end a day before its
+    // dates do (9999-12-31 is a date but not a UTC midnight it can hold).
+    let days = seconds.div_euclid(86_400);
+    let date = jiff::Span::new()
+        .try_days(days)
+        .ok()
+        .and_then(|span| jiff::civil::date(1970, 1, 1).checked_add(span).ok());
+    match date {
+        Some(date) => write!(out, "{date}"),
+        None => write!(out, "{seconds}s ({unit})"),
     }
 }
 
@@ -473,6 +480,23 @@ mod tests {
         assert_eq!(
             with_scale(&i256::MIN.to_string(), 76),
             "-5.7896044618658097711785492504343953926634992332820282019728792003956564819968"
+        );
+    }
+
+    #[test]
+    fn dates_reach_the_ends_of_the_calendar() {
+        let shown = |days: i64| {
+            let mut out = String::new();
+            write_date(&mut out, days * 86_400, "days").unwrap();
+            out
+        };
+        assert_eq!(shown(2_932_896), "9999-12-31");
+        assert_eq!(shown(-719_162), "0001-01-01");
+        assert_eq!(shown(-1), "1969-12-31");
+        assert_eq!(
+            shown(2_932_897),
+            "253402300800s (days)",
+            "past the calendar"
         );
     }
 

@@ -44,6 +44,18 @@ pub(crate) trait ByteAccess<'a>: Copy + 'a {
     /// # Safety
     /// `i` must be a slot (below the array's length).
     unsafe fn value_unchecked(&self, i: usize) -> &'a [u8];
+
+    /// The lengths of slots `0..len` (`len` is the number of slots), each through
+    /// `narrow` (to the output's integer type).
+    fn value_lens<N>(&self, len: usize, narrow: impl Fn(usize) -> N) -> Vec<N> {
+        (0..len).map(|i| narrow(self.value_len(i))).collect()
+    }
+
+    /// Every slot's bytes in one slice (null slots' included), where the layout keeps
+    /// them together: a kernel can scan them at once instead of value by value.
+    fn all_values(&self) -> Option<&'a [u8]> {
+        None
+    }
 }
 
 /// `i32` or `i64` offsets into one data buffer.
@@ -74,6 +86,23 @@ impl<'a, O: OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
             let start = self.offsets.get_unchecked(i).as_usize();
             let end = self.offsets.get_unchecked(i + 1).as_usize();
             self.data.get_unchecked(start..end)
+        }
+    }
+
+    fn value_lens<N>(&self, len: usize, narrow: impl Fn(usize) -> N) -> Vec<N> {
+        // One subtraction of neighbouring offsets per slot, in a loop the compiler
+        // vectorises (offsets of valid data never decrease, so nothing wraps).
+        let ends = self.offsets.get(1..=len).unwrap_or(&[]);
+        ends.iter()
+            .zip(self.offsets)
+            .map(|(&end, &start)| narrow(end.as_usize().wrapping_sub(start.as_usize())))
+            .collect()
+    }
+
+    fn all_values(&self) -> Option<&'a [u8]> {
+        match (self.offsets.first(), self.offsets.last()) {
+            (Some(first), Some(last)) => Some(&self.data[first.as_usize()..last.as_usize()]),
+            _ => Some(&[]),
         }
     }
 }
@@ -148,6 +177,10 @@ impl<'a> ByteAccess<'a> for FixedBytes<'a> {
             self.data
                 .get_unchecked(i * self.width..(i + 1) * self.width)
         }
+    }
+
+    fn all_values(&self) -> Option<&'a [u8]> {
+        Some(self.data)
     }
 }
 

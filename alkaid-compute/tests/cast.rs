@@ -203,6 +203,12 @@ proptest! {
         let original = cells(input.as_ref());
         let text = cast(input.as_ref(), &DataType::Utf8, CastOptions::STRICT).unwrap();
         let back = cells(cast(text.as_ref(), &data_type, CastOptions::SAFE).unwrap().as_ref());
+        // The large and view layouts write the same text.
+        for layout in [DataType::LargeUtf8, DataType::Utf8View, DataType::Binary] {
+            let other = cast(input.as_ref(), &layout, CastOptions::STRICT).unwrap();
+            let again = cast(other.as_ref(), &DataType::Utf8, CastOptions::STRICT).unwrap();
+            prop_assert_eq!(cells(again.as_ref()), cells(text.as_ref()), "as {}", layout);
+        }
         // And into a dictionary of text and back.
         let keyed = cast(input.as_ref(), &DataType::dictionary(alkaid_schema::IntegerType::Int32, DataType::Utf8View), CastOptions::STRICT).unwrap();
         let keyed_back = cells(cast(keyed.as_ref(), &data_type, CastOptions::SAFE).unwrap().as_ref());

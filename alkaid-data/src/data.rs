@@ -134,6 +134,7 @@ impl ArrayData {
     ///
     /// # Panics
     /// If `i >= self.len()`.
+    #[inline]
     pub fn is_null(&self, i: usize) -> bool {
         assert!(
             i < self.len,
@@ -150,6 +151,7 @@ impl ArrayData {
     ///
     /// # Panics
     /// If `i >= self.len()`.
+    #[inline]
     pub fn is_valid(&self, i: usize) -> bool {
         !self.is_null(i)
     }

@@ -9,10 +9,11 @@
 //! | any type with a text form | text (any layout) or binary | as `alkaid-array`'s display writes it |
 //! | text or binary of any layout | text or binary of any layout | bytes copied; bytes to text must be UTF-8 |
 //! | timestamp, date, time, duration | the same kinds | units and zones (below) |
+//! | interval, duration | interval; interval to duration | exact only (below) |
 //! | integer | temporal of the same width, and back | the stored value |
 //! | dictionary, run-end encoded | anything their values cast to | values cast once, keys or runs kept |
 //! | anything | dictionary, run-end encoded | cast to the value type, then encoded |
-//! | `List`, `LargeList`, `FixedSizeList` | `List`, `LargeList` | items cast |
+//! | `List`, `LargeList`, `ListView`, `LargeListView`, `FixedSizeList` | any of them | items cast; into a fixed-size list only rows of its size (others fail, or are null when safe) |
 //! | struct | struct | field by field, matched by name |
 //! | `Null` | anything | all null |
 //!
@@ -21,9 +22,10 @@
 //! sign; floats anything Rust's float parser takes (`1e-3`, `inf`, `NaN`); decimals
 //! `[+-]digits[.digits][e[+-]digits]`, rounded to the scale; booleans `true`/`false`,
 //! `t`/`f`, `yes`/`no`, `y`/`n`, `on`/`off`, `1`/`0` in any case; dates `YYYY-MM-DD`;
-//! times `HH:MM[:SS[.fraction]]` (a fraction the unit cannot hold does not convert);
+//! times `HH:MM[:SS[.fraction]]`;
 //! timestamps a date, optionally `T` or a space and a time, optionally `Z` or `±HH[:MM]`.
 //! A timestamp without an offset is a wall-clock time in the target's zone (UTC if none).
+//! A time or timestamp with a fraction its unit cannot hold does not convert (as pyarrow).
 //!
 //! # Temporal values
 //! A timestamp keeps its instant when its unit or zone changes (the zone is how it is
@@ -35,12 +37,18 @@
 //! [`CastOptions::default`]), and a null in a safe one (SQL's `TRY_CAST`,
 //! [`CastOptions::SAFE`]). arrow-rs's default is the safe one.
 //!
-//! Not yet: list views, fixed-size lists as targets, intervals, unions and maps (an
-//! `Unsupported` error, and `can_cast` says false).
+//! # Intervals
+//! Any interval or duration becomes any interval, and an interval a duration, when the
+//! target holds the value exactly: months alone as `YearMonth`, days and whole
+//! milliseconds as `DayTime`, neither months nor days as a duration (they have no fixed
+//! length; nanoseconds round toward negative infinity to the duration's unit).
+//!
+//! Not yet: unions and maps (an `Unsupported` error, and `can_cast` says false).
 
 mod decimal;
 mod encode;
 mod format;
+mod interval;
 mod nested;
 mod numeric;
 mod options;
@@ -80,6 +88,7 @@ enum Plan {
     Format,
     Bytes,
     Temporal,
+    Intervals,
     Lists,
     Structs,
 }
@@ -158,6 +167,7 @@ fn leaf_plan(from: &DataType, to: &DataType) -> Option<Plan> {
         (D::Decimal(_), D::Decimal(_)) => Plan::Decimals,
         (_, D::Decimal(_)) if is_number(from) => Plan::NumbersToDecimals,
         (D::Decimal(_), _) if is_number(to) => Plan::DecimalsToNumbers,
+        _ if interval::converts(from, to) => Plan::Intervals,
         _ if temporal::converts(from, to) => Plan::Temporal,
         _ if numeric::numeric_physical(from).is_some()
             && numeric::numeric_physical(to).is_some()
@@ -174,8 +184,16 @@ fn nested_plan(from: &DataType, to: &DataType) -> Option<Plan> {
     use DataType as D;
     Some(match (from, to) {
         (
-            D::List(_) | D::LargeList(_) | D::FixedSizeList(..),
-            D::List(item) | D::LargeList(item),
+            D::List(_)
+            | D::LargeList(_)
+            | D::ListView(_)
+            | D::LargeListView(_)
+            | D::FixedSizeList(..),
+            D::List(item)
+            | D::LargeList(item)
+            | D::ListView(item)
+            | D::LargeListView(item)
+            | D::FixedSizeList(item, _),
         ) => {
             plan(from.children()[0].data_type(), item.data_type())?;
             Plan::Lists
@@ -317,7 +335,8 @@ fn cast_data(
         Plan::Format => format::to_text(data, to),
         Plan::Bytes => text::bytes(data, to, options),
         Plan::Temporal => temporal::temporal(data, to, options),
-        Plan::Lists => nested::lists(data, to, &|d, t| cast_data(d, t, options)),
+        Plan::Intervals => interval::intervals(data, to, options),
+        Plan::Lists => nested::lists(data, to, options.safe, &|d, t| cast_data(d, t, options)),
         Plan::Structs => nested::structs(data, to, &|d, t| cast_data(d, t, options)),
     }
 }

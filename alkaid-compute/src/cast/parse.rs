@@ -5,7 +5,8 @@
 //! `true`/`false`, `t`/`f`, `yes`/`no`, `y`/`n`, `on`/`off`, `1`/`0` in any case; dates
 //! `YYYY-MM-DD`; times `HH:MM[:SS[.fraction]]`; timestamps a date, optionally `T` or a
 //! space and a time, optionally `Z` or an offset `±HH[:MM]`. A timestamp without an offset
-//! is a wall-clock time in the target's zone (UTC if it has none).
+//! is a wall-clock time in the target's zone (UTC if it has none). A time or timestamp
+//! with a fraction its unit cannot hold does not convert.
 
 use alkaid_array::{Array, BooleanArray};
 use alkaid_buffer::BooleanBuffer;
@@ -315,8 +316,11 @@ pub(super) fn from_text(
             };
             let per = i128::from(nanos_per(*unit));
             parse_rows::<i64>(data, to, options, |v| {
+                // As for times: a fraction the unit cannot hold does not convert (rather
+                // than losing it silently).
                 parse_timestamp(v, zone.as_ref())
-                    .and_then(|n| i64::try_from(n.div_euclid(per)).ok())
+                    .filter(|n| n.rem_euclid(per) == 0)
+                    .and_then(|n| i64::try_from(n / per).ok())
             })
         }
         _ => {

@@ -540,3 +540,119 @@ fn null_type_and_empty_inputs() {
     .unwrap();
     assert_eq!(texts(&sliced), some(&["2", "3"]));
 }
+
+/// Each row of a list (any kind) of integers, as plain values (read without a cast).
+fn list_rows(array: &dyn Array) -> Vec<Option<Vec<Option<i64>>>> {
+    let data = array.to_data();
+    let items = cast(
+        make_array(data.children()[0].clone()).as_ref(),
+        &DataType::Int64,
+        STRICT,
+    )
+    .unwrap();
+    let items = items.as_primitive::<Int64Type>();
+    crate::access::list_ranges(&data)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+        .map(|(row, (start, len))| {
+            data.is_valid(row).then(|| {
+                (start..start + len)
+                    .map(|i| items.is_valid(i).then(|| items.value(i)))
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+fn item(data_type: DataType) -> Arc<Field> {
+    Arc::new(Field::new("item", data_type, true))
+}
+
+#[test]
+fn list_views_with_rows_out_of_order_cast_to_every_list_kind() {
+    // Rows [4, 5], [1, 2, 3], [2, 3], null, [] over one child, overlapping and jumping.
+    let views = alkaid_array::ListViewArray::try_new(
+        item(DataType::Int32),
+        vec![3, 0, 1, 4, 0].into(),
+        vec![2, 3, 2, 1, 0].into(),
+        Arc::new(Int32Array::from(vec![1, 2, 3, 4, 5])),
+        Some(vec![true, true, true, false, true].into()),
+    )
+    .unwrap();
+    let expected = list_rows(&views);
+    assert_eq!(expected[0], Some(vec![Some(4), Some(5)]));
+    for target in [
+        DataType::List(item(DataType::Int64)),
+        DataType::LargeList(item(DataType::Utf8)),
+        DataType::ListView(item(DataType::Int8)),
+        DataType::LargeListView(item(DataType::Int32)),
+    ] {
+        let out = cast(&views, &target, STRICT).unwrap();
+        assert_eq!(out.data_type(), &target);
+        assert_eq!(list_rows(out.as_ref()), expected, "as {target}");
+        // Sliced at a non-zero offset too.
+        let sliced = cast(views.slice(1, 3).as_ref(), &target, STRICT).unwrap();
+        assert_eq!(
+            list_rows(sliced.as_ref()),
+            expected[1..4],
+            "sliced as {target}"
+        );
+    }
+    // Into fixed-size lists of 2: the row of 3 (and the empty one) do not fit.
+    let pairs = DataType::FixedSizeList(item(DataType::Int64), 2);
+    let error = cast(&views, &pairs, STRICT).unwrap_err();
+    assert!(
+        matches!(error, ComputeError::Cast { row: 1, .. }),
+        "{error}"
+    );
+    let safe = cast(&views, &pairs, SAFE).unwrap();
+    assert_eq!(
+        list_rows(safe.as_ref()),
+        [expected[0].clone(), None, expected[2].clone(), None, None]
+    );
+}
+
+#[test]
+fn fixed_size_lists_round_trip_through_the_other_kinds() {
+    // Rows [1, 2], null (no items in a list), [3, null], sliced from one row in.
+    let lists = ListArray::try_new(
+        item(DataType::Int32),
+        OffsetBuffer::from_lengths([1, 2, 0, 2]),
+        Arc::new(Int32Array::from(vec![
+            Some(9),
+            Some(1),
+            Some(2),
+            Some(3),
+            None,
+        ])),
+        Some(vec![true, true, false, true].into()),
+    )
+    .unwrap()
+    .slice(1, 3);
+    let expected = list_rows(lists.as_ref());
+    let pairs = DataType::FixedSizeList(item(DataType::Int16), 2);
+    let fixed = cast(lists.as_ref(), &pairs, STRICT).unwrap();
+    assert_eq!(fixed.data_type(), &pairs);
+    assert_eq!(list_rows(fixed.as_ref()), expected);
+    assert_eq!(
+        fixed.to_data().children()[0].len(),
+        6,
+        "two items for the null row too"
+    );
+    for target in [
+        DataType::ListView(item(DataType::Int64)),
+        DataType::List(item(DataType::Int64)),
+        DataType::FixedSizeList(item(DataType::Int64), 2),
+    ] {
+        let out = cast(fixed.slice(1, 2).as_ref(), &target, STRICT).unwrap();
+        assert_eq!(list_rows(out.as_ref()), expected[1..], "as {target}");
+    }
+    assert!(can_cast(
+        &pairs,
+        &DataType::LargeListView(item(DataType::Utf8))
+    ));
+    // Empty inputs of every kind.
+    let empty = cast(lists.slice(0, 0).as_ref(), &pairs, STRICT).unwrap();
+    assert_eq!(empty.len(), 0);
+}

@@ -6,10 +6,10 @@
 
 /// Writes the encoding of `value` at the start of `out` (at least
 /// [`encoded_len`] long) and returns its length. A value without a zero byte, the common
-/// case, is one copy.
-pub(super) fn encode_into(value: &[u8], out: &mut [u8]) -> usize {
+/// case, is one copy; `may_escape` `false` says the caller knows it has none.
+pub(super) fn encode_into(value: &[u8], may_escape: bool, out: &mut [u8]) -> usize {
     let mut n = value.len();
-    if value.contains(&0) {
+    if may_escape && value.contains(&0) {
         n = 0;
         for &byte in value {
             out[n] = byte;
@@ -73,7 +73,12 @@ mod tests {
         encode(value, &mut out);
         assert_eq!(out.len(), encoded_len(value));
         let mut direct = vec![0; out.len()];
-        assert_eq!(encode_into(value, &mut direct), out.len());
+        assert_eq!(encode_into(value, true, &mut direct), out.len());
+        if !value.contains(&0) {
+            let mut unescaped = vec![0; out.len()];
+            assert_eq!(encode_into(value, false, &mut unescaped), out.len());
+            assert_eq!(unescaped, out);
+        }
         assert_eq!(direct, out);
         out
     }

@@ -251,9 +251,22 @@ fn add_lengths(data: &ArrayData, lengths: &mut [usize]) -> Result<(), ComputeErr
             impl<'a> BytesVisitor<'a> for Lengths<'_, '_> {
                 type Output = ();
                 fn visit<B: ByteAccess<'a>>(self, values: B) {
+                    let nulls = self.1.nulls();
+                    let valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
+                    if zero_free(&values) {
+                        // No escapes anywhere: a value's length is enough.
+                        for (row, length) in self.0.iter_mut().enumerate() {
+                            *length += if valid(row) {
+                                values.value_len(row) + 3
+                            } else {
+                                1
+                            };
+                        }
+                        return;
+                    }
                     for (row, length) in self.0.iter_mut().enumerate() {
                         *length += 1;
-                        if self.1.is_valid(row) {
+                        if valid(row) {
                             *length += bytes::encoded_len(values.value(row));
                         }
                     }
@@ -263,6 +276,14 @@ fn add_lengths(data: &ArrayData, lengths: &mut [usize]) -> Result<(), ComputeErr
         }
     }
     Ok(())
+}
+
+/// Whether no value of `values` holds a zero byte, known from one scan of the bytes of
+/// layouts that keep them together (`false` for views: unknown).
+fn zero_free<'a>(values: &impl ByteAccess<'a>) -> bool {
+    values
+        .all_values()
+        .is_some_and(|all| memchr::memchr(0, all).is_none())
 }
 
 fn no_encoding(data: &ArrayData) -> ComputeError {
@@ -281,7 +302,8 @@ fn write_column(
 ) -> Result<(), ComputeError> {
     let null = null_marker(options);
     let flip = if options.descending { 0xFF } else { 0 };
-    let valid = |row: usize| data.is_valid(row);
+    let nulls = data.nulls();
+    let valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
     match data.data_type().to_physical() {
         PhysicalType::Null => {
             for cursor in cursors.iter_mut() {
@@ -305,19 +327,20 @@ fn write_column(
         PhysicalType::Primitive(p) => with_native!(p, |T| {
             let values = native_values::<T>(data)?;
             let width = <T as RowBytes>::WIDTH;
-            for (row, cursor) in cursors.iter_mut().enumerate() {
+            let rows = cursors.iter_mut().zip(values.iter()).enumerate();
+            for (row, (cursor, &value)) in rows {
                 let at = *cursor;
+                let slot = &mut out[at..at + 1 + width];
                 if valid(row) {
-                    out[at] = VALID;
-                    let slot = &mut out[at + 1..at + 1 + width];
-                    values[row].encode(slot);
+                    slot[0] = VALID;
+                    value.encode(&mut slot[1..]);
                     if flip != 0 {
-                        slot.iter_mut().for_each(|b| *b = !*b);
+                        slot[1..].iter_mut().for_each(|b| *b = !*b);
                     }
                 } else {
-                    out[at] = null;
+                    slot[0] = null;
                 }
-                *cursor += 1 + width;
+                *cursor = at + 1 + width;
             }
         }),
         _ => {
@@ -331,15 +354,18 @@ fn write_column(
             impl<'a> BytesVisitor<'a> for Write<'_, '_, '_> {
                 type Output = ();
                 fn visit<B: ByteAccess<'a>>(self, values: B) {
+                    let nulls = self.data.nulls();
+                    let escape = !zero_free(&values);
                     for (row, cursor) in self.cursors.iter_mut().enumerate() {
                         let at = *cursor;
-                        if !self.data.is_valid(row) {
+                        if nulls.is_some_and(|n| n.is_null(row)) {
                             self.out[at] = self.null;
                             *cursor += 1;
                             continue;
                         }
                         self.out[at] = VALID;
-                        let taken = bytes::encode_into(values.value(row), &mut self.out[at + 1..]);
+                        let value = values.value(row);
+                        let taken = bytes::encode_into(value, escape, &mut self.out[at + 1..]);
                         if self.flip != 0 {
                             self.out[at + 1..at + 1 + taken]
                                 .iter_mut()

@@ -317,7 +317,7 @@ fn lengths(
                     })
                     .collect()
             } else {
-                (0..self.len).map(|i| narrow(values.value_len(i))).collect()
+                values.value_lens(self.len, narrow)
             }
         }
     }
