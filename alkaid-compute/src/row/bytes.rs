@@ -53,6 +53,22 @@ pub(super) fn decode(row: &[u8], descending: bool, out: &mut Vec<u8>) -> Option<
     }
 }
 
+/// The length of the encoded value at the start of `row` (bytes inverted if `descending`),
+/// as [`decode`] would take it, without copying it out.
+pub(super) fn skip(row: &[u8], descending: bool) -> Option<usize> {
+    // An encoded zero byte is the only byte equal to `flip`: jump from one to the next.
+    let flip = if descending { 0xFF } else { 0 };
+    let mut i = 0;
+    loop {
+        let at = i + memchr::memchr(flip, row.get(i..)?)?;
+        match *row.get(at + 1)? ^ flip {
+            0xFF => i = at + 2,
+            1 => return Some(at + 2),
+            _ => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,12 +105,18 @@ mod tests {
         for a in values {
             let mut back = Vec::new();
             assert_eq!(decode(&encoded(a), false, &mut back), Some(encoded_len(a)));
+            let inverted: Vec<u8> = encoded(a).iter().map(|b| !b).collect();
+            assert_eq!(skip(&encoded(a), false), Some(encoded_len(a)));
+            assert_eq!(skip(&inverted, true), Some(encoded_len(a)));
             assert_eq!(back, a);
             for b in values {
                 assert_eq!(encoded(a).cmp(&encoded(b)), a.cmp(b), "{a:?} against {b:?}");
             }
         }
         assert_eq!(decode(b"ab", false, &mut Vec::new()), None, "no end");
+        assert_eq!(skip(b"ab", false), None, "no end");
+        assert_eq!(skip(b"a\0", false), None, "no end after a zero");
+        assert_eq!(skip(b"a\0\x07", false), None, "a bad escape");
         assert_eq!(
             decode(b"a\0\x07", false, &mut Vec::new()),
             None,
