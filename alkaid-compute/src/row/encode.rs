@@ -68,6 +68,17 @@ fn marks_items(physical: PhysicalType) -> bool {
     !matches!(physical, PhysicalType::FixedSizeList(_))
 }
 
+/// The bytes every row of `data` takes, if that is one number (`Null`, booleans and
+/// fixed-width values: a marker and the value).
+pub(super) fn fixed_width(data: &ArrayData) -> Option<usize> {
+    match data.data_type().to_physical() {
+        PhysicalType::Null => Some(1),
+        PhysicalType::Boolean => Some(2),
+        PhysicalType::Primitive(p) => Some(with_native!(p, |T| 1 + <T as RowBytes>::WIDTH)),
+        _ => None,
+    }
+}
+
 /// Adds each row's bytes for one column (plain: no dictionary or runs at its top) to
 /// `lengths`, with the rows of `mask` null.
 pub(super) fn add_lengths(

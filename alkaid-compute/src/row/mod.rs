@@ -137,28 +137,32 @@ impl RowConverter {
             }
             plain.push(decoded(&column.to_data())?);
         }
-        // Each row's length first, then every column written at each row's cursor.
-        let mut lengths = vec![0usize; len];
-        for data in &plain {
-            encode::add_lengths(data, None, &mut lengths)?;
+        // Each row's length first: the fixed-width columns' once for all rows, the others'
+        // row by row, added up in the offsets (row `i`'s at `i + 1`). Then the offsets
+        // turn into each row's start, one slot late, and serve as the cursors the columns
+        // are written at: each ends where its row ends, which is the next row's start.
+        let fixed: usize = plain.iter().filter_map(encode::fixed_width).sum();
+        let mut offsets = vec![0usize; len + 1];
+        for data in plain.iter().filter(|d| encode::fixed_width(d).is_none()) {
+            encode::add_lengths(data, None, &mut offsets[1..])?;
         }
-        let mut offsets = Vec::with_capacity(len + 1);
         let mut total = 0usize;
-        offsets.push(0);
-        for length in &lengths {
-            total = total.checked_add(*length).ok_or_else(|| {
+        for slot in &mut offsets[1..] {
+            let length = *slot + fixed;
+            *slot = total;
+            total = total.checked_add(length).ok_or_else(|| {
                 ComputeError::InvalidArgument("the rows outgrow the address space".into())
             })?;
-            offsets.push(total);
         }
         let mut rows = Rows {
             data: vec![0; total],
             offsets,
         };
-        let mut cursors: Vec<usize> = rows.offsets[..len].to_vec();
         for (data, field) in plain.iter().zip(&self.fields) {
-            encode::write_column(data, field.options, None, &mut rows.data, &mut cursors)?;
+            let cursors = &mut rows.offsets[1..];
+            encode::write_column(data, field.options, None, &mut rows.data, cursors)?;
         }
+        debug_assert_eq!(rows.offsets.last().copied().unwrap_or(0), total);
         Ok(rows)
     }
 
