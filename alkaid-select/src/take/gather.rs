@@ -436,6 +436,9 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
     let all: &[O] = offsets.typed().ok()?;
     let all = &all[offset..];
     let range = |i: usize| all[i].as_usize()..all[i + 1].as_usize();
+    if all.len() <= SMALL_SOURCE && all.len() * 8 <= positions.len() {
+        return bytes_from_small(all, values, positions);
+    }
     // Three passes, each with one kind of random load, and each asking for its loads
     // `AHEAD` slots early: a load that waits on another load (a value on its offset) or a
     // late `memcpy` length keeps few cache misses in flight. 1 Mi random strings from 1 Mi:
@@ -485,6 +488,52 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
             data[at..end].copy_from_slice(&values[start..start + end - at]);
         }
     }
+    data.truncate(total);
+    Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
+}
+
+/// Sources of at most this many offsets (a dictionary's values, mostly) stay in the
+/// cache while they are gathered from many times over: see [`bytes_from_small`].
+const SMALL_SOURCE: usize = 1 << 16;
+
+/// [`bytes`] from a source small enough to stay in the cache, and at least eight times
+/// smaller than the result: offsets first, then the values, each looked up again. The
+/// three-pass path's scratch (one start per slot, 8 bytes each) is fresh memory on every
+/// call, whose page faults cost more than the second look-up (4 Mi keys into 1,000
+/// strings: 38 ms that way, 20 ms this one, with glibc's allocator).
+fn bytes_from_small<O: OffsetSize, P: Positions + ?Sized>(
+    all: &[O],
+    values: &Buffer,
+    positions: &P,
+) -> Option<(Buffer, Buffer)> {
+    let range = |i: usize| all[i].as_usize()..all[i + 1].as_usize();
+    let mut new_offsets: Vec<O> = Vec::with_capacity(positions.len() + 1);
+    new_offsets.push(O::ZERO);
+    let total = extend_in_place_with(&mut new_offsets, positions, 0usize, |total, p| {
+        if let Some(i) = p {
+            *total += range(i).len();
+        }
+        O::usize_as(*total)
+    });
+    O::from_usize(total)?;
+    // As in `bytes`: short values copied as 16 bytes, the excess overwritten next.
+    const SHORT: usize = 16;
+    let mut data = vec![0u8; total + SHORT];
+    let mut k = 0;
+    positions.for_each(|p| {
+        let (at, end) = (new_offsets[k].as_usize(), new_offsets[k + 1].as_usize());
+        k += 1;
+        let Some(i) = p else { return };
+        let start = range(i).start;
+        let short = values.get(start..).and_then(<[u8]>::first_chunk::<SHORT>);
+        if let (true, Some(&chunk)) = (end - at <= SHORT, short) {
+            *data[at..]
+                .first_chunk_mut::<SHORT>()
+                .expect("room for a short copy") = chunk;
+        } else {
+            data[at..end].copy_from_slice(&values[start..start + end - at]);
+        }
+    });
     data.truncate(total);
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
 }
