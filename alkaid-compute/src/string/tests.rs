@@ -329,3 +329,32 @@ fn dictionaries_are_evaluated_on_their_values_and_stay_dictionaries() {
         [Some(false), Some(true)]
     );
 }
+
+#[test]
+fn case_of_all_ascii_arrays_is_mapped_at_once_and_sliced_arrays_keep_their_rows() {
+    let words = vec![Some("Ab"), None, Some("cD e"), Some(""), Some("XYZ")];
+    let expected_lower: Vec<Option<String>> =
+        words.iter().map(|w| w.map(str::to_lowercase)).collect();
+    let expected_upper: Vec<Option<String>> =
+        words.iter().map(|w| w.map(str::to_uppercase)).collect();
+    let small: ArrayRef = Arc::new(StringArray::from(words.clone()));
+    let large: ArrayRef = Arc::new(LargeStringArray::from(words.clone()));
+    for array in [small, large] {
+        assert_eq!(texts(&lower(array.as_ref()).unwrap()), expected_lower);
+        assert_eq!(texts(&upper(array.as_ref()).unwrap()), expected_upper);
+        // Sliced: the first offset is not 0, and the slice's bytes only are mapped.
+        let sliced = array.slice(2, 3);
+        assert_eq!(texts(&upper(sliced.as_ref()).unwrap()), expected_upper[2..]);
+        assert_eq!(
+            texts(&lower(array.slice(5, 0).as_ref()).unwrap()),
+            Vec::<Option<String>>::new()
+        );
+    }
+    // One value outside ASCII: value by value, by Unicode's rules.
+    let mixed = StringArray::from(vec![Some("Ab"), Some("straße")]);
+    let upper_mixed: ArrayRef = upper(&mixed).unwrap();
+    assert_eq!(
+        texts(&upper_mixed),
+        [Some("AB".to_string()), Some("STRASSE".to_string())]
+    );
+}
