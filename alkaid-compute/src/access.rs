@@ -56,6 +56,14 @@ pub(crate) trait ByteAccess<'a>: Copy + 'a {
     fn all_values(&self) -> Option<&'a [u8]> {
         None
     }
+
+    /// Whether slot `i`'s value starts with `prefix`.
+    ///
+    /// # Panics
+    /// If `i` is not a slot.
+    fn starts_with(&self, i: usize, prefix: &[u8]) -> bool {
+        self.value(i).starts_with(prefix)
+    }
 }
 
 /// `i32` or `i64` offsets into one data buffer.
@@ -118,6 +126,22 @@ impl<'a> ByteAccess<'a> for ViewBytes<'a> {
     #[inline(always)]
     fn value_len(&self, i: usize) -> usize {
         self.views[i].len()
+    }
+
+    #[inline(always)]
+    fn starts_with(&self, i: usize, prefix: &[u8]) -> bool {
+        // The view holds a value's first four bytes, or all of a short one: most answers
+        // need no data buffer.
+        let view = &self.views[i];
+        let n = prefix.len();
+        if view.len() < n {
+            return false;
+        }
+        let held = view.raw_rest();
+        if view.is_inline() || n <= 4 {
+            return held[..n] == *prefix;
+        }
+        held[..4] == prefix[..4] && self.value(i).starts_with(prefix)
     }
 
     #[inline(always)]

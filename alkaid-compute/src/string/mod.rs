@@ -35,7 +35,7 @@ use alkaid_array::{
     Array, ArrayRef, BooleanArray, GenericListArray, Int32Array, Int64Array, StringArray,
     make_array,
 };
-use alkaid_buffer::{NullBuffer, OffsetBuffer};
+use alkaid_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, Field, PhysicalType};
 use memchr::memmem;
@@ -44,7 +44,7 @@ use regex::bytes::Regex;
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
 use pattern::Like;
-use text::{TextWriter, check_input, each_value, is_text, test_values};
+use text::{TextWriter, check_input, each_value, is_text, test_prefix, test_values};
 pub use transform::{lower, ltrim, rtrim, substring, substring_bytes, trim, upper};
 
 /// A test of every value of a text (or, with `bytes_too`, binary) input.
@@ -54,11 +54,20 @@ fn test(
     bytes_too: bool,
     test: impl Fn(&[u8]) -> bool,
 ) -> Result<BooleanArray, ComputeError> {
+    test_bits(kernel, array, bytes_too, |plain| test_values(plain, &test))
+}
+
+/// [`test`] with the bits made by `bits` from each plain (not encoded) input.
+fn test_bits(
+    kernel: &'static str,
+    array: &dyn Array,
+    bytes_too: bool,
+    bits: impl Fn(&ArrayData) -> Result<BooleanBuffer, ComputeError>,
+) -> Result<BooleanArray, ComputeError> {
     let data = array.to_data();
     let result = lift_unary(&data, Lift::Gather, &|plain| {
         check_input(kernel, plain, bytes_too)?;
-        let bits = test_values(plain, &test)?;
-        Ok(BooleanArray::try_new(bits, plain.nulls().cloned())?.to_data())
+        Ok(BooleanArray::try_new(bits(plain)?, plain.nulls().cloned())?.to_data())
     })?;
     Ok(BooleanArray::try_from(result)?)
 }
@@ -83,7 +92,9 @@ pub fn starts_with(
     prefix: impl AsRef<[u8]>,
 ) -> Result<BooleanArray, ComputeError> {
     let prefix = prefix.as_ref();
-    test("starts_with", array, true, |v| v.starts_with(prefix))
+    test_bits("starts_with", array, true, |plain| {
+        test_prefix(plain, prefix)
+    })
 }
 
 /// Whether each value ends with `suffix`.

@@ -358,3 +358,26 @@ fn case_of_all_ascii_arrays_is_mapped_at_once_and_sliced_arrays_keep_their_rows(
         [Some("AB".to_string()), Some("STRASSE".to_string())]
     );
 }
+
+#[test]
+fn starts_with_on_views_agrees_with_the_bytes_at_every_length() {
+    // Values of 0 to 19 bytes (inline up to 12, in a buffer beyond), prefixes of 0 to 16
+    // bytes that match, differ in the first four bytes, or differ only further in.
+    let values: Vec<String> = (0..20)
+        .map(|n| "abcdefghijklmnopqrst"[..n].to_string())
+        .collect();
+    let views = StringViewArray::from_iter_values(values.iter().map(String::as_str));
+    for n in 0..=16 {
+        let matching = &"abcdefghijklmnopqrst"[..n];
+        let early = format!("x{}", &matching[1.min(n)..]);
+        let late = format!("{}x", &matching[..n.saturating_sub(1)]);
+        for prefix in [matching.to_string(), early, late] {
+            let found = starts_with(&views, &prefix).unwrap();
+            let expected: Vec<Option<bool>> = values
+                .iter()
+                .map(|v| Some(v.starts_with(prefix.as_str())))
+                .collect();
+            assert_eq!(bools(found), expected, "prefix {prefix:?}");
+        }
+    }
+}

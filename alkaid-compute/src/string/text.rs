@@ -55,6 +55,19 @@ pub(crate) fn test_values(
     visit_bytes(data, Test(data.len(), test))?.ok_or_else(|| not_bytes(data))
 }
 
+/// Bit `i` is whether value `i` of a binary-like `data` starts with `prefix` (as
+/// [`test_values`], but asked of the layout, which answers most of it from a view).
+pub(crate) fn test_prefix(data: &ArrayData, prefix: &[u8]) -> Result<BooleanBuffer, ComputeError> {
+    struct Prefix<'p>(usize, &'p [u8]);
+    impl<'a> BytesVisitor<'a> for Prefix<'_> {
+        type Output = BooleanBuffer;
+        fn visit<B: ByteAccess<'a>>(self, values: B) -> BooleanBuffer {
+            collect_bits(self.0, |i| values.starts_with(i, self.1))
+        }
+    }
+    visit_bytes(data, Prefix(data.len(), prefix))?.ok_or_else(|| not_bytes(data))
+}
+
 /// Calls `each(i, value)` for every valid slot of a binary-like `data`, in order, and
 /// `each(i, None)` for null slots; stops at the first error.
 pub(crate) fn each_value<'a>(
