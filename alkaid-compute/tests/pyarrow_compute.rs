@@ -10,6 +10,8 @@
 
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
+#[path = "../../alkaid-ipc-async/tests/support/python.rs"]
+mod peer_python;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -24,35 +26,6 @@ use alkaid_compute::string;
 use alkaid_schema::{DataType, TimeUnit};
 use common::Rng;
 use serde_json::{Value, json};
-
-fn python() -> Option<PathBuf> {
-    let python = std::env::var_os("ALKAID_PYTHON").map_or_else(
-        || {
-            let venv =
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci-venv/bin/python");
-            if venv.exists() {
-                venv
-            } else {
-                "python3".into()
-            }
-        },
-        PathBuf::from,
-    );
-    let ok = Command::new(&python)
-        .args(["-c", "import pyarrow.compute"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("ALKAID_REQUIRE_PYARROW").is_none(),
-            "{} has no pyarrow",
-            python.display()
-        );
-        eprintln!("skipped: {} has no pyarrow", python.display());
-        return None;
-    }
-    Some(python)
-}
 
 /// Text that exercises the kernels: multi-byte characters, characters whose case changes
 /// length, `LIKE`'s wildcards and escape, numbers, booleans, dates and timestamps in and
@@ -206,7 +179,7 @@ fn pyarrow_only(value: &str, target: &str) -> bool {
 
 #[test]
 fn string_kernels_and_text_casts_agree_with_pyarrow_compute() {
-    let Some(python) = python() else {
+    let Some(python) = peer_python::python_with("pyarrow.compute") else {
         return;
     };
     let values = text();

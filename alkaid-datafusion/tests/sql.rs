@@ -23,7 +23,6 @@ use datafusion::prelude::SessionContext;
 
 #[path = "../../alkaid-ipc-async/tests/support/python.rs"]
 mod python;
-use python::python;
 
 const ROWS_PER_BATCH: usize = 1000;
 
@@ -282,29 +281,9 @@ fn same_cell(ours: &Option<String>, duck: &serde_json::Value) -> bool {
     }
 }
 
-/// Whether pyarrow and DuckDB are there; when they are not, the test says so and passes,
-/// unless `ALKAID_REQUIRE_PYARROW` is set (CI sets it).
-fn python_with_duckdb() -> Option<PathBuf> {
-    let python = python();
-    let ok = Command::new(&python)
-        .args(["-c", "import pyarrow, duckdb"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("ALKAID_REQUIRE_PYARROW").is_none(),
-            "{} has no pyarrow and duckdb",
-            python.display()
-        );
-        eprintln!("skipped: {} has no pyarrow and duckdb", python.display());
-        return None;
-    }
-    Some(python)
-}
-
 #[test]
 fn queries_agree_with_duckdb_and_pyarrows_files_read_the_same() {
-    let Some(python) = python_with_duckdb() else {
+    let Some(python) = python::python_with("pyarrow, duckdb") else {
         return;
     };
     let dirs = dirs();

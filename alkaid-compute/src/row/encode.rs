@@ -62,6 +62,17 @@ fn items_of(
     Ok((decoded(&items.to_data())?, counts))
 }
 
+/// [`items_of`], and each item's length in the rows.
+fn measured_items(
+    data: &ArrayData,
+    nulls: Option<&NullBuffer>,
+) -> Result<(ArrayData, Vec<usize>, Vec<usize>), ComputeError> {
+    let (items, counts) = items_of(data, nulls)?;
+    let mut lengths = vec![0; items.len()];
+    add_lengths(&items, None, &mut lengths)?;
+    Ok((items, counts, lengths))
+}
+
 /// Whether a list kind writes a byte before each item and after the last (all but
 /// fixed-size lists, whose rows all have the same number of items).
 fn marks_items(physical: PhysicalType) -> bool {
@@ -108,9 +119,7 @@ pub(super) fn add_lengths(
         | PhysicalType::ListView
         | PhysicalType::LargeListView
         | PhysicalType::FixedSizeList(_) => {
-            let (items, counts) = items_of(data, nulls.as_ref())?;
-            let mut item_lengths = vec![0; items.len()];
-            add_lengths(&items, None, &mut item_lengths)?;
+            let (_, counts, item_lengths) = measured_items(data, nulls.as_ref())?;
             let marks = usize::from(marks_items(physical));
             let mut next = 0;
             for (row, (length, count)) in lengths.iter_mut().zip(counts).enumerate() {
@@ -231,9 +240,7 @@ pub(super) fn write_column(
         | PhysicalType::ListView
         | PhysicalType::LargeListView
         | PhysicalType::FixedSizeList(_) => {
-            let (items, counts) = items_of(data, nulls.as_ref())?;
-            let mut item_lengths = vec![0; items.len()];
-            add_lengths(&items, None, &mut item_lengths)?;
+            let (items, counts, item_lengths) = measured_items(data, nulls.as_ref())?;
             let (item_mark, end_mark) = list_marks(options);
             let marks = marks_items(physical);
             // Each item's cursor, with its mark written before it.

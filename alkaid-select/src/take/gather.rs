@@ -468,28 +468,45 @@ pub(crate) fn bytes<O: OffsetSize, P: Positions + ?Sized>(
         O::usize_as(total)
     }));
     O::from_usize(total)?;
-    // Short values (most strings) are copied as 16 bytes whatever their length: one load
-    // and one store, no branch on the length; the next value overwrites the excess.
-    const SHORT: usize = 16;
-    let mut data = vec![0u8; total + SHORT];
+    // Room for `copy_value`'s 16-byte copies past the last value.
+    let mut data = vec![0u8; total + SHORT_COPY];
     for (k, (&start, ends)) in starts.iter().zip(new_offsets.windows(2)).enumerate() {
         if let (false, Some(&ahead)) = (P::ASCENDING, starts.get(k + AHEAD)) {
             prefetch(values, ahead);
         }
-        let (at, end) = (ends[0].as_usize(), ends[1].as_usize());
-        let short = values.get(start..).and_then(<[u8]>::first_chunk::<SHORT>);
-        if let (true, Some(&chunk)) = (end - at <= SHORT, short) {
-            // A value, not a slice copy: LLVM merged two `copy_from_slice` of different
-            // lengths into one call of `memcpy`, which took half of the time.
-            *data[at..]
-                .first_chunk_mut::<SHORT>()
-                .expect("room for a short copy") = chunk;
-        } else {
-            data[at..end].copy_from_slice(&values[start..start + end - at]);
-        }
+        copy_value(
+            &mut data,
+            ends[0].as_usize(),
+            ends[1].as_usize(),
+            values,
+            start,
+        );
     }
     data.truncate(total);
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
+}
+
+/// The longest value [`copy_value`] copies as one 16-byte block.
+const SHORT_COPY: usize = 16;
+
+/// Copies the value at `start` of `values` to `data[at..end]`. Short values (most
+/// strings) are copied as 16 bytes whatever their length: one load and one store, no branch
+/// on the length; the next value overwrites the excess (`data` has 16 bytes of room past
+/// the last value).
+#[inline(always)]
+fn copy_value(data: &mut [u8], at: usize, end: usize, values: &[u8], start: usize) {
+    let short = values
+        .get(start..)
+        .and_then(<[u8]>::first_chunk::<SHORT_COPY>);
+    if let (true, Some(&chunk)) = (end - at <= SHORT_COPY, short) {
+        // A value, not a slice copy: LLVM merged two `copy_from_slice` of different
+        // lengths into one call of `memcpy`, which took half of the time.
+        *data[at..]
+            .first_chunk_mut::<SHORT_COPY>()
+            .expect("room for a short copy") = chunk;
+    } else {
+        data[at..end].copy_from_slice(&values[start..start + end - at]);
+    }
 }
 
 /// Sources of at most this many offsets (a dictionary's values, mostly) stay in the
@@ -516,23 +533,13 @@ fn bytes_from_small<O: OffsetSize, P: Positions + ?Sized>(
         O::usize_as(*total)
     });
     O::from_usize(total)?;
-    // As in `bytes`: short values copied as 16 bytes, the excess overwritten next.
-    const SHORT: usize = 16;
-    let mut data = vec![0u8; total + SHORT];
+    let mut data = vec![0u8; total + SHORT_COPY];
     let mut k = 0;
     positions.for_each(|p| {
         let (at, end) = (new_offsets[k].as_usize(), new_offsets[k + 1].as_usize());
         k += 1;
         let Some(i) = p else { return };
-        let start = range(i).start;
-        let short = values.get(start..).and_then(<[u8]>::first_chunk::<SHORT>);
-        if let (true, Some(&chunk)) = (end - at <= SHORT, short) {
-            *data[at..]
-                .first_chunk_mut::<SHORT>()
-                .expect("room for a short copy") = chunk;
-        } else {
-            data[at..end].copy_from_slice(&values[start..start + end - at]);
-        }
+        copy_value(&mut data, at, end, values, range(i).start);
     });
     data.truncate(total);
     Some((Buffer::from_vec(new_offsets), Buffer::from(data)))
