@@ -107,6 +107,15 @@ impl<'a, O: OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
             .collect()
     }
 
+    #[inline(always)]
+    fn starts_with(&self, i: usize, prefix: &[u8]) -> bool {
+        // The length from the offsets first; then only the prefix's bytes, read without a
+        // panicking slice.
+        let (start, end) = (self.offsets[i].as_usize(), self.offsets[i + 1].as_usize());
+        let stop = start + prefix.len();
+        stop <= end && self.data.get(start..stop) == Some(prefix)
+    }
+
     fn all_values(&self) -> Option<&'a [u8]> {
         match (self.offsets.first(), self.offsets.last()) {
             (Some(first), Some(last)) => Some(&self.data[first.as_usize()..last.as_usize()]),

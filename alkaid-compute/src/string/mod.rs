@@ -139,7 +139,13 @@ pub fn contains(array: &dyn Array, needle: impl AsRef<[u8]>) -> Result<BooleanAr
 /// ```
 pub fn like(array: &dyn Array, pattern: &str) -> Result<BooleanArray, ComputeError> {
     let pattern = Like::new(pattern, false)?;
-    test("like", array, false, |v| pattern.matches(v))
+    // The commonest shapes with a loop of their own, rather than a choice per value:
+    // a prefix asks the layout (views answer from their own bytes), a substring searches.
+    match &pattern {
+        Like::Prefix(prefix) => test_bits("like", array, false, |plain| test_prefix(plain, prefix)),
+        Like::Contains(finder) => test("like", array, false, |v| finder.find(v).is_some()),
+        _ => test("like", array, false, |v| pattern.matches(v)),
+    }
 }
 
 /// [`like`], folding case.
