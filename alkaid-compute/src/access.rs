@@ -74,6 +74,13 @@ pub(crate) struct OffsetBytes<'a, O> {
     data: &'a [u8],
 }
 
+impl<'a, O: OffsetSize> OffsetBytes<'a, O> {
+    /// The offsets, one more than there are slots (none when there are no slots).
+    pub(crate) fn offsets(&self) -> &'a [O] {
+        self.offsets
+    }
+}
+
 impl<'a, O: OffsetSize> ByteAccess<'a> for OffsetBytes<'a, O> {
     #[inline(always)]
     fn value_len(&self, i: usize) -> usize {
@@ -263,7 +270,9 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
 }
 
 /// The offsets and data of a binary or text array with offsets of `O`.
-fn offset_bytes<O: OffsetSize>(data: &ArrayData) -> Result<OffsetBytes<'_, O>, ComputeError> {
+pub(crate) fn offset_bytes<O: OffsetSize>(
+    data: &ArrayData,
+) -> Result<OffsetBytes<'_, O>, ComputeError> {
     // An empty array may have no offsets at all (the format allows an empty buffer); it
     // has no slot to read either.
     let offsets: &[O] = if data.is_empty() {

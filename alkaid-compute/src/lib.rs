@@ -85,6 +85,7 @@ mod encoding;
 mod error;
 pub mod hash;
 mod lift;
+mod list_items;
 mod native;
 mod operand;
 mod order;

@@ -2,13 +2,13 @@
 //! `FixedSizeList`) as a list of any kind, its items cast; a struct as another struct
 //! field by field, matched by name, each field cast.
 
-use alkaid_array::{UInt64Array, make_array};
-use alkaid_buffer::{NullBuffer, ScalarBuffer};
+use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 
 use crate::access::list_ranges;
 use crate::error::ComputeError;
+use crate::list_items::{gather_items, offsets_buffer, running_ends};
 
 /// How a child is cast: the cast itself, handed down (this file is below the dispatcher).
 pub(super) type CastChild<'a> =
@@ -41,11 +41,15 @@ pub(super) fn lists(
                     // Null rows are left empty: their items need not lie anywhere.
                     let valid = |row: usize| nulls.as_ref().is_none_or(|n| n.is_valid(row));
                     let kept = |row: usize| if valid(row) { ranges[row] } else { (0, 0) };
-                    let items = gather(child, (0..ranges.len()).map(kept), |_| true)?;
+                    let rows = (0..ranges.len()).map(|r| {
+                        let (start, len) = kept(r);
+                        (start, len, true)
+                    });
+                    let items = gather_items(child, rows)?;
                     (items, running_ends((0..ranges.len()).map(|r| kept(r).1)))
                 }
             };
-            (items, vec![offsets(&ends, large, to)?])
+            (items, vec![offsets_buffer(&ends, large, to)?])
         }
         DataType::ListView(_) | DataType::LargeListView(_) => {
             let large = matches!(to, DataType::LargeListView(_));
@@ -58,7 +62,10 @@ pub(super) fn lists(
                 .map(|r| if r.1 > 0 { r.0 - first } else { 0 })
                 .collect();
             let sizes: Vec<usize> = ranges.iter().map(|r| r.1).collect();
-            let buffers = vec![offsets(&starts, large, to)?, offsets(&sizes, large, to)?];
+            let buffers = vec![
+                offsets_buffer(&starts, large, to)?,
+                offsets_buffer(&sizes, large, to)?,
+            ];
             (child.slice(first, end - first), buffers)
         }
         DataType::FixedSizeList(_, size) => {
@@ -81,10 +88,10 @@ pub(super) fn lists(
                     child.slice(first, size * ranges.len())
                 }
                 _ => {
-                    let rows = (0..ranges.len()).map(|row| (ranges[row].0, size));
                     // A null or misfit row's slots are null items.
-                    let keep = |row: usize| fits[row] && valid(row);
-                    gather(child, rows, keep)?
+                    let rows =
+                        (0..ranges.len()).map(|row| (ranges[row].0, size, fits[row] && valid(row)));
+                    gather_items(child, rows)?
                 }
             };
             if !all_fit {
@@ -121,58 +128,6 @@ fn in_order(ranges: &[(usize, usize)]) -> Option<usize> {
         next = start + len;
     }
     Some(first)
-}
-
-/// 0, then each length added on.
-fn running_ends(lengths: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut total = 0;
-    std::iter::once(0)
-        .chain(lengths.map(|l| {
-            total += l;
-            total
-        }))
-        .collect()
-}
-
-/// `values` as a buffer of `i64`s (`large`) or `i32`s, for `to`.
-fn offsets(
-    values: &[usize],
-    large: bool,
-    to: &DataType,
-) -> Result<alkaid_buffer::Buffer, ComputeError> {
-    if large {
-        let wide: Vec<i64> = values.iter().map(|&v| v as i64).collect();
-        return Ok(ScalarBuffer::from(wide).into_inner());
-    }
-    let narrow: Vec<i32> = values
-        .iter()
-        .map(|&v| i32::try_from(v))
-        .collect::<Result<_, _>>()
-        .map_err(|_| ComputeError::Overflow {
-            row: None,
-            message: format!("the items do not fit {to}'s 32-bit offsets"),
-        })?;
-    Ok(ScalarBuffer::from(narrow).into_inner())
-}
-
-/// The items of each row's (start, length) of `child`, one row after another; a row
-/// that `keep` refuses gives as many null items instead.
-fn gather(
-    child: &ArrayData,
-    rows: impl Iterator<Item = (usize, usize)>,
-    keep: impl Fn(usize) -> bool,
-) -> Result<ArrayData, ComputeError> {
-    let mut positions: Vec<Option<u64>> = Vec::new();
-    for (row, (start, len)) in rows.enumerate() {
-        if keep(row) {
-            positions.extend((start..start + len).map(|i| Some(i as u64)));
-        } else {
-            positions.extend(std::iter::repeat_n(None, len));
-        }
-    }
-    let indices = UInt64Array::from(positions);
-    let items = alkaid_select::take(make_array(child.clone()).as_ref(), &indices)?;
-    Ok(items.to_data())
 }
 
 /// A struct as another struct: each target field from the source field of its name.

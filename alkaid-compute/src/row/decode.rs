@@ -10,8 +10,9 @@ use alkaid_schema::{DataType, PhysicalType};
 
 use super::bytes;
 use super::fixed::RowBytes;
-use super::layout::{Rows, VALID, list_marks, null_marker};
+use super::layout::{Rows, VALID, is_list, list_marks, marks_items, null_marker};
 use crate::error::ComputeError;
+use crate::list_items::{offsets_buffer, running_ends};
 use crate::native::with_native;
 use crate::sort::SortOptions;
 use crate::string::text::TextWriter;
@@ -55,11 +56,6 @@ fn read_fixed(
         .ok_or_else(|| malformed(slot.0))?;
     slot.1 += width;
     Ok(bytes.iter().map(|b| b ^ flip).collect())
-}
-
-/// Whether a list kind marks its items (see `encode::marks_items`).
-fn marks_items(data_type: &DataType) -> bool {
-    !matches!(data_type, DataType::FixedSizeList(..))
 }
 
 /// The cursor just past the value of `data_type` at `slot`, without building it.
@@ -191,11 +187,7 @@ pub(super) fn read_column(
                 .collect::<Result<Vec<_>, _>>()?;
             builder.nulls(nulls(valid)).children(children).build()?
         }
-        PhysicalType::List
-        | PhysicalType::LargeList
-        | PhysicalType::ListView
-        | PhysicalType::LargeListView
-        | PhysicalType::FixedSizeList(_) => {
+        physical if is_list(physical) => {
             return read_lists(data_type, options, rows, slots, valid);
         }
         physical => {
@@ -258,60 +250,25 @@ fn read_lists(
         }
         counts.push(item_slots.len() - before);
     }
-    debug_assert!(marks_items(data_type) || counts.iter().all(|&c| c == counts[0]));
+    debug_assert!(marks_items(data_type.to_physical()) || counts.iter().all(|&c| c == counts[0]));
     let items = read_column(item_type, options, rows, &mut item_slots)?;
     let builder = ArrayData::builder(data_type.clone())
         .len(slots.len())
         .nulls(nulls(valid))
         .children(vec![items]);
-    let ends = || {
-        counts.iter().scan(0usize, |total, &c| {
-            *total += c;
-            Some(*total)
-        })
-    };
-    let overflow = || ComputeError::Overflow {
-        row: None,
-        message: format!("the items do not fit {data_type}'s 32-bit offsets"),
-    };
+    // Each row's items start where the last row's end.
+    let ends = running_ends(counts.iter().copied());
+    let large = matches!(
+        data_type,
+        DataType::LargeList(_) | DataType::LargeListView(_)
+    );
     let buffers = match data_type {
         DataType::FixedSizeList(..) => vec![],
-        DataType::LargeList(_) => {
-            let offsets: Vec<i64> = std::iter::once(0).chain(ends().map(|e| e as i64)).collect();
-            vec![ScalarBuffer::from(offsets).into_inner()]
-        }
-        DataType::ListView(_) | DataType::LargeListView(_) => {
-            let starts = std::iter::once(0).chain(ends()).take(counts.len());
-            if matches!(data_type, DataType::LargeListView(_)) {
-                let starts: Vec<i64> = starts.map(|s| s as i64).collect();
-                let sizes: Vec<i64> = counts.iter().map(|&c| c as i64).collect();
-                vec![
-                    ScalarBuffer::from(starts).into_inner(),
-                    ScalarBuffer::from(sizes).into_inner(),
-                ]
-            } else {
-                let starts: Vec<i32> = starts
-                    .map(i32::try_from)
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| overflow())?;
-                let sizes: Vec<i32> = counts
-                    .iter()
-                    .map(|&c| i32::try_from(c))
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| overflow())?;
-                vec![
-                    ScalarBuffer::from(starts).into_inner(),
-                    ScalarBuffer::from(sizes).into_inner(),
-                ]
-            }
-        }
-        _ => {
-            let offsets: Vec<i32> = std::iter::once(Ok(0))
-                .chain(ends().map(i32::try_from))
-                .collect::<Result<_, _>>()
-                .map_err(|_| overflow())?;
-            vec![ScalarBuffer::from(offsets).into_inner()]
-        }
+        DataType::ListView(_) | DataType::LargeListView(_) => vec![
+            offsets_buffer(&ends[..counts.len()], large, data_type)?,
+            offsets_buffer(&counts, large, data_type)?,
+        ],
+        _ => vec![offsets_buffer(&ends, large, data_type)?],
     };
     Ok(builder.buffers(buffers).build()?)
 }

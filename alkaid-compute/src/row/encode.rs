@@ -3,17 +3,17 @@
 //! nested values recurse into their children (see the module docs of [`super`] for the
 //! bytes).
 
-use alkaid_array::{UInt64Array, make_array};
 use alkaid_buffer::{BooleanBuffer, NullBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::PhysicalType;
 
 use super::bytes;
 use super::fixed::RowBytes;
-use super::layout::{VALID, list_marks, no_encoding, null_marker};
+use super::layout::{VALID, is_list, list_marks, marks_items, no_encoding, null_marker};
 use crate::access::{ByteAccess, BytesVisitor, list_ranges, native_values, visit_bytes};
 use crate::encoding::decoded;
 use crate::error::ComputeError;
+use crate::list_items::gather_items;
 use crate::native::with_native;
 use crate::sort::SortOptions;
 
@@ -42,24 +42,15 @@ fn items_of(
     nulls: Option<&NullBuffer>,
 ) -> Result<(ArrayData, Vec<usize>), ComputeError> {
     let ranges = list_ranges(data)?;
-    let fixed = matches!(
-        data.data_type().to_physical(),
-        PhysicalType::FixedSizeList(_)
-    );
-    let mut positions: Vec<Option<u64>> = Vec::new();
-    let mut counts = Vec::with_capacity(ranges.len());
-    for (row, &(start, len)) in ranges.iter().enumerate() {
+    let fixed = !marks_items(data.data_type().to_physical());
+    let rows = ranges.iter().enumerate().map(|(row, &(start, len))| {
         let valid = nulls.is_none_or(|n| n.is_valid(row));
-        match (valid, fixed) {
-            (true, _) => positions.extend((start..start + len).map(|i| Some(i as u64))),
-            (false, true) => positions.extend(std::iter::repeat_n(None, len)),
-            (false, false) => {}
-        }
-        counts.push(if valid || fixed { len } else { 0 });
-    }
-    let child = make_array(data.children()[0].clone());
-    let items = alkaid_select::take(child.as_ref(), &UInt64Array::from(positions))?;
-    Ok((decoded(&items.to_data())?, counts))
+        (start, if valid || fixed { len } else { 0 }, valid)
+    });
+    let rows: Vec<(usize, usize, bool)> = rows.collect();
+    let counts = rows.iter().map(|r| r.1).collect();
+    let items = gather_items(&data.children()[0], rows.into_iter())?;
+    Ok((decoded(&items)?, counts))
 }
 
 /// [`items_of`], and each item's length in the rows.
@@ -71,12 +62,6 @@ fn measured_items(
     let mut lengths = vec![0; items.len()];
     add_lengths(&items, None, &mut lengths)?;
     Ok((items, counts, lengths))
-}
-
-/// Whether a list kind writes a byte before each item and after the last (all but
-/// fixed-size lists, whose rows all have the same number of items).
-fn marks_items(physical: PhysicalType) -> bool {
-    !matches!(physical, PhysicalType::FixedSizeList(_))
 }
 
 /// The bytes every row of `data` takes, if that is one number (`Null`, booleans and
@@ -100,25 +85,18 @@ pub(super) fn add_lengths(
     let physical = data.data_type().to_physical();
     let nulls = nulls_of(data, mask);
     let valid = |row: usize| nulls.as_ref().is_none_or(|n| n.is_valid(row));
+    if let Some(width) = fixed_width(data) {
+        lengths.iter_mut().for_each(|l| *l += width);
+        return Ok(());
+    }
     match physical {
-        PhysicalType::Null => lengths.iter_mut().for_each(|l| *l += 1),
-        PhysicalType::Boolean => lengths.iter_mut().for_each(|l| *l += 2),
-        PhysicalType::Primitive(p) => with_native!(p, |T| {
-            lengths
-                .iter_mut()
-                .for_each(|l| *l += 1 + <T as RowBytes>::WIDTH)
-        }),
         PhysicalType::Struct => {
             lengths.iter_mut().for_each(|l| *l += 1);
             for field in fields_of(data)? {
                 add_lengths(&field, nulls.as_ref(), lengths)?;
             }
         }
-        PhysicalType::List
-        | PhysicalType::LargeList
-        | PhysicalType::ListView
-        | PhysicalType::LargeListView
-        | PhysicalType::FixedSizeList(_) => {
+        physical if is_list(physical) => {
             let (_, counts, item_lengths) = measured_items(data, nulls.as_ref())?;
             let marks = usize::from(marks_items(physical));
             let mut next = 0;
@@ -235,11 +213,7 @@ pub(super) fn write_column(
                 write_column(&field, options, nulls.as_ref(), out, cursors)?;
             }
         }
-        PhysicalType::List
-        | PhysicalType::LargeList
-        | PhysicalType::ListView
-        | PhysicalType::LargeListView
-        | PhysicalType::FixedSizeList(_) => {
+        physical if is_list(physical) => {
             let (items, counts, item_lengths) = measured_items(data, nulls.as_ref())?;
             let (item_mark, end_mark) = list_marks(options);
             let marks = marks_items(physical);

@@ -1,6 +1,6 @@
 //! What encoding and decoding share: the rows themselves and the marker bytes.
 
-use alkaid_schema::DataType;
+use alkaid_schema::{DataType, PhysicalType};
 
 use crate::error::ComputeError;
 use crate::sort::SortOptions;
@@ -52,4 +52,22 @@ pub(super) fn list_marks(options: SortOptions) -> (u8, u8) {
 
 pub(super) fn no_encoding(data_type: &DataType) -> ComputeError {
     ComputeError::unsupported("row format", format!("{data_type} has no row encoding"))
+}
+
+/// Whether a physical type is a list of any kind (maps are lists physically).
+pub(super) fn is_list(physical: PhysicalType) -> bool {
+    matches!(
+        physical,
+        PhysicalType::List
+            | PhysicalType::LargeList
+            | PhysicalType::ListView
+            | PhysicalType::LargeListView
+            | PhysicalType::FixedSizeList(_)
+    )
+}
+
+/// Whether a list kind writes a mark byte before each item and after the last: all but
+/// fixed-size lists, whose rows all have the same number of items.
+pub(super) fn marks_items(physical: PhysicalType) -> bool {
+    !matches!(physical, PhysicalType::FixedSizeList(_))
 }

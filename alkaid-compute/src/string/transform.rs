@@ -9,14 +9,15 @@ use alkaid_data::ArrayData;
 use alkaid_schema::PhysicalType;
 
 use super::text::{TextWriter, check_input, each_value, is_text};
+use crate::access::{ByteAccess, offset_bytes};
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
 
 /// A value's new bytes, given its row, whether it may hold multi-byte characters (it is
 /// text, and its array's bytes are not all ASCII: one scan of them all spares a kernel
 /// asking of each value), and its bytes. For text, the new bytes are valid UTF-8 whenever
-/// the old ones are (every kernel here cuts at
-/// character boundaries or builds a `String`): [`map_offsets`] relies on it. Kernels pass
+/// the old ones are (every kernel here cuts at character boundaries or builds a
+/// `String`): [`map_offsets`] relies on it. Kernels pass
 /// their closures as a type parameter, not a `dyn`, so that each is inlined into the
 /// loop over the values (a call per value through a pointer: `substring` 48 ms, now 38).
 trait MapValue: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError> {}
@@ -26,6 +27,8 @@ impl<F: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError>
 /// an array whose bytes are all ASCII is mapped at once, its offsets kept.
 type Bytewise = fn(&mut [u8]);
 
+/// Every valid value of a text (or, with `bytes_too`, binary) input through `map`, or
+/// all at once through `bytewise` where it is given and the bytes are all ASCII.
 fn transform(
     kernel: &'static str,
     array: &dyn Array,
@@ -62,33 +65,24 @@ fn map_offsets<O: OffsetSize>(
     map: &impl MapValue,
 ) -> Result<ArrayData, ComputeError> {
     let len = plain.len();
-    let offsets: &[O] = if len == 0 {
-        &[]
-    } else {
-        let all: &[O] = plain.buffers()[0]
-            .typed()
-            .map_err(|e| ComputeError::Data(e.into()))?;
-        &all[plain.offset()..plain.offset() + len + 1]
-    };
-    let bytes: &[u8] = plain.buffers().get(1).map_or(&[], |b| b.as_slice());
-    let used = match (offsets.first(), offsets.last()) {
-        (Some(first), Some(last)) => &bytes[first.as_usize()..last.as_usize()],
-        _ => &[],
-    };
+    let source = offset_bytes::<O>(plain)?;
+    let offsets = source.offsets();
+    // The bytes the slots use: scanned once for non-ASCII, and where results are cut from.
+    let used = source.all_values().unwrap_or_default();
     let multibyte = text && !used.is_ascii();
     if let (Some(bytewise), false) = (bytewise, multibyte) {
         return ascii_at_once::<O>(plain, offsets, used, bytewise);
     }
     // Written at `end` rather than pushed: most results are no longer than their input,
     // and a short one is copied as 16 bytes (see `put`).
-    let mut values: Vec<u8> = vec![0; bytes.len() + SHORT];
+    let mut values: Vec<u8> = vec![0; used.len() + SHORT];
     let mut end = 0;
     let mut out: Vec<O> = Vec::with_capacity(len + 1);
     out.push(O::ZERO);
     for row in 0..len {
         if plain.is_valid(row) {
-            let value = &bytes[offsets[row].as_usize()..offsets[row + 1].as_usize()];
-            end = put(&mut values, end, &map(row, multibyte, value)?, bytes);
+            let value = source.value(row);
+            end = put(&mut values, end, &map(row, multibyte, value)?, used);
         }
         out.push(O::from_usize(end).ok_or_else(|| ComputeError::Overflow {
             row: Some(row),
