@@ -165,6 +165,11 @@ impl AlkaidFormatFactory {
     pub fn new(defaults: WriteOptions) -> Self {
         Self { defaults }
     }
+
+    /// The options files are written with when a statement names none.
+    pub fn write_options(&self) -> &WriteOptions {
+        &self.defaults
+    }
 }
 
 impl GetExt for AlkaidFormatFactory {

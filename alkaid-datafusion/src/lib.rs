@@ -8,6 +8,12 @@
 //! | [`AlkaidFormat`], [`AlkaidFormatFactory`] | the DataFusion file format: schema and row-count inference, scans, writes |
 //! | [`AlkaidSource`] | the scan: Alkaid's async file reader, filters evaluated with alkaid-compute, batches handed over without a copy ([`alkaid_arrow`]) |
 //! | [`AlkaidSink`] | the write: Alkaid's async file writer, one upload per file, completed only when whole |
+//! | [`AlkaidTable`] | the table `register_alkaid` registers: a listing table over [`AlkaidFormat`] that plan codecs recognise |
+//!
+//! With the `proto` feature, `AlkaidLogicalCodec` and `AlkaidPhysicalCodec` carry Alkaid
+//! tables and scans through DataFusion's plan serialization (`datafusion-proto`); with the
+//! `ballista` feature, the `ballista` module runs them on a Ballista cluster (the
+//! `alkaid-ballista` binary is its scheduler and executor).
 //!
 //! A scan reads the files' footers once when the table is registered (schema) and when
 //! statistics are collected (row counts, from each batch's metadata), then per query only
@@ -51,12 +57,17 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
+#[cfg(feature = "proto")]
+mod codec;
 mod error;
 mod filter;
 mod format;
 mod sink;
 mod source;
 mod store;
+mod table;
 
 use std::sync::Arc;
 
@@ -68,10 +79,13 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::provider::DefaultTableFactory;
 use datafusion::prelude::SessionContext;
 
+#[cfg(feature = "proto")]
+pub use codec::{AlkaidLogicalCodec, AlkaidPhysicalCodec};
 pub use format::{AlkaidFormat, AlkaidFormatFactory, EXTENSION};
 pub use sink::AlkaidSink;
 pub use source::AlkaidSource;
 pub use store::StoreSource;
+pub use table::AlkaidTable;
 
 /// Registers [`AlkaidFormatFactory`] in `ctx`, so that `STORED AS ALKAID` and files named
 /// `*.alkaid` in `COPY … TO` use Alkaid's reader and writer.
@@ -117,7 +131,8 @@ impl AlkaidContextExt for SessionContext {
             .with_listing_options(options)
             .infer_schema(&self.state())
             .await?;
-        self.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
+        let table = AlkaidTable::try_new(ListingTable::try_new(config)?)?;
+        self.register_table(name, Arc::new(table))?;
         Ok(())
     }
 }

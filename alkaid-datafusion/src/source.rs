@@ -58,6 +58,27 @@ impl AlkaidSource {
             metrics: ExecutionPlanMetricsSet::new(),
         }
     }
+
+    /// The filters the scan took over, as DataFusion gave them (over the table's schema).
+    pub fn filters(&self) -> impl Iterator<Item = &Arc<dyn PhysicalExpr>> {
+        self.filters.iter().map(|(_, expr)| expr)
+    }
+
+    /// `self`, also evaluating `filter` (over the table's schema) on every batch.
+    ///
+    /// # Errors
+    /// If `filter` is not one Alkaid's kernels evaluate (see [`AlkaidSource`]).
+    pub fn with_filter(mut self, filter: Arc<dyn PhysicalExpr>) -> Result<Self> {
+        match Predicate::translate(&filter, self.table_schema.file_schema()) {
+            Some(predicate) => {
+                self.filters.push((predicate, filter));
+                Ok(self)
+            }
+            None => datafusion::common::plan_err!(
+                "the Alkaid scan does not evaluate the filter {filter}"
+            ),
+        }
+    }
 }
 
 impl FileSource for AlkaidSource {
@@ -99,6 +120,12 @@ impl FileSource for AlkaidSource {
     fn with_batch_size(&self, _batch_size: usize) -> Arc<dyn FileSource> {
         // Batches come out as the files hold them: slicing them would not save a copy.
         Arc::new(self.clone())
+    }
+
+    fn filter(&self) -> Option<Arc<dyn PhysicalExpr>> {
+        // DataFusion marks the scan's row counts inexact when a source filters: without
+        // this, a count over a filtered scan would be answered from the files' counts.
+        datafusion::physical_expr::conjunction_opt(self.filters().cloned())
     }
 
     fn projection(&self) -> Option<&ProjectionExprs> {
