@@ -57,14 +57,64 @@ unsafe impl Send for ArrowSchema {}
 /// themselves (one allocation for all children; a consumer may still move any of them
 /// out, leaving a released struct behind).
 struct Owned {
-    /// The format string and the name, each NUL-terminated, in one allocation; the name
-    /// starts at `name_at`.
-    strings: Vec<u8>,
+    /// The format string and the name, each NUL-terminated; the name starts at `name_at`.
+    strings: CStrings,
     name_at: usize,
     metadata: Option<Vec<u8>>,
     children: Vec<ArrowSchema>,
     child_pointers: Vec<*mut ArrowSchema>,
     dictionary: Option<ArrowSchema>,
+}
+
+/// How many bytes of format and name an export keeps inside its own allocation.
+const INLINE_STRINGS: usize = 64;
+
+/// A field's format and name, each NUL-terminated, in one place: inside the export's own
+/// allocation when they fit (every field whose name is short), so that exporting a schema
+/// of many columns allocates once per column.
+struct CStrings {
+    inline: [u8; INLINE_STRINGS],
+    len: usize,
+    /// Everything, once it no longer fits inline.
+    heap: Vec<u8>,
+}
+
+impl Default for CStrings {
+    fn default() -> Self {
+        Self {
+            inline: [0; INLINE_STRINGS],
+            len: 0,
+            heap: Vec::new(),
+        }
+    }
+}
+
+impl CStrings {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.heap.is_empty() && self.len + bytes.len() <= INLINE_STRINGS {
+            self.inline[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            if self.heap.is_empty() {
+                self.heap.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.heap.extend_from_slice(bytes);
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self.heap.is_empty() {
+            true => &self.inline[..self.len],
+            false => &self.heap,
+        }
+    }
+}
+
+impl std::fmt::Write for CStrings {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.push(s.as_bytes());
+        Ok(())
+    }
 }
 
 impl ArrowSchema {
@@ -126,19 +176,19 @@ impl ArrowSchema {
             type_name: "C data interface schema",
             reason: format!("{what} {value:?} holds a NUL byte"),
         };
-        let format = data_type.c_format();
-        if format.contains('\0') {
-            return Err(nul("format", &format));
-        }
         if field.name().contains('\0') {
             return Err(nul("field name", field.name()));
         }
-        let mut strings = format.into_bytes();
-        strings.reserve_exact(field.name().len() + 2);
-        strings.push(0);
-        let name_at = strings.len();
-        strings.extend_from_slice(field.name().as_bytes());
-        strings.push(0);
+        let mut strings = CStrings::default();
+        // Writing into `CStrings` cannot fail.
+        let _ = data_type.write_c_format(&mut strings);
+        if strings.bytes().contains(&0) {
+            return Err(nul("format", &String::from_utf8_lossy(strings.bytes())));
+        }
+        strings.push(b"\0");
+        let name_at = strings.bytes().len();
+        strings.push(field.name().as_bytes());
+        strings.push(b"\0");
         let metadata = encode_metadata(field.metadata())?;
         // Children and dictionary are exported whole before any becomes a raw pointer, so
         // that a failure drops (and so releases) what was made. A dictionary's children
@@ -163,8 +213,8 @@ impl ArrowSchema {
             .as_mut()
             .map_or(ptr::null_mut(), |d| d as *mut ArrowSchema);
         Ok(Self {
-            format: owned.strings.as_ptr().cast(),
-            name: owned.strings[owned.name_at..].as_ptr().cast(),
+            format: owned.strings.bytes().as_ptr().cast(),
+            name: owned.strings.bytes()[owned.name_at..].as_ptr().cast(),
             metadata: owned
                 .metadata
                 .as_ref()

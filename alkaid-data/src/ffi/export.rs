@@ -18,12 +18,61 @@ struct Exported {
     /// Buffers made for the export: a validity bitmap moved to the array's offset, the
     /// sizes of view data buffers.
     _made: Vec<Buffer>,
-    buffers: Vec<*const c_void>,
+    buffers: Pointers,
     /// The children themselves, in one allocation; a consumer may move any of them out,
     /// leaving a released struct behind.
     children: Vec<ArrowArray>,
     child_pointers: Vec<*mut ArrowArray>,
     dictionary: Option<ArrowArray>,
+}
+
+/// How many buffer pointers an export keeps inside its own allocation: every layout's
+/// (validity and up to three buffers) but a view array's with data buffers.
+const INLINE_POINTERS: usize = 4;
+
+/// The buffer pointers the consumer reads, inside the export's allocation when they fit,
+/// so that exporting a batch of many columns allocates once per column.
+enum Pointers {
+    Inline([*const c_void; INLINE_POINTERS], usize),
+    Heap(Vec<*const c_void>),
+}
+
+impl Pointers {
+    fn new(count: usize) -> Self {
+        match count <= INLINE_POINTERS {
+            true => Pointers::Inline([ptr::null(); INLINE_POINTERS], 0),
+            false => Pointers::Heap(Vec::with_capacity(count)),
+        }
+    }
+
+    fn push(&mut self, pointer: *const c_void) {
+        match self {
+            Pointers::Inline(pointers, len) if *len < INLINE_POINTERS => {
+                pointers[*len] = pointer;
+                *len += 1;
+            }
+            Pointers::Inline(pointers, len) => {
+                let mut heap = pointers[..*len].to_vec();
+                heap.push(pointer);
+                *self = Pointers::Heap(heap);
+            }
+            Pointers::Heap(pointers) => pointers.push(pointer),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Pointers::Inline(_, len) => *len,
+            Pointers::Heap(pointers) => pointers.len(),
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut *const c_void {
+        match self {
+            Pointers::Inline(pointers, _) => pointers.as_mut_ptr(),
+            Pointers::Heap(pointers) => pointers.as_mut_ptr(),
+        }
+    }
 }
 
 impl ArrowArray {
@@ -59,7 +108,9 @@ impl ArrowArray {
         let (len, offset, null_count) = (data.len(), data.offset(), data.null_count());
         let parts = data.into_parts();
         let mut made = Vec::new();
-        let mut buffers: Vec<*const c_void> = Vec::with_capacity(parts.buffers.len() + 2);
+        let count =
+            usize::from(spec.has_validity) + parts.buffers.len() + usize::from(spec.variadic);
+        let mut buffers = Pointers::new(count);
         let nulls = parts.nulls.filter(|n| n.null_count() > 0);
         if spec.has_validity {
             buffers.push(match &nulls {
@@ -81,7 +132,9 @@ impl ArrowArray {
                 }
             });
         }
-        buffers.extend(parts.buffers.iter().map(|b| b.as_ptr().cast::<c_void>()));
+        for buffer in &parts.buffers {
+            buffers.push(buffer.as_ptr().cast());
+        }
         if spec.variadic {
             // The interface wants the data buffers' sizes as one more buffer.
             let sizes: Vec<i64> = parts.buffers[1..].iter().map(|b| b.len() as i64).collect();

@@ -57,63 +57,80 @@ impl DataType {
     /// # Ok::<(), alkaid_schema::SchemaError>(())
     /// ```
     pub fn c_format(&self) -> String {
+        let mut format = String::new();
+        // Writing into a `String` cannot fail.
+        let _ = self.write_c_format(&mut format);
+        format
+    }
+
+    /// Writes [`c_format`](Self::c_format) to `out` (an export writes it beside the
+    /// field's name, without a `String` of its own).
+    pub(crate) fn write_c_format(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
         match self {
-            DataType::Null => "n".into(),
-            DataType::Boolean => "b".into(),
-            DataType::Int8 => "c".into(),
-            DataType::UInt8 => "C".into(),
-            DataType::Int16 => "s".into(),
-            DataType::UInt16 => "S".into(),
-            DataType::Int32 => "i".into(),
-            DataType::UInt32 => "I".into(),
-            DataType::Int64 => "l".into(),
-            DataType::UInt64 => "L".into(),
-            DataType::Float16 => "e".into(),
-            DataType::Float32 => "f".into(),
-            DataType::Float64 => "g".into(),
+            DataType::Null => out.write_str("n"),
+            DataType::Boolean => out.write_str("b"),
+            DataType::Int8 => out.write_str("c"),
+            DataType::UInt8 => out.write_str("C"),
+            DataType::Int16 => out.write_str("s"),
+            DataType::UInt16 => out.write_str("S"),
+            DataType::Int32 => out.write_str("i"),
+            DataType::UInt32 => out.write_str("I"),
+            DataType::Int64 => out.write_str("l"),
+            DataType::UInt64 => out.write_str("L"),
+            DataType::Float16 => out.write_str("e"),
+            DataType::Float32 => out.write_str("f"),
+            DataType::Float64 => out.write_str("g"),
             DataType::Decimal(d) => {
                 let (p, s) = (d.precision(), d.scale());
                 match d.width() {
-                    DecimalWidth::W128 => format!("d:{p},{s}"),
-                    DecimalWidth::W32 => format!("d:{p},{s},32"),
-                    DecimalWidth::W64 => format!("d:{p},{s},64"),
-                    DecimalWidth::W256 => format!("d:{p},{s},256"),
+                    DecimalWidth::W128 => write!(out, "d:{p},{s}"),
+                    DecimalWidth::W32 => write!(out, "d:{p},{s},32"),
+                    DecimalWidth::W64 => write!(out, "d:{p},{s},64"),
+                    DecimalWidth::W256 => write!(out, "d:{p},{s},256"),
                 }
             }
-            DataType::Date32 => "tdD".into(),
-            DataType::Date64 => "tdm".into(),
-            DataType::Time(unit) => format!("tt{}", unit_letter(*unit)),
+            DataType::Date32 => out.write_str("tdD"),
+            DataType::Date64 => out.write_str("tdm"),
+            DataType::Time(unit) => write!(out, "tt{}", unit_letter(*unit)),
             DataType::Timestamp(unit, zone) => {
-                format!("ts{}:{}", unit_letter(*unit), zone.as_deref().unwrap_or(""))
+                write!(
+                    out,
+                    "ts{}:{}",
+                    unit_letter(*unit),
+                    zone.as_deref().unwrap_or("")
+                )
             }
-            DataType::Duration(unit) => format!("tD{}", unit_letter(*unit)),
-            DataType::Interval(IntervalUnit::YearMonth) => "tiM".into(),
-            DataType::Interval(IntervalUnit::DayTime) => "tiD".into(),
-            DataType::Interval(IntervalUnit::MonthDayNano) => "tin".into(),
-            DataType::FixedSizeBinary(width) => format!("w:{width}"),
-            DataType::Binary => "z".into(),
-            DataType::LargeBinary => "Z".into(),
-            DataType::BinaryView => "vz".into(),
-            DataType::Utf8 => "u".into(),
-            DataType::LargeUtf8 => "U".into(),
-            DataType::Utf8View => "vu".into(),
-            DataType::List(_) => "+l".into(),
-            DataType::LargeList(_) => "+L".into(),
-            DataType::ListView(_) => "+vl".into(),
-            DataType::LargeListView(_) => "+vL".into(),
-            DataType::FixedSizeList(_, size) => format!("+w:{size}"),
-            DataType::Struct(_) => "+s".into(),
-            DataType::Map(_) => "+m".into(),
+            DataType::Duration(unit) => write!(out, "tD{}", unit_letter(*unit)),
+            DataType::Interval(IntervalUnit::YearMonth) => out.write_str("tiM"),
+            DataType::Interval(IntervalUnit::DayTime) => out.write_str("tiD"),
+            DataType::Interval(IntervalUnit::MonthDayNano) => out.write_str("tin"),
+            DataType::FixedSizeBinary(width) => write!(out, "w:{width}"),
+            DataType::Binary => out.write_str("z"),
+            DataType::LargeBinary => out.write_str("Z"),
+            DataType::BinaryView => out.write_str("vz"),
+            DataType::Utf8 => out.write_str("u"),
+            DataType::LargeUtf8 => out.write_str("U"),
+            DataType::Utf8View => out.write_str("vu"),
+            DataType::List(_) => out.write_str("+l"),
+            DataType::LargeList(_) => out.write_str("+L"),
+            DataType::ListView(_) => out.write_str("+vl"),
+            DataType::LargeListView(_) => out.write_str("+vL"),
+            DataType::FixedSizeList(_, size) => write!(out, "+w:{size}"),
+            DataType::Struct(_) => out.write_str("+s"),
+            DataType::Map(_) => out.write_str("+m"),
             DataType::Union(union) => {
                 let mode = match union.mode() {
                     UnionMode::Dense => "d",
                     UnionMode::Sparse => "s",
                 };
-                let ids: Vec<String> = union.type_ids().iter().map(i8::to_string).collect();
-                format!("+u{mode}:{}", ids.join(","))
+                write!(out, "+u{mode}:")?;
+                for (i, id) in union.type_ids().iter().enumerate() {
+                    write!(out, "{}{id}", if i == 0 { "" } else { "," })?;
+                }
+                Ok(())
             }
-            DataType::Dictionary { key, .. } => integer_format(*key).into(),
-            DataType::RunEndEncoded(_) => "+r".into(),
+            DataType::Dictionary { key, .. } => out.write_str(integer_format(*key)),
+            DataType::RunEndEncoded(_) => out.write_str("+r"),
         }
     }
 
