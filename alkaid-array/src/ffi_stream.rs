@@ -174,7 +174,7 @@ unsafe extern "C" fn get_next(stream: *mut ArrowArrayStream, out: *mut ArrowArra
         // The end: a released array.
         None => ArrowArray::empty(),
         Some(Ok(batch)) => match batch.to_struct_data() {
-            Ok(data) => ArrowArray::export(&data),
+            Ok(data) => ArrowArray::export_owned(data),
             Err(e) => {
                 state.last_error = CString::new(e.to_string()).ok();
                 return EINVAL;

@@ -197,43 +197,5 @@ impl LogicalExtensionCodec for AlkaidLogicalCodec {
         }
     }
 
-    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        self.inner.try_decode_udf(name, buf)
-    }
-
-    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udf(node, buf)
-    }
-
-    fn try_decode_higher_order_function(
-        &self,
-        name: &str,
-        buf: &[u8],
-    ) -> Result<Arc<HigherOrderUDF>> {
-        self.inner.try_decode_higher_order_function(name, buf)
-    }
-
-    fn try_encode_higher_order_function(
-        &self,
-        node: &HigherOrderUDF,
-        buf: &mut Vec<u8>,
-    ) -> Result<()> {
-        self.inner.try_encode_higher_order_function(node, buf)
-    }
-
-    fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {
-        self.inner.try_decode_udaf(name, buf)
-    }
-
-    fn try_encode_udaf(&self, node: &AggregateUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udaf(node, buf)
-    }
-
-    fn try_decode_udwf(&self, name: &str, buf: &[u8]) -> Result<Arc<WindowUDF>> {
-        self.inner.try_decode_udwf(name, buf)
-    }
-
-    fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udwf(node, buf)
-    }
+    forward_functions!();
 }

@@ -122,30 +122,6 @@ impl PhysicalExtensionCodec for AlkaidPhysicalCodec {
         Ok(())
     }
 
-    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        self.inner.try_decode_udf(name, buf)
-    }
-
-    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udf(node, buf)
-    }
-
-    fn try_decode_higher_order_function(
-        &self,
-        name: &str,
-        buf: &[u8],
-    ) -> Result<Arc<HigherOrderUDF>> {
-        self.inner.try_decode_higher_order_function(name, buf)
-    }
-
-    fn try_encode_higher_order_function(
-        &self,
-        node: &HigherOrderUDF,
-        buf: &mut Vec<u8>,
-    ) -> Result<()> {
-        self.inner.try_encode_higher_order_function(node, buf)
-    }
-
     fn try_decode_expr(
         &self,
         buf: &[u8],
@@ -164,19 +140,5 @@ impl PhysicalExtensionCodec for AlkaidPhysicalCodec {
         self.inner.try_encode_expr(node, buf, ctx)
     }
 
-    fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {
-        self.inner.try_decode_udaf(name, buf)
-    }
-
-    fn try_encode_udaf(&self, node: &AggregateUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udaf(node, buf)
-    }
-
-    fn try_decode_udwf(&self, name: &str, buf: &[u8]) -> Result<Arc<WindowUDF>> {
-        self.inner.try_decode_udwf(name, buf)
-    }
-
-    fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
-        self.inner.try_encode_udwf(node, buf)
-    }
+    forward_functions!();
 }
