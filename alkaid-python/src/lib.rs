@@ -14,13 +14,15 @@
 //! and [`capsule`] has the capsule functions for anything else.
 //!
 //! ```ignore
-//! // Ignored by doctest: it runs inside a Python interpreter, not a test binary.
+//! // Not a doctest (a doctest is a program, and an extension module has no CPython to
+//! // link to until an interpreter loads it): the whole module is
+//! // `examples/extension.rs`, which `cargo test` and clippy compile.
 //! use alkaid_python::PyRecordBatch;
 //!
 //! #[pyo3::pyfunction]
-//! fn load() -> pyo3::PyResult<PyRecordBatch> {
-//!     let batch: alkaid_array::RecordBatch = build_it()?;
-//!     Ok(batch.into()) // pyarrow.record_batch(load()) takes it without a copy
+//! fn squares(n: i64) -> pyo3::PyResult<PyRecordBatch> {
+//!     let batch: alkaid_array::RecordBatch = build_squares(n)?;
+//!     Ok(batch.into()) // pyarrow.record_batch(squares(4)) takes it without a copy
 //! }
 //! ```
 
