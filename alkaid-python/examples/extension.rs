@@ -16,7 +16,11 @@ use pyo3::prelude::*;
 /// A batch of one column, `0, 1, 4, 9, …` (`n` rows), made in Rust.
 #[pyfunction]
 fn squares(n: i64) -> PyResult<PyRecordBatch> {
-    let schema = Arc::new(Schema::new(vec![Field::new("square", DataType::Int64, false)]));
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "square",
+        DataType::Int64,
+        false,
+    )]));
     let column = Int64Array::from((0..n.max(0)).map(|i| i * i).collect::<Vec<_>>());
     let batch = RecordBatch::try_new(schema, vec![Arc::new(column)])
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
