@@ -69,15 +69,21 @@ impl AlkaidSource {
     /// # Errors
     /// If `filter` is not one Alkaid's kernels evaluate (see [`AlkaidSource`]).
     pub fn with_filter(mut self, filter: Arc<dyn PhysicalExpr>) -> Result<Self> {
-        match Predicate::translate(&filter, self.table_schema.file_schema()) {
-            Some(predicate) => {
-                self.filters.push((predicate, filter));
-                Ok(self)
-            }
-            None => datafusion::common::plan_err!(
+        match self.take_filter(&filter) {
+            true => Ok(self),
+            false => datafusion::common::plan_err!(
                 "the Alkaid scan does not evaluate the filter {filter}"
             ),
         }
+    }
+
+    /// Takes `filter` over if Alkaid's kernels evaluate it; says whether it did.
+    fn take_filter(&mut self, filter: &Arc<dyn PhysicalExpr>) -> bool {
+        let Some(predicate) = Predicate::translate(filter, self.table_schema.file_schema()) else {
+            return false;
+        };
+        self.filters.push((predicate, Arc::clone(filter)));
+        true
     }
 }
 
@@ -161,16 +167,12 @@ impl FileSource for AlkaidSource {
         filters: Vec<Arc<dyn PhysicalExpr>>,
         _config: &ConfigOptions,
     ) -> Result<FilterPushdownPropagation<Arc<dyn FileSource>>> {
-        let file_schema = self.table_schema.file_schema();
         let mut source = self.clone();
         let pushed = filters
-            .into_iter()
-            .map(|filter| match Predicate::translate(&filter, file_schema) {
-                Some(predicate) => {
-                    source.filters.push((predicate, filter));
-                    PushedDown::Yes
-                }
-                None => PushedDown::No,
+            .iter()
+            .map(|filter| match source.take_filter(filter) {
+                true => PushedDown::Yes,
+                false => PushedDown::No,
             })
             .collect();
         let propagation = FilterPushdownPropagation::with_parent_pushdown_result(pushed);

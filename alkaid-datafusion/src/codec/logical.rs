@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
-use datafusion::common::{Result, TableReference, plan_err};
+use datafusion::common::{Result, TableReference, plan_datafusion_err, plan_err};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
@@ -136,9 +136,9 @@ impl LogicalExtensionCodec for AlkaidLogicalCodec {
         match split(buf, "table")? {
             (true, message) => {
                 let message = TableMessage::decode(message).map_err(|e| {
-                    datafusion::error::DataFusionError::Plan(format!(
+                    plan_datafusion_err!(
                         "the serialized Alkaid table {table_ref} does not decode: {e}"
-                    ))
+                    )
                 })?;
                 Ok(Arc::new(table_from(&message, schema, ctx)?))
             }
@@ -173,9 +173,7 @@ impl LogicalExtensionCodec for AlkaidLogicalCodec {
         match split(buf, "file format")? {
             (true, message) => {
                 let message = WriteMessage::decode(message).map_err(|e| {
-                    datafusion::error::DataFusionError::Plan(format!(
-                        "the serialized Alkaid file format does not decode: {e}"
-                    ))
+                    plan_datafusion_err!("the serialized Alkaid file format does not decode: {e}")
                 })?;
                 Ok(Arc::new(AlkaidFormatFactory::new(message.to_options()?)))
             }
