@@ -152,16 +152,15 @@ impl Decompressor {
         if plausible && let Some(map) = mapping(declared as usize) {
             return self.decompress_mapped(codec, &payload, map);
         }
-        if plausible && codec == fb::CompressionType::LZ4_FRAME {
-            let mut out = vec![0; declared as usize];
-            if let Some(written) = lz4_frame::decompress_into(&payload, &mut out)
+        if plausible
+            && codec == fb::CompressionType::LZ4_FRAME
+            && let Some(out) = lz4_frame::decompress_to_vec(&payload, declared as usize)
                 .map_err(|e| into_declared(e, declared))?
-            {
-                if written as u64 != declared {
-                    return Err(size_mismatch(declared as usize, written));
-                }
-                return Ok(Buffer::from(out));
+        {
+            if out.len() as u64 != declared {
+                return Err(size_mismatch(declared as usize, out.len()));
             }
+            return Ok(Buffer::from(out));
         }
         let mut out;
         let result = match codec {

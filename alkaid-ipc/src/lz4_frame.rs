@@ -92,6 +92,113 @@ const RESERVED_AND_DICTIONARY: u8 = 0x03;
 /// How far back a linked block's matches may reach.
 const WINDOW: usize = 64 << 10;
 
+/// A frame's descriptor, read and checked: its flags, its maximum block size and where its
+/// first block starts.
+struct Descriptor {
+    flg: u8,
+    block_max: usize,
+    blocks_at: usize,
+}
+
+impl Descriptor {
+    /// The descriptor of the frame `input`, which must decompress to `len` bytes; `None` if
+    /// `input` is not a frame of the kinds read here (see [`decompress_into`]).
+    fn read(input: &[u8], len: usize) -> Result<Option<Self>> {
+        let Some(&[m0, m1, m2, m3, flg, bd]) = input.get(..6) else {
+            return Ok(None);
+        };
+        let block_max = match bd {
+            0x40 => 64 << 10,
+            0x50 => 256 << 10,
+            0x60 => 1 << 20,
+            0x70 => 4 << 20,
+            _ => return Ok(None),
+        };
+        if u32::from_le_bytes([m0, m1, m2, m3]) != MAGIC
+            || flg >> 6 != 0b01
+            || flg & RESERVED_AND_DICTIONARY != 0
+        {
+            return Ok(None);
+        }
+        let descriptor_end = if flg & CONTENT_SIZE != 0 { 14 } else { 6 };
+        let Some(&checksum) = input.get(descriptor_end) else {
+            return Err(lz4_error("the frame ends inside its descriptor"));
+        };
+        if (XxHash32::oneshot(0, &input[4..descriptor_end]) >> 8) as u8 != checksum {
+            return Err(lz4_error("the frame descriptor's checksum does not match"));
+        }
+        if descriptor_end == 14 {
+            let declared = u64::from_le_bytes(input[6..14].try_into().expect("8 bytes"));
+            if declared != len as u64 {
+                return Err(lz4_error(&format!(
+                    "the frame declares a content size of {declared} bytes"
+                )));
+            }
+        }
+        Ok(Some(Self {
+            flg,
+            block_max,
+            blocks_at: descriptor_end + 1,
+        }))
+    }
+}
+
+/// Decompresses the LZ4 frame `input`, which must decompress to `len` bytes, into new
+/// memory, and returns it (shorter if the frame holds fewer bytes); `None` as for
+/// [`decompress_into`].
+///
+/// A frame of one compressed block (what Alkaid's writer makes of any buffer up to 4 MiB)
+/// is decompressed by lz4_flex into memory it has not written before, bounded by its
+/// capacity; any other goes through [`decompress_into`] into zeroed memory. Zeroing first
+/// costs a pass over the output as long as the decompression's own writing of it.
+pub(crate) fn decompress_to_vec(input: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
+    if let Some(single) = single_block(input, len)? {
+        return Ok(Some(single));
+    }
+    let mut out = vec![0; len];
+    Ok(decompress_into(input, &mut out)?.map(|written| {
+        out.truncate(written);
+        out
+    }))
+}
+
+/// The frame `input` decompressed, if it is one compressed block of at most `len` bytes
+/// and then the end of the frame; `None` for any other frame.
+fn single_block(input: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
+    let Some(frame) = Descriptor::read(input, len)? else {
+        return Ok(None);
+    };
+    let mut at = frame.blocks_at;
+    let size = read_u32(input, &mut at)?;
+    let block_len = size as usize;
+    // Stored blocks, several blocks, or more output than a block holds: the general path.
+    if size == 0 || size & UNCOMPRESSED != 0 || block_len > frame.block_max || len > frame.block_max
+    {
+        return Ok(None);
+    }
+    let Some(block) = input.get(at..at + block_len) else {
+        return Ok(None);
+    };
+    at += block_len;
+    if frame.flg & BLOCK_CHECKSUM != 0 && read_u32(input, &mut at)? != XxHash32::oneshot(0, block) {
+        return Err(lz4_error("a block's checksum does not match"));
+    }
+    if read_u32(input, &mut at)? != 0 {
+        return Ok(None);
+    }
+    // lz4_flex's checked decoder writes within the vector's capacity only, and sets
+    // nothing past what it wrote.
+    let out = lz4_flex::block::decompress(block, len).map_err(|e| lz4_error(&e.to_string()))?;
+    if out.len() > len {
+        return Err(lz4_error("the frame holds more bytes than declared"));
+    }
+    if frame.flg & CONTENT_CHECKSUM != 0 && read_u32(input, &mut at)? != XxHash32::oneshot(0, &out)
+    {
+        return Err(lz4_error("the frame's content checksum does not match"));
+    }
+    Ok((at == input.len()).then_some(out))
+}
+
 /// Decompresses the LZ4 frame `input` into `out`, whose length is the size the frame must
 /// decompress to, and returns the number of bytes written. A frame that would write more
 /// than `out` holds is an error; one that writes less returns the smaller count.
@@ -102,38 +209,15 @@ const WINDOW: usize = 64 << 10;
 /// wrong. Every block is bounds-checked by lz4_flex's checked decoder, its size by the
 /// frame's maximum block size, and every checksum the frame carries is verified.
 pub(crate) fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<Option<usize>> {
-    let Some(&[m0, m1, m2, m3, flg, bd]) = input.get(..6) else {
+    let Some(Descriptor {
+        flg,
+        block_max,
+        blocks_at,
+    }) = Descriptor::read(input, out.len())?
+    else {
         return Ok(None);
     };
-    let block_max = match bd {
-        0x40 => 64 << 10,
-        0x50 => 256 << 10,
-        0x60 => 1 << 20,
-        0x70 => 4 << 20,
-        _ => return Ok(None),
-    };
-    if u32::from_le_bytes([m0, m1, m2, m3]) != MAGIC
-        || flg >> 6 != 0b01
-        || flg & RESERVED_AND_DICTIONARY != 0
-    {
-        return Ok(None);
-    }
-    let descriptor_end = if flg & CONTENT_SIZE != 0 { 14 } else { 6 };
-    let Some(&checksum) = input.get(descriptor_end) else {
-        return Err(lz4_error("the frame ends inside its descriptor"));
-    };
-    if (XxHash32::oneshot(0, &input[4..descriptor_end]) >> 8) as u8 != checksum {
-        return Err(lz4_error("the frame descriptor's checksum does not match"));
-    }
-    if descriptor_end == 14 {
-        let declared = u64::from_le_bytes(input[6..14].try_into().expect("8 bytes"));
-        if declared != out.len() as u64 {
-            return Err(lz4_error(&format!(
-                "the frame declares a content size of {declared} bytes"
-            )));
-        }
-    }
-    let mut at = descriptor_end + 1;
+    let mut at = blocks_at;
     let mut written = 0;
     loop {
         let size = read_u32(input, &mut at)?;
@@ -281,9 +365,71 @@ mod tests {
         encoder.finish().unwrap()
     }
 
+    /// `frame` read by both paths, which must agree: into zeroed memory and into a new
+    /// vector (lz4_flex's block decoder for frames of one block).
     fn read_into(frame: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
         let mut out = vec![0u8; len];
-        Ok(decompress_into(frame, &mut out)?.map(|n| out[..n].to_vec()))
+        let zeroed = decompress_into(frame, &mut out).map(|n| n.map(|n| out[..n].to_vec()));
+        let fresh = decompress_to_vec(frame, len);
+        match (&zeroed, &fresh) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "the two paths read different bytes"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("one path failed: {zeroed:?} against {fresh:?}"),
+        }
+        zeroed
+    }
+
+    #[test]
+    fn frames_of_one_block_decompress_into_new_memory() {
+        let input = b"one block of text, one block of text; ".repeat(1000);
+        for checksums in [false, true] {
+            for size in [false, true] {
+                let theirs = their_frame(&input, false, checksums, size);
+                assert!(single_block(&theirs, input.len()).unwrap().is_some());
+                assert_eq!(read_into(&theirs, input.len()).unwrap().unwrap(), input);
+            }
+        }
+        let ours = frame(&input);
+        assert_eq!(single_block(&ours, input.len()).unwrap().unwrap(), input);
+        // Declared longer: the bytes there are; shorter: an error.
+        assert_eq!(
+            single_block(&ours, input.len() + 9).unwrap().unwrap(),
+            input
+        );
+        assert!(single_block(&ours, input.len() - 1).is_err());
+        // Checksums that do not match, of the block and of the content.
+        let mut block_sum = their_frame(&input, false, true, false);
+        let end = block_sum.len();
+        block_sum[end - 12] ^= 1;
+        let err = single_block(&block_sum, input.len()).unwrap_err();
+        assert!(err.message().contains("block's checksum"), "{err}");
+        let mut content_sum = their_frame(&input, false, true, false);
+        content_sum[end - 1] ^= 1;
+        let err = single_block(&content_sum, input.len()).unwrap_err();
+        assert!(err.message().contains("content checksum"), "{err}");
+        // Several blocks, or a stored one: the general path.
+        let long = input.repeat(3);
+        assert!(
+            single_block(&their_frame(&long, false, false, false), long.len())
+                .unwrap()
+                .is_none()
+        );
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..1000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        assert!(single_block(&frame(&noise), noise.len()).unwrap().is_none());
+        assert_eq!(
+            decompress_to_vec(&frame(&noise), noise.len())
+                .unwrap()
+                .unwrap(),
+            noise
+        );
     }
 
     #[test]
