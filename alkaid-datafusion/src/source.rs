@@ -91,7 +91,7 @@ impl FileSource for AlkaidSource {
     fn create_file_opener(
         &self,
         object_store: Arc<dyn ObjectStore>,
-        _config: &FileScanConfig,
+        config: &FileScanConfig,
         _partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let file_schema = self.table_schema.file_schema();
@@ -111,6 +111,7 @@ impl FileSource for AlkaidSource {
         read_names.extend(read);
         let opener = Arc::new(AlkaidOpener {
             store: object_store,
+            local: config.object_store_url.as_str().starts_with("file:"),
             read: read_names,
             names,
             filters: self.filters.iter().map(|(p, _)| p.clone()).collect(),
@@ -205,6 +206,9 @@ impl FileSource for AlkaidSource {
 /// Opens one file (or one byte range of it) and streams its batches.
 struct AlkaidOpener {
     store: Arc<dyn ObjectStore>,
+    /// Whether the store is the local file system's (a `file:` URL), whose files are read
+    /// from their handles.
+    local: bool,
     /// The columns read: the selected ones, then those only the filters need, by name (a
     /// file may order its columns differently from the table's merged schema).
     read: Vec<String>,
@@ -218,12 +222,19 @@ struct AlkaidOpener {
 
 impl FileOpener for AlkaidOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
-        let source = StoreSource::new(Arc::clone(&self.store), file.object_meta.clone());
+        let (store, meta, local) = (
+            Arc::clone(&self.store),
+            file.object_meta.clone(),
+            self.local,
+        );
         let location = file.object_meta.location.to_string();
         let (read, names) = (self.read.clone(), self.names.clone());
         let filters = self.filters.clone();
         let output = Arc::clone(&self.output);
         Ok(Box::pin(async move {
+            let source = StoreSource::open(store, meta, local)
+                .await
+                .map_err(|e| file_error(&location, e))?;
             let options = ReadOptions::default().with_column_names(read);
             let mut reader = AsyncFileReader::open(source, options)
                 .await

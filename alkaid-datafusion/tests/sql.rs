@@ -7,12 +7,17 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use alkaid_datafusion::{AlkaidContextExt, AlkaidSource, register_alkaid_format};
+use alkaid_datafusion::{AlkaidContextExt, AlkaidSource, StoreSource, register_alkaid_format};
+use alkaid_ipc_async::RangeSource;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::stats::Precision;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::options::ArrowReadOptions;
+use datafusion::object_store::ObjectStoreExt;
+use datafusion::object_store::local::LocalFileSystem;
+use datafusion::object_store::memory::InMemory;
+use datafusion::object_store::path::Path;
 use datafusion::prelude::SessionContext;
 
 mod tables;
@@ -292,5 +297,96 @@ fn statistics_give_row_counts_without_reading_data() {
         assert_eq!(source.filters().count(), 1);
         let rows = config.statistics().num_rows;
         assert_eq!(rows, Precision::Inexact(9000));
+    });
+}
+
+#[test]
+fn files_on_another_object_store_read_the_same_through_ranged_requests() {
+    // Local files are read from their handles; any other store by ranged requests.
+    // `InMemory` is object_store's own store, which answers them as S3 would.
+    let dirs = dirs();
+    runtime().block_on(async {
+        let store = Arc::new(InMemory::new());
+        for entry in std::fs::read_dir(&dirs.mixed).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            let location = Path::from(format!("mixed/{name}"));
+            store.put(&location, bytes.into()).await.unwrap();
+        }
+        let remote = SessionContext::new();
+        let url = url::Url::parse("memory://bucket").unwrap();
+        remote.register_object_store(&url, Arc::clone(&store) as _);
+        remote
+            .register_alkaid("t", "memory://bucket/mixed/")
+            .await
+            .unwrap();
+        let local = SessionContext::new();
+        local
+            .register_alkaid("t", &tables::url(&dirs.mixed))
+            .await
+            .unwrap();
+        for query in QUERIES.iter().chain(&FILTERS) {
+            let (a, b) = (table(&remote, query).await, table(&local, query).await);
+            assert_eq!(a, b, "{query}");
+        }
+
+        // A file that is no longer IPC is an error naming it.
+        let location = Path::from("mixed/part-1.alkaid");
+        store
+            .put(&location, b"replaced".to_vec().into())
+            .await
+            .unwrap();
+        let error = error_of(&remote, "SELECT sum(id) FROM t").await;
+        assert!(error.contains("part-1.alkaid"), "{error}");
+    });
+}
+
+#[test]
+fn an_opened_local_file_is_read_from_its_handle() {
+    let dirs = dirs();
+    runtime().block_on(async {
+        let path = dirs.mixed.join("part-0.alkaid");
+        let bytes = std::fs::read(&path).unwrap();
+        let store = Arc::new(LocalFileSystem::new());
+        let location = Path::from_filesystem_path(&path).unwrap();
+        let meta = store.head(&location).await.unwrap();
+        let source = StoreSource::open(Arc::clone(&store) as _, meta.clone(), true)
+            .await
+            .unwrap();
+        assert_eq!(&source.fetch(8..64).await.unwrap()[..], &bytes[8..64]);
+        let (size, tail) = source.fetch_suffix(10).await.unwrap();
+        assert_eq!(
+            (size, &tail[..]),
+            (bytes.len() as u64, &bytes[bytes.len() - 10..])
+        );
+
+        // Replaced by another file under the same name: the opened file is still read.
+        let other = dirs.mixed.join("other");
+        std::fs::write(&other, vec![7u8; bytes.len()]).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(&source.fetch(8..64).await.unwrap()[..], &bytes[8..64]);
+        // Opening it again finds it changed since it was listed.
+        let error = StoreSource::open(Arc::clone(&store) as _, meta.clone(), true)
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("part-0.alkaid"), "{error}");
+
+        // Cut short while open: reading past its new end is an error, not stale bytes.
+        let source = StoreSource::open(
+            Arc::clone(&store) as _,
+            store.head(&location).await.unwrap(),
+            true,
+        )
+        .await
+        .unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        assert!(source.fetch(50..200).await.is_err());
+        assert_eq!(source.fetch(50..100).await.unwrap().len(), 50);
     });
 }
