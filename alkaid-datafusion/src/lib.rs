@@ -26,8 +26,9 @@
 //! are handed to DataFusion, which then runs no filter of its own for them.
 //!
 //! Files of a `file:` table are read from the handles the local object store opens, on
-//! the scan's task, as DataFusion's own readers of local files are; files of any other
-//! store by ranged requests ([`StoreSource`]).
+//! the scan's task and one record batch at a time, as DataFusion's own readers of local
+//! files are; files of any other store by ranged requests ([`StoreSource`]), four
+//! batches' requests at a time.
 //!
 //! Files are `ALKAID1` or `ARROW1` IPC files, with or without LZ4 or zstd buffer
 //! compression; IPC streams are not read (a stream has no footer to plan reads from).

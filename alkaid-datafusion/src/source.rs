@@ -235,10 +235,17 @@ impl FileOpener for AlkaidOpener {
             let source = StoreSource::open(store, meta, local)
                 .await
                 .map_err(|e| file_error(&location, e))?;
+            let local_reads = source.is_local();
             let options = ReadOptions::default().with_column_names(read);
             let mut reader = AsyncFileReader::open(source, options)
                 .await
                 .map_err(|e| file_error(&location, e))?;
+            if local_reads {
+                // Read on this task, a batch at a time: reading ahead overlaps nothing
+                // here, and the bytes read ahead are out of the caches by the time they
+                // are validated and handed on.
+                reader = reader.with_readahead(1);
+            }
             if let Some(range) = &file.range {
                 // A parallel scan splits files into byte ranges; a range reads the
                 // batches that start inside it, so that each batch is read once.

@@ -57,6 +57,11 @@ impl StoreSource {
         Ok(source)
     }
 
+    /// Whether the object is read from its local file.
+    pub(crate) fn is_local(&self) -> bool {
+        self.local.is_some()
+    }
+
     fn failed(&self, e: datafusion::object_store::Error) -> IpcError {
         IpcError::from(std::io::Error::other(format!(
             "{}: {e}",
@@ -112,5 +117,44 @@ impl RangeSource for StoreSource {
             }
         };
         Ok((size, tail))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::object_store::local::LocalFileSystem;
+    use datafusion::object_store::memory::InMemory;
+    use datafusion::object_store::path::Path;
+    use datafusion::object_store::{ObjectStoreExt, PutPayload};
+
+    use super::*;
+
+    #[test]
+    fn only_the_local_file_system_gives_out_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.arrow");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let local: Arc<dyn ObjectStore> = Arc::new(LocalFileSystem::new());
+            let location = Path::from_filesystem_path(&path).unwrap();
+            let meta = local.head(&location).await.unwrap();
+            let asked = StoreSource::open(Arc::clone(&local), meta.clone(), true);
+            assert!(asked.await.unwrap().is_local());
+            let not_asked = StoreSource::open(Arc::clone(&local), meta, false);
+            assert!(!not_asked.await.unwrap().is_local());
+
+            let memory: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+            let location = Path::from("x.arrow");
+            let payload = PutPayload::from_static(b"0123456789");
+            memory.put(&location, payload).await.unwrap();
+            let meta = memory.head(&location).await.unwrap();
+            let source = StoreSource::open(memory, meta, true).await.unwrap();
+            assert!(!source.is_local());
+            assert_eq!(&source.fetch(2..5).await.unwrap()[..], b"234");
+        });
     }
 }
