@@ -106,15 +106,11 @@ impl RangeSource for StoreSource {
     }
 
     async fn fetch_suffix(&self, n: u64) -> Result<(u64, Buffer)> {
+        // The size is known from the listing, so the tail is an ordinary range.
         let size = self.meta.size;
-        let n = n.min(size);
-        let tail = match (n, &self.local) {
-            (0, _) => Buffer::empty(),
-            (_, Some(_)) => self.get(size - n..size).await?,
-            (_, None) => {
-                let result = self.request(Some(GetRange::Suffix(n))).await?;
-                Buffer::from_owner(result.bytes().await.map_err(|e| self.failed(e))?)
-            }
+        let tail = match n.min(size) {
+            0 => Buffer::empty(),
+            n => self.get(size - n..size).await?,
         };
         Ok((size, tail))
     }

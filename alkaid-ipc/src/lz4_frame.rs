@@ -107,12 +107,8 @@ impl Descriptor {
         let Some(&[m0, m1, m2, m3, flg, bd]) = input.get(..6) else {
             return Ok(None);
         };
-        let block_max = match bd {
-            0x40 => 64 << 10,
-            0x50 => 256 << 10,
-            0x60 => 1 << 20,
-            0x70 => 4 << 20,
-            _ => return Ok(None),
+        let Some(&(block_max, ..)) = BLOCK_SIZES.iter().find(|&&(_, named, _)| named == bd) else {
+            return Ok(None);
         };
         if u32::from_le_bytes([m0, m1, m2, m3]) != MAGIC
             || flg >> 6 != 0b01
