@@ -25,6 +25,8 @@ use crate::decode::FlightRecordBatchStream;
 use crate::encode::{FlightEncoder, encode_stream};
 use crate::error::{FlightError, Result};
 use crate::flight_data::FlightData;
+use crate::framing::{Messages, Pending, sendable_len};
+use crate::piecewise_channel::PiecewiseChannel;
 use crate::proto::flight_service_client::FlightServiceClient;
 use crate::proto::{
     Action, ActionType, Criteria, Empty, FlightDescriptor, FlightInfo, HandshakeRequest, PollInfo,
@@ -121,8 +123,9 @@ impl Interceptor for Credentials {
     }
 }
 
-/// The generated client, with the credentials interceptor.
-pub type RawClient = FlightServiceClient<InterceptedService<Channel, Credentials>>;
+/// The generated client, with the credentials interceptor, over a channel that sends
+/// this crate's uploads piece by piece.
+pub type RawClient = FlightServiceClient<InterceptedService<PiecewiseChannel, Credentials>>;
 
 /// A Flight client.
 ///
@@ -133,6 +136,7 @@ pub struct FlightClient {
     inner: RawClient,
     read: ReadOptions,
     write: WriteOptions,
+    max_message_bytes: usize,
 }
 
 /// The `http(s)://` form of a Flight URI, and whether it is TLS.
@@ -209,6 +213,7 @@ impl FlightClient {
             .map(|token| format!("Bearer {token}").parse::<MetadataValue<Ascii>>())
             .transpose()
             .map_err(|_| FlightError::protocol("the token is not a valid header value"))?;
+        let channel = PiecewiseChannel::new(channel, options.max_message_bytes);
         let inner = FlightServiceClient::with_interceptor(channel, Credentials(token))
             .max_decoding_message_size(options.max_message_bytes)
             .max_encoding_message_size(options.max_message_bytes);
@@ -216,6 +221,7 @@ impl FlightClient {
             inner,
             read: options.read,
             write: options.write,
+            max_message_bytes: options.max_message_bytes,
         })
     }
 
@@ -312,9 +318,14 @@ impl FlightClient {
         S: Stream<Item = Result<(RecordBatch, Bytes)>> + Send + Unpin + 'static,
     {
         let encoder = FlightEncoder::new(schema, self.write.clone())?.with_descriptor(descriptor);
-        let (outgoing, failed) = Outgoing::new(encode_stream(encoder, batches));
+        let (outgoing, failed) =
+            Outgoing::new(encode_stream(encoder, batches), self.max_message_bytes);
         let call = async {
-            let answers = self.inner.do_put(outgoing).await?.into_inner();
+            let answers = self
+                .inner
+                .do_put(outgoing.into_request())
+                .await?
+                .into_inner();
             answers.try_collect::<Vec<PutResult>>().await
         };
         // A failure on this side drops the call, which cancels it on the server.
@@ -340,8 +351,13 @@ impl FlightClient {
         S: Stream<Item = Result<(RecordBatch, Bytes)>> + Send + Unpin + 'static,
     {
         let encoder = FlightEncoder::new(schema, self.write.clone())?.with_descriptor(descriptor);
-        let (outgoing, failed) = Outgoing::new(encode_stream(encoder, batches));
-        let answers = self.inner.do_exchange(outgoing).await?.into_inner();
+        let (outgoing, failed) =
+            Outgoing::new(encode_stream(encoder, batches), self.max_message_bytes);
+        let answers = self
+            .inner
+            .do_exchange(outgoing.into_request())
+            .await?
+            .into_inner();
         // The server's messages, or this side's failure as soon as it happens (dropping
         // the stream then cancels the call).
         let failure = stream::once(failed).filter_map(|e| async move { e.ok().map(Err) });
@@ -385,10 +401,10 @@ pub type DataStream = Pin<Box<dyn Stream<Item = Result<FlightData>> + Send>>;
 /// The batches a call returns.
 pub type BatchStream = FlightRecordBatchStream<DataStream>;
 
-/// The messages of an upload, as tonic takes them: encoded by a task of their own (so
-/// that encoding and sending overlap), two messages ahead at most. On an error, the error
-/// goes to the caller and the stream never ends, so that the caller cancels the call
-/// rather than finishing it.
+/// The messages of an upload: encoded by a task of their own (so that encoding and
+/// sending overlap), two messages ahead at most. On an error (a message larger than the
+/// limit among them), the error goes to the caller and the stream never ends, so that the
+/// caller cancels the call rather than finishing it.
 struct Outgoing {
     messages: mpsc::Receiver<FlightData>,
     /// Set by the encoding task before it stops on an error.
@@ -398,6 +414,7 @@ struct Outgoing {
 impl Outgoing {
     fn new(
         mut encoded: Pin<Box<dyn Stream<Item = Result<FlightData>> + Send>>,
+        max_message_bytes: usize,
     ) -> (Self, oneshot::Receiver<FlightError>) {
         let (sender, messages) = mpsc::channel(2);
         let (report, failure) = oneshot::channel();
@@ -405,6 +422,10 @@ impl Outgoing {
         let flag = failed.clone();
         tokio::spawn(async move {
             while let Some(item) = encoded.next().await {
+                let item = item.and_then(|data| {
+                    sendable_len(&data, max_message_bytes)?;
+                    Ok(data)
+                });
                 match item {
                     Ok(data) => {
                         // The call is over: nobody wants more.
@@ -422,6 +443,15 @@ impl Outgoing {
             }
         });
         (Self { messages, failed }, failure)
+    }
+
+    /// The request of a call that uploads these messages: tonic gets an empty stream, and
+    /// the [`PiecewiseChannel`] sends the messages from their own buffers.
+    fn into_request(self) -> Request<stream::Empty<FlightData>> {
+        let mut request = Request::new(stream::empty());
+        let messages: Messages = Box::pin(self.map(Ok));
+        request.extensions_mut().insert(Pending::new(messages));
+        request
     }
 }
 

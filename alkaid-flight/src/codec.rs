@@ -1,7 +1,9 @@
 //! The gRPC codec of every Flight method: prost's encoding, with the message's whole
-//! length reserved in tonic's buffer before it is written. A FlightData body is written
-//! piece by piece from the batch's buffers; without the reservation the buffer would
-//! grow, and copy what it held, several times per message.
+//! length reserved in tonic's buffer before it is written. A FlightData body that goes
+//! through it (sent with [`RawClient`](crate::RawClient), or by a service not run by
+//! [`serve`](crate::serve)) is written piece by piece from the batch's buffers; without
+//! the reservation the buffer would grow, and copy what it held, several times per
+//! message. `FlightClient`'s uploads and `serve`'s answers bypass it (`framing.rs`).
 
 use std::marker::PhantomData;
 

@@ -157,8 +157,10 @@ impl FlightData {
     }
 }
 
-impl prost::Message for FlightData {
-    fn encode_raw(&self, buf: &mut impl BufMut) {
+impl FlightData {
+    /// Writes the encoding up to the body's first byte: every field but the body, then
+    /// the body's key and length.
+    pub(crate) fn encode_before_body(&self, buf: &mut impl BufMut) {
         if let Some(descriptor) = &self.flight_descriptor {
             encoding::message::encode(DESCRIPTOR, descriptor, buf);
         }
@@ -175,6 +177,14 @@ impl prost::Message for FlightData {
         if !self.data_body.is_empty() {
             encoding::encode_key(BODY, WireType::LengthDelimited, buf);
             encoding::encode_varint(self.data_body.len() as u64, buf);
+        }
+    }
+}
+
+impl prost::Message for FlightData {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        self.encode_before_body(buf);
+        if !self.data_body.is_empty() {
             for piece in &self.data_body.pieces {
                 buf.put_slice(piece);
             }

@@ -11,10 +11,11 @@
 //! | [`proto`] | the protocol's messages and service, generated from `format/Flight.proto` |
 //!
 //! A batch goes out as alkaid-ipc's messages: the schema once, each dictionary once and
-//! then as a delta or a replacement (never again with every batch), the body written
-//! from the batch's own buffers into the gRPC frame. A received body is used where it
-//! arrived: its buffers are copied only where they are compressed or misaligned for their
-//! type.
+//! then as a delta or a replacement (never again with every batch), and the body's
+//! buffers handed to HTTP/2 as they are, not copied into a message buffer (uploads of
+//! [`FlightClient`], answers of services run by [`serve`]). A received body is used where
+//! it arrived: its buffers are copied only where they are compressed or misaligned for
+//! their type.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -59,6 +60,9 @@ mod directory;
 mod encode;
 mod error;
 mod flight_data;
+mod framing;
+mod piecewise_channel;
+mod piecewise_service;
 mod schema;
 mod server;
 
@@ -80,6 +84,7 @@ pub use directory::DirectoryService;
 pub use encode::{FlightEncoder, encode_stream};
 pub use error::{FlightError, Result};
 pub use flight_data::{BODY_ALIGNMENT, DataBody, FlightData};
+pub use piecewise_channel::PiecewiseChannel;
 pub use proto::{
     Action, ActionType, FlightDescriptor, FlightEndpoint, FlightInfo, PollInfo, PutResult, Ticket,
 };

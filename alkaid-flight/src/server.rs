@@ -1,5 +1,6 @@
 //! Serving a [`FlightService`] on a TCP listener: TLS, a bearer-token check before any
-//! method runs, message size limits, and a shutdown signal.
+//! method runs, message size limits, a shutdown signal, and FlightData answers sent from
+//! the batches' own buffers.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -17,6 +18,8 @@ use tonic::{Request, Status};
 
 use crate::client::DEFAULT_MAX_MESSAGE_BYTES;
 use crate::error::Result;
+use crate::framing::{Pending, PiecewiseBody, Side};
+use crate::piecewise_service::Piecewise;
 use crate::proto::flight_service_server::{FlightService, FlightServiceServer};
 
 /// How a Flight server accepts calls.
@@ -139,9 +142,14 @@ impl http_body::Body for WatchedBody {
     }
 }
 
-/// A service whose requests carry a [`RequestBodyWatch`] and a watched body.
+/// A service whose requests carry a [`RequestBodyWatch`] and a watched body, and whose
+/// responses with [`Pending`] messages send them as a [`PiecewiseBody`] of at most
+/// `max_message_bytes` a message.
 #[derive(Debug, Clone)]
-struct Watched<S>(S);
+struct Watched<S> {
+    inner: S,
+    max_message_bytes: usize,
+}
 
 impl<S> tonic::server::NamedService for Watched<S>
 where
@@ -150,16 +158,19 @@ where
     const NAME: &'static str = S::NAME;
 }
 
-impl<S> Service<http::Request<tonic::body::Body>> for Watched<S>
+impl<S, B> Service<http::Request<tonic::body::Body>> for Watched<S>
 where
-    S: Service<http::Request<tonic::body::Body>>,
+    S: Service<http::Request<tonic::body::Body>, Response = http::Response<B>>,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<tonic::codegen::StdError>,
 {
-    type Response = S::Response;
+    type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.0.poll_ready(cx)
+        self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
@@ -167,7 +178,19 @@ where
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(watch.clone());
         let body = tonic::body::Body::new(WatchedBody { inner: body, watch });
-        self.0.call(http::Request::from_parts(parts, body))
+        let response = self.inner.call(http::Request::from_parts(parts, body));
+        let max_message_bytes = self.max_message_bytes;
+        Box::pin(async move {
+            let mut response = response.await?;
+            let pending = response.extensions_mut().remove::<Pending>();
+            Ok(match pending.and_then(|pending| pending.take()) {
+                Some(messages) => response.map(|_empty| {
+                    let body = PiecewiseBody::new(messages, Side::Server, max_message_bytes);
+                    tonic::body::Body::new(body)
+                }),
+                None => response.map(tonic::body::Body::new),
+            })
+        })
     }
 }
 
@@ -182,10 +205,13 @@ pub async fn serve<S: FlightService>(
     options: ServerOptions,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
-    let flight = FlightServiceServer::new(service)
+    let flight = FlightServiceServer::new(Piecewise(service))
         .max_decoding_message_size(options.max_message_bytes)
         .max_encoding_message_size(options.max_message_bytes);
-    let service = Watched(InterceptedService::new(flight, TokenCheck(options.token)));
+    let service = Watched {
+        inner: InterceptedService::new(flight, TokenCheck(options.token)),
+        max_message_bytes: options.max_message_bytes,
+    };
     let mut server = Server::builder()
         .tcp_nodelay(true)
         .http2_adaptive_window(Some(true))
@@ -204,7 +230,72 @@ pub async fn serve<S: FlightService>(
 
 #[cfg(test)]
 mod tests {
+    use bytes::Bytes;
+    use futures_util::stream;
+    use http_body_util::BodyExt;
+
     use super::*;
+    use crate::flight_data::{DataBody, FlightData};
+
+    /// Answers every call with an empty body, and with `body` pending as messages.
+    struct Answer {
+        body: Option<Bytes>,
+    }
+
+    impl Service<http::Request<tonic::body::Body>> for Answer {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _: http::Request<tonic::body::Body>) -> Self::Future {
+            let mut response = http::Response::new(tonic::body::Body::empty());
+            if let Some(body) = &self.body {
+                let message = FlightData {
+                    data_header: Bytes::from_static(b"header"),
+                    data_body: DataBody::from(body.clone()),
+                    ..FlightData::default()
+                };
+                let messages = Box::pin(stream::iter([Ok(message)]));
+                response.extensions_mut().insert(Pending::new(messages));
+            }
+            std::future::ready(Ok(response))
+        }
+    }
+
+    #[test]
+    fn pending_messages_replace_the_body_and_other_answers_pass_as_they_are() {
+        let body = Bytes::from(vec![5u8; 1 << 20]);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for pending in [Some(body.clone()), None] {
+            let mut service = Watched {
+                inner: Answer {
+                    body: pending.clone(),
+                },
+                max_message_bytes: 2 << 20,
+            };
+            let request = http::Request::new(tonic::body::Body::empty());
+            let response = runtime.block_on(service.call(request)).unwrap();
+            assert!(response.extensions().get::<Pending>().is_none());
+            let collected = runtime.block_on(response.into_body().collect()).unwrap();
+            let trailers = collected.trailers().cloned();
+            let chunks = collected.to_bytes();
+            match pending {
+                Some(body) => {
+                    // The prefix and header, then the body's own bytes.
+                    assert_eq!(&chunks[chunks.len() - body.len()..], &body[..]);
+                    let status = Status::from_header_map(&trailers.unwrap()).unwrap();
+                    assert_eq!(status.code(), tonic::Code::Ok);
+                }
+                None => assert!(chunks.is_empty() && trailers.is_none()),
+            }
+        }
+    }
 
     #[test]
     fn only_the_exact_token_is_admitted() {
