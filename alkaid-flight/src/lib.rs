@@ -75,8 +75,8 @@ pub mod proto {
 }
 
 pub use client::{
-    BatchStream, ClientOptions, Credentials, DEFAULT_MAX_MESSAGE_BYTES, DataStream, FlightClient,
-    RawClient,
+    BatchStream, ClientOptions, Credentials, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES,
+    DataStream, FlightClient, RawClient,
 };
 pub use codec::FlightCodec;
 pub use decode::{FlightDecoder, FlightRecordBatchStream};

@@ -16,7 +16,7 @@ use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Status};
 
-use crate::client::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::client::{DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES, window_in_range};
 use crate::error::Result;
 use crate::framing::{Pending, PiecewiseBody, Side};
 use crate::piecewise_service::Piecewise;
@@ -28,6 +28,7 @@ pub struct ServerOptions {
     tls: Option<(Vec<u8>, Vec<u8>)>,
     token: Option<String>,
     max_message_bytes: usize,
+    window_bytes: u32,
 }
 
 impl Default for ServerOptions {
@@ -36,6 +37,7 @@ impl Default for ServerOptions {
             tls: None,
             token: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            window_bytes: DEFAULT_WINDOW_BYTES,
         }
     }
 }
@@ -57,6 +59,14 @@ impl ServerOptions {
     /// The largest message sent or received, in bytes (256 MiB by default).
     pub fn with_max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The HTTP/2 flow-control window, per call and per connection: how much a client may
+    /// upload ahead of what the service has read ([`DEFAULT_WINDOW_BYTES`] by default;
+    /// held between 65,535 bytes and 2 GiB - 1).
+    pub fn with_window_bytes(mut self, bytes: u32) -> Self {
+        self.window_bytes = window_in_range(bytes);
         self
     }
 }
@@ -214,7 +224,8 @@ pub async fn serve<S: FlightService>(
     };
     let mut server = Server::builder()
         .tcp_nodelay(true)
-        .http2_adaptive_window(Some(true))
+        .initial_stream_window_size(Some(options.window_bytes))
+        .initial_connection_window_size(Some(options.window_bytes))
         .max_frame_size(crate::client::MAX_FRAME_BYTES);
     if let Some((cert, key)) = &options.tls {
         server =

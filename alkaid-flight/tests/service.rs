@@ -153,3 +153,65 @@ fn a_service_offers_what_it_implements_and_nothing_else() {
     let _ = stop.send(());
     runtime.block_on(server).unwrap().unwrap();
 }
+
+#[test]
+fn streams_both_ways_pass_through_the_smallest_windows() {
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let uri = format!("grpc://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    // 0 is held at HTTP/2's smallest window, 65,535 bytes, rather than stalling.
+    let options = ServerOptions::default().with_window_bytes(0);
+    let server = runtime.spawn(serve(Doubler, listener, options, async {
+        let _ = stopped.await;
+    }));
+    runtime.block_on(async {
+        let options = alkaid_flight::ClientOptions::default().with_window_bytes(65_535);
+        let mut client = FlightClient::connect_with(&uri, options).await.unwrap();
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, true)]));
+        // 40 batches of 256 KiB each way: 160 windows' worth.
+        let rows = 1 << 16;
+        let batches: Vec<_> = (0..40)
+            .map(|i| {
+                let column: ArrayRef =
+                    Arc::new(Int32Array::from((i..i + rows).collect::<Vec<i32>>()));
+                Ok((
+                    RecordBatch::try_new(schema.clone(), vec![column]).unwrap(),
+                    Bytes::new(),
+                ))
+            })
+            .collect();
+        let exchange = async {
+            client
+                .do_exchange(FlightDescriptor::path(["x"]), schema, stream::iter(batches))
+                .await
+                .unwrap()
+                .try_collect::<Vec<RecordBatch>>()
+                .await
+                .unwrap()
+        };
+        let back = tokio::time::timeout(std::time::Duration::from_secs(120), exchange)
+            .await
+            .expect("the exchange finishes within 120 s");
+        assert_eq!(back.len(), 40);
+        for (i, batch) in back.iter().enumerate() {
+            let values = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .unwrap();
+            let start = i as i32;
+            assert!(
+                values
+                    .iter()
+                    .zip(start..start + rows)
+                    .all(|(v, n)| v == Some(2 * n)),
+                "batch {i}"
+            );
+        }
+    });
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}

@@ -352,7 +352,8 @@ mod theirs {
         tokio::spawn(
             tonic::transport::Server::builder()
                 .tcp_nodelay(true)
-                .http2_adaptive_window(Some(true))
+                .initial_stream_window_size(Some(alkaid_flight::DEFAULT_WINDOW_BYTES))
+                .initial_connection_window_size(Some(alkaid_flight::DEFAULT_WINDOW_BYTES))
                 .max_frame_size(1 << 20)
                 .add_service(service)
                 .serve_with_incoming(incoming),
@@ -367,7 +368,8 @@ mod theirs {
         let channel = tonic::transport::Channel::from_shared(uri)
             .unwrap()
             .tcp_nodelay(true)
-            .http2_adaptive_window(true)
+            .initial_stream_window_size(alkaid_flight::DEFAULT_WINDOW_BYTES)
+            .initial_connection_window_size(alkaid_flight::DEFAULT_WINDOW_BYTES)
             .max_frame_size(1 << 20)
             .connect()
             .await
