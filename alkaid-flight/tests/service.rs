@@ -81,17 +81,31 @@ impl FlightService for Doubler {
     }
 }
 
-#[test]
-fn a_service_offers_what_it_implements_and_nothing_else() {
-    let runtime = runtime();
+/// The doubler served with `options` on a free port of 127.0.0.1: its `grpc://`
+/// address, the sender that stops it, and its task.
+fn serve_doubler(
+    runtime: &tokio::runtime::Runtime,
+    options: ServerOptions,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<alkaid_flight::Result<()>>,
+) {
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let uri = format!("grpc://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = runtime.spawn(serve(Doubler, listener, ServerOptions::default(), async {
+    let server = runtime.spawn(serve(Doubler, listener, options, async {
         let _ = stopped.await;
     }));
+    (uri, stop, server)
+}
+
+#[test]
+fn a_service_offers_what_it_implements_and_nothing_else() {
+    let runtime = runtime();
+    let (uri, stop, server) = serve_doubler(&runtime, ServerOptions::default());
     runtime.block_on(async {
         let mut client = FlightClient::connect(&uri).await.unwrap();
         let answer = client.handshake(Bytes::from_static(b"abc")).await.unwrap();
@@ -157,16 +171,9 @@ fn a_service_offers_what_it_implements_and_nothing_else() {
 #[test]
 fn streams_both_ways_pass_through_the_smallest_windows() {
     let runtime = runtime();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let uri = format!("grpc://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     // 0 is held at HTTP/2's smallest window, 65,535 bytes, rather than stalling.
     let options = ServerOptions::default().with_window_bytes(0);
-    let server = runtime.spawn(serve(Doubler, listener, options, async {
-        let _ = stopped.await;
-    }));
+    let (uri, stop, server) = serve_doubler(&runtime, options);
     runtime.block_on(async {
         let options = alkaid_flight::ClientOptions::default().with_window_bytes(65_535);
         let mut client = FlightClient::connect_with(&uri, options).await.unwrap();
