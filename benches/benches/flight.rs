@@ -11,6 +11,9 @@
 //!   Its other defaults stay: batches are cut into messages of at most 2 MiB.
 //! - `grpc`: the transport bound, the same messages (Alkaid's encoding, made once before
 //!   timing) sent and received as plain gRPC messages, neither encoded nor decoded.
+//! - `encode`, `decode`: the two ends' own work with no transfer, Alkaid's encoding of the
+//!   set (with LZ4, the codec) and its decoding with full validation. With compression the
+//!   sending end's encoding, not the transport, bounds a transfer from below.
 //! - pyarrow's client and server on the same batches: `pyarrow_bench.py`.
 //!
 //! The batches are read from one uncompressed IPC file, which `bench-data/` keeps for
@@ -85,8 +88,31 @@ fn flight(c: &mut Criterion) {
             .bench_function(BenchmarkId::new("grpc", format!("do_put/{codec}")), |b| {
                 b.iter(|| runtime.block_on(plain::put(&mut plain_client, &messages)))
             });
+        group
+            .group
+            .bench_function(BenchmarkId::new("encode", codec), |b| {
+                b.iter(|| plain::messages(&ours, codec).len())
+            });
+        group
+            .group
+            .bench_function(BenchmarkId::new("decode", codec), |b| {
+                b.iter(|| decode_alone(&messages))
+            });
     }
     group.finish();
+}
+
+/// The rows of `messages`, decoded and fully validated on this thread.
+fn decode_alone(messages: &[alkaid_flight::FlightData]) -> usize {
+    let mut decoder =
+        alkaid_flight::FlightDecoder::with_options(alkaid_ipc::ReadOptions::default());
+    let rows = messages
+        .iter()
+        .filter_map(|message| decoder.decode(message.clone()).unwrap())
+        .map(|(batch, _)| batch.num_rows())
+        .sum();
+    assert_eq!(rows, ROWS);
+    rows
 }
 
 /// The file's batches as Alkaid's file reader gives them.
