@@ -146,9 +146,10 @@ async fn encode_batch(
     app_metadata: Bytes,
 ) -> (Option<FlightEncoder>, Result<Vec<FlightData>>) {
     let compresses = encoder.encoder.options().compression() != Compression::None;
-    let runtime = tokio::runtime::Handle::try_current()
-        .ok()
-        .filter(|_| compresses);
+    // Looked up only for a batch that will be compressed.
+    let runtime = compresses
+        .then(tokio::runtime::Handle::try_current)
+        .and_then(Result::ok);
     let (encoder, encoded) = match runtime {
         None => {
             let encoded = encoder.encode(&batch, app_metadata);

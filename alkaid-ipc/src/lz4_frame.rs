@@ -18,7 +18,7 @@ use lz4_flex::block::{CompressTable, compress_into_with_table, get_maximum_outpu
 use twox_hash::XxHash32;
 
 use crate::error::{IpcError, Result};
-use crate::lz4_block::{decompress_into as decompress_block, decompress_into_with_dict};
+use crate::lz4_block;
 
 /// Frame magic number, little-endian on the wire.
 const MAGIC: u32 = 0x184D_2204;
@@ -142,8 +142,9 @@ impl Descriptor {
 /// [`decompress_into`].
 ///
 /// A frame of one compressed block (what Alkaid's writer makes of any buffer up to 4 MiB)
-/// is decompressed into memory not written before, bounded by its capacity; any other goes through [`decompress_into`] into zeroed memory. Zeroing first
-/// costs a pass over the output as long as the decompression's own writing of it.
+/// is decompressed into memory not written before, bounded by its capacity; any other goes
+/// through [`decompress_into`] into zeroed memory. Zeroing first costs a pass over the
+/// output as long as the decompression's own writing of it.
 pub(crate) fn decompress_to_vec(input: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
     if let Some(single) = single_block(input, len)? {
         return Ok(Some(single));
@@ -179,7 +180,7 @@ fn single_block(input: &[u8], len: usize) -> Result<Option<Vec<u8>>> {
     if read_u32(input, &mut at)? != 0 {
         return Ok(None);
     }
-    let out = crate::lz4_block::decompress_to_vec(block, len).map_err(|e| lz4_error(&e))?;
+    let out = lz4_block::decompress_to_vec(block, len).map_err(|e| lz4_error(&e))?;
     if out.len() > len {
         return Err(lz4_error("the frame holds more bytes than declared"));
     }
@@ -237,10 +238,10 @@ pub(crate) fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<Option<usi
                 .copy_from_slice(block);
             len
         } else if flg & INDEPENDENT != 0 || before.is_empty() {
-            decompress_block(block, dest).map_err(|e| lz4_error(&e))?
+            lz4_block::decompress_into(block, dest).map_err(|e| lz4_error(&e))?
         } else {
             let window = &before[before.len().saturating_sub(WINDOW)..];
-            decompress_into_with_dict(block, dest, window).map_err(|e| lz4_error(&e))?
+            lz4_block::decompress_into_with_dict(block, dest, window).map_err(|e| lz4_error(&e))?
         };
     }
     if flg & CONTENT_CHECKSUM != 0
