@@ -1,5 +1,11 @@
 //! A [`RangeSource`] over an [`ObjectStore`]: S3, Google Cloud Storage, Azure, HTTP
 //! servers and local files, through the `object_store` crate.
+//!
+//! A store that answers with an open file (`LocalFileSystem`) hands that file over with
+//! the first response, and every later range is read from it directly: `object_store`'s
+//! own local reads open the file again, hop to a blocking thread and zero a buffer for
+//! each range, which cost as much as reading the ranges of one column (16.2 ms against
+//! 10.9 ms read from the file for a 64-batch file's one column).
 
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
@@ -11,13 +17,19 @@ use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt
 
 use crate::source::RangeSource;
 
+/// The object's file, when the store answered with one.
+#[cfg(not(target_arch = "wasm32"))]
+type LocalFile = crate::source::Blocking<alkaid_ipc::Seekable<std::fs::File>>;
+
 /// One object of an [`ObjectStore`], read by range.
 ///
 /// Fetched bytes become [`Buffer`]s without a copy (the store's `bytes::Bytes` are
 /// wrapped; alkaid-ipc copies a buffer only where its type needs an alignment the bytes
 /// lack). The first response's entity tag, when the store gives one, pins every later
 /// fetch to that version of the object: a file replaced while it is read is an error,
-/// never a mix of two files.
+/// never a mix of two files. A local file is read from the handle the store's first
+/// response opened, on the calling task (as DataFusion reads local files): it stays the
+/// file that was first read, whatever replaces it at its path.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -51,6 +63,9 @@ pub struct ObjectStoreSource {
     len: OnceLock<u64>,
     /// The version of the object every fetch reads, once known.
     e_tag: OnceLock<Option<String>>,
+    /// The object's open file, once a response gave one.
+    #[cfg(not(target_arch = "wasm32"))]
+    local: OnceLock<LocalFile>,
 }
 
 impl ObjectStoreSource {
@@ -61,6 +76,8 @@ impl ObjectStoreSource {
             path,
             len: OnceLock::new(),
             e_tag: OnceLock::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            local: OnceLock::new(),
         }
     }
 
@@ -78,9 +95,18 @@ impl ObjectStoreSource {
         &self.path
     }
 
-    /// One request for `range`, pinned to the object's version when it is known; the
-    /// bytes, and the object's length and version from the response.
+    /// The bytes of `range`, and the object's length and version: from its open file when
+    /// a response gave one, else from one request, pinned to the object's version when it
+    /// is known.
     async fn get(&self, range: GetRange) -> Result<(Buffer, u64, Option<String>)> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let (Some(file), Some(&size)) = (self.local.get(), self.len.get()) {
+            let range = range.as_range(size).map_err(|e| {
+                IpcError::new(IpcErrorKind::InvalidArgument, format!("{}: {e}", self.path))
+            })?;
+            let e_tag = self.e_tag.get().cloned().flatten();
+            return Ok((file.fetch(range).await?, size, e_tag));
+        }
         let options = GetOptions {
             range: Some(range),
             if_match: self.e_tag.get().cloned().flatten(),
@@ -100,6 +126,14 @@ impl ObjectStoreSource {
             .await
             .map_err(failed)?;
         let (size, e_tag) = (result.meta.size, result.meta.e_tag.clone());
+        #[cfg(not(target_arch = "wasm32"))]
+        if let object_store::GetResultPayload::File(file, _) = result.payload {
+            self.note(size, e_tag.clone())?;
+            let file = self
+                .local
+                .get_or_init(|| LocalFile::new(alkaid_ipc::Seekable(file)));
+            return Ok((file.fetch(result.range).await?, size, e_tag));
+        }
         let bytes = result.bytes().await.map_err(failed)?;
         Ok((Buffer::from_owner(bytes), size, e_tag))
     }

@@ -1,6 +1,7 @@
 //! Files on a real S3-protocol server (moto, on 127.0.0.1, started and stopped here), read
 //! through `object_store`'s S3 client: files written by pyarrow and by Alkaid, whole and
-//! projected, against the synchronous reader of the same bytes.
+//! projected, against the synchronous reader of the same bytes; and files of the local
+//! file system's store, which are read from their open handle.
 #![cfg(feature = "object_store")]
 
 mod moto;
@@ -188,4 +189,68 @@ fn a_missing_or_replaced_object_is_an_error() {
         let err = reader.batch(5).await.unwrap_err();
         assert!(err.to_string().contains("moving.alkaid"), "{err}");
     });
+}
+
+#[test]
+fn a_local_file_is_read_from_the_handle_its_first_answer_opened() {
+    let dir = std::env::temp_dir().join(format!("alkaid-local-store-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = pyarrow_files();
+    files.push(("six_batches.alkaid".into(), alkaid_file()));
+    let store: Arc<dyn ObjectStore> =
+        Arc::new(object_store::local::LocalFileSystem::new_with_prefix(&dir).unwrap());
+    runtime().block_on(async {
+        for (name, bytes) in &files {
+            let name = name.replace('/', "_");
+            std::fs::write(dir.join(&name), bytes).unwrap();
+            let path = Path::from(name.as_str());
+            for projection in [None, Some(vec![0])] {
+                let options = match &projection {
+                    Some(columns) => ReadOptions::default().with_columns(columns.clone()),
+                    None => ReadOptions::default(),
+                };
+                let expected: Vec<RecordBatch> =
+                    FileReader::open(Buffer::from(bytes.clone()), options.clone())
+                        .unwrap()
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                let source = ObjectStoreSource::new(store.clone(), path.clone());
+                let reader = AsyncFileReader::open(source, options).await.unwrap();
+                let read: Vec<RecordBatch> = reader.into_stream().try_collect().await.unwrap();
+                assert_same(&read, &expected, &name);
+            }
+        }
+
+        // A file replaced at its path while read: the reader keeps reading the file it
+        // opened (the store's ranged reads would open the new one, and refuse it).
+        let name = "six_batches.alkaid";
+        let bytes = alkaid_file();
+        let source = ObjectStoreSource::new(store.clone(), Path::from(name));
+        let mut reader = AsyncFileReader::open(source, ReadOptions::default())
+            .await
+            .unwrap();
+        let mut other = bytes.clone();
+        let middle = other.len() / 2;
+        other[middle] ^= 0xFF;
+        std::fs::write(dir.join("replacement"), &other).unwrap();
+        std::fs::rename(dir.join("replacement"), dir.join(name)).unwrap();
+        let mut local = FileReader::from_buffer(Buffer::from(bytes)).unwrap();
+        for b in [5, 0, 3] {
+            let batch = reader.batch(b).await.unwrap();
+            assert_same(
+                &[batch],
+                &[local.batch(b).unwrap()],
+                "batch of the replaced file",
+            );
+        }
+
+        // A missing file is an error that names it.
+        let missing = ObjectStoreSource::new(store.clone(), Path::from("nothing.arrow"));
+        let err = AsyncFileReader::open(missing, ReadOptions::default())
+            .await
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("nothing.arrow"), "{err}");
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
 }

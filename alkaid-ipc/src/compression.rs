@@ -13,7 +13,8 @@ use alkaid_buffer::Buffer;
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::lz4_frame::{self, Lz4FrameEncoder};
-use crate::read::{fill, mapping};
+use crate::mapping::{Mapping, mapping};
+use crate::read::fill;
 
 /// How the buffers of a message body are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -208,14 +209,13 @@ impl Decompressor {
     }
 
     /// Decompresses `payload`, of a codec that [`decompress`](Self::decompress) checked, into
-    /// `out`, a mapping of exactly the declared size (see
-    /// `read/body.rs`: fresh memory of this size costs more to fault in than to fill, and
-    /// huge pages make that cheap); any other output size is an error.
+    /// `out`, a mapping of exactly the declared size (see `mapping.rs`: fresh memory of this
+    /// size costs more to fault in than to fill); any other output size is an error.
     fn decompress_mapped(
         &mut self,
         codec: fb::CompressionType,
         payload: &[u8],
-        mut out: memmap2::MmapMut,
+        mut out: Mapping,
     ) -> Result<Buffer> {
         let declared = out.len();
         let produced = if codec == fb::CompressionType::ZSTD {
@@ -234,7 +234,7 @@ impl Decompressor {
             })
         };
         match produced {
-            Ok(n) if n == declared => Ok(Buffer::from_owner(out.make_read_only()?)),
+            Ok(n) if n == declared => out.into_buffer(),
             Ok(n) => Err(size_mismatch(declared, n)),
             Err(e) => Err(IpcError::malformed(format!(
                 "a compressed buffer does not decompress into its declared {declared} bytes: {e}"
@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn large_outputs_decompress_into_their_own_memory_exactly() {
         // Past the mapping threshold: decompressed into a mapping of the declared size.
-        let len = crate::read::MAPPED + 4099;
+        let len = crate::mapping::MAPPED + 4099;
         let input: Vec<u8> = (0..len)
             .map(|i| (i % 251) as u8 ^ (i / 4096) as u8)
             .collect();

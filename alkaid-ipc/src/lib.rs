@@ -26,7 +26,7 @@
 //! | tables in one flatbuffer (fields, types, dictionary encodings) | 2^20, so about 500,000 fields per schema | `Malformed` |
 //! | flatbuffer depth | 3 tables per level of fields, plus 16 | `Malformed` |
 //! | field nodes, buffers and variadic counts of a batch | exactly as many as the schema uses | `Malformed` |
-//! | memory for a message read from a `Read` | committed as bytes arrive: below 4 MiB, a vector of at most twice the bytes received plus 1 MiB; from 4 MiB, an anonymous mapping of the declared length (address space only; on Linux advised to use 2 MiB pages unless [`set_huge_pages`] says otherwise), resident only as far as the bytes received plus one page | `Truncated` |
+//! | memory for a message read from a `Read` | committed as bytes arrive: below 4 MiB, a vector of at most twice the bytes received plus 1 MiB; from 4 MiB, an anonymous mapping of the declared length (address space only; on Linux advised to use 2 MiB pages unless [`set_huge_pages`] says otherwise), resident only as far as the bytes received plus one page, or a mapping kept from a dropped buffer (at most 5/4 of the length plus 2 MiB, already resident; see [`set_mapping_cache_limit`]) | `Truncated` |
 //! | bytes pushed into a [`Decoder`] | held until their message is complete; a body of 4 MiB or more whose metadata has arrived moves into a mapping as above, resident only as far as pushed | `Truncated`, from [`Decoder::finish`] |
 //! | buffers of a file or of memory | inside the body and the file; read from there, never allocated ahead | `Malformed` |
 //! | a compressed buffer's declared size | allocated up front only when at most 256 times its compressed size plus 1 MiB (from 4 MiB, as a mapping committed as the codec writes); past that, memory grows with what the codec really produces, and a difference from the declared size is an error | `Malformed` |
@@ -71,6 +71,7 @@ mod dictionary;
 mod error;
 mod lz4_block;
 mod lz4_frame;
+mod mapping;
 mod parallel;
 mod path;
 mod read;
@@ -103,10 +104,12 @@ pub(crate) use generated::org::apache::arrow::flatbuf as fb;
 pub use compression::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
+pub use mapping::{
+    cached_mapping_bytes, release_mapping_cache, set_huge_pages, set_mapping_cache_limit,
+};
 pub use read::{
     BatchPlan, BufferStreamReader, ByteSource, Decoded, Decoder, Fetch, FileDecoder, FileOpening,
     FileReader, MessageInfo, Opened, ReadOptions, RowPart, Seekable, Step, StreamReader,
-    set_huge_pages,
 };
 pub use schema::MAX_FIELD_DEPTH;
 pub use tensor::{

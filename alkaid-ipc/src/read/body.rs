@@ -1,47 +1,14 @@
-//! Memory for large message bodies and buffers, and reading bodies from a `std::io::Read`
-//! into it.
-//!
-//! Two rules shape this. A declared length is hostile until the bytes arrive, so the memory
-//! that holds them is committed as they arrive, never ahead of them. And a large body is
-//! written into fresh memory, whose first touch costs more than the copy itself: the kernel
-//! maps and zeroes every 4 KiB page (257 MB into fresh `malloc` memory: 172 ms, into a
-//! reused buffer: 18 ms). Large bodies therefore go into an anonymous mapping of their
-//! whole declared length, which commits nothing until written, advised on Linux to use
-//! 2 MiB pages: 512 times fewer faults. A 143 MB stream read in 98 ms that way took 25 ms.
-//! Small reads grow a vector instead, where a mapping's system calls would cost more than
-//! they save.
-//!
-//! Huge pages have a price: where the kernel has no free 2 MiB page at hand and its
-//! `defrag` setting is `madvise` (a common default), a fault compacts memory on the spot:
-//! a copy into such memory stalled once for 420 ms on this project's machine. [`set_huge_pages`] turns the advice off for
-//! callers to whom a rare stall matters more than throughput.
+//! Reading bodies from a `std::io::Read`. A declared length is hostile until the bytes
+//! arrive, so the memory that holds them is committed as they arrive, never ahead of them:
+//! large bodies go into a mapping of their whole declared length (see `mapping.rs`), which
+//! commits nothing until written; small ones grow a vector.
 
 use std::io::{ErrorKind, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use alkaid_buffer::Buffer;
 
 use crate::error::Result;
-
-static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
-
-/// Whether message bodies of 4 MiB and more read from a `Read` (by [`StreamReader`] and by
-/// [`FileReader`] over a [`Seekable`]) or pushed into a [`Decoder`], and decompressed
-/// buffers of 4 MiB and more, ask the kernel for 2 MiB pages; on by default, for
-/// the whole process. A hint that only Linux takes; without it a 257 MB stream reads about
-/// four times slower on a machine where first touches of memory are costly, with it a read
-/// can stall while the kernel compacts memory to find huge pages (see the module notes).
-///
-/// [`StreamReader`]: crate::StreamReader
-/// [`FileReader`]: crate::FileReader
-/// [`Seekable`]: crate::Seekable
-/// [`Decoder`]: crate::Decoder
-pub fn set_huge_pages(enabled: bool) {
-    HUGE_PAGES.store(enabled, Ordering::Relaxed);
-}
-
-/// Below this, reads go into a growing vector; from it, into a mapping.
-pub(crate) const MAPPED: usize = 4 << 20;
+use crate::mapping::{MAPPED, mapping};
 
 /// The first step of a growing vector; each later step doubles what arrived.
 const FIRST_STEP: usize = 1 << 20;
@@ -60,8 +27,8 @@ pub(crate) fn read_up_to(input: &mut impl Read, len: usize) -> Result<Buffer> {
         return Ok(Buffer::from(growing(input, len)?));
     };
     let got = fill(input, &mut map)?;
-    // Short, the caller reports it; the pages past what arrived were never touched.
-    Ok(Buffer::from_owner(map.make_read_only()?).slice(0, got))
+    // Short, the caller reports it; the bytes past what arrived are not in the buffer.
+    Ok(map.into_buffer()?.slice(0, got))
 }
 
 /// `len` bytes of `input`, which is known to hold them (a file whose length was measured),
@@ -78,22 +45,6 @@ pub(crate) fn read_known(input: &mut impl Read, len: usize) -> Result<Buffer> {
     let mut bytes = Vec::with_capacity(len);
     input.take(len as u64).read_to_end(&mut bytes)?;
     Ok(Buffer::from(bytes))
-}
-
-/// Memory for a body of `len` bytes that arrive later: an anonymous mapping, advised to
-/// use huge pages, when `len` is at least [`MAPPED`] and the system grants the address
-/// space; `None` otherwise (the caller then grows a vector).
-pub(crate) fn mapping(len: usize) -> Option<memmap2::MmapMut> {
-    if len < MAPPED {
-        return None;
-    }
-    let map = memmap2::MmapMut::map_anon(len).ok()?;
-    #[cfg(target_os = "linux")]
-    if HUGE_PAGES.load(Ordering::Relaxed) {
-        // A hint: where huge pages are off or unavailable, the kernel uses small ones.
-        let _ = map.advise(memmap2::Advice::HugePage);
-    }
-    Some(map)
 }
 
 /// Reads into `out` until it is full or the input ends; the number of bytes read.
@@ -179,9 +130,9 @@ mod tests {
     #[test]
     fn without_huge_pages_the_bytes_are_the_same() {
         let bytes = pattern(MAPPED + 3);
-        set_huge_pages(false);
+        crate::set_huge_pages(false);
         let read = read_up_to(&mut &bytes[..], MAPPED + 3);
-        set_huge_pages(true);
+        crate::set_huge_pages(true);
         assert_eq!(&read.unwrap()[..], &bytes[..]);
     }
 

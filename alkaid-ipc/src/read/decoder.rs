@@ -3,12 +3,12 @@
 use alkaid_buffer::Buffer;
 use alkaid_schema::SchemaRef;
 
-use super::body::mapping;
 use super::framing::{Prefix, body_length, parse_prefix};
 use super::options::ReadOptions;
 use super::state::{Decoded, ReadState, parse_message};
 use crate::error::{IpcError, Result};
 use crate::fb;
+use crate::mapping::{Mapping, mapping};
 
 /// Decodes an IPC stream from bytes handed to it as they arrive: feed it with
 /// [`push`](Self::push), take messages out with [`next_message`](Self::next_message). It never blocks and
@@ -61,14 +61,14 @@ pub struct Decoder {
     arriving: Option<Arriving>,
 }
 
-/// A message body of at least [`MAPPED`](super::body::MAPPED) bytes being filled in memory
-/// of its own (see `body.rs`): pushed bytes are copied once, into it, instead of into the
+/// A message body of at least [`MAPPED`](crate::mapping::MAPPED) bytes being filled in
+/// memory of its own (see `mapping.rs`): pushed bytes are copied once, into it, instead of into the
 /// pending bytes and then out of them.
 #[derive(Debug)]
 struct Arriving {
     metadata: Vec<u8>,
     info: MessageInfo,
-    body: memmap2::MmapMut,
+    body: Mapping,
     filled: usize,
 }
 
@@ -254,7 +254,7 @@ impl Decoder {
             }
             let arriving = self.arriving.take().expect("checked just above");
             self.last = Some(arriving.info);
-            let body = Buffer::from_owner(arriving.body.make_read_only()?);
+            let body = arriving.body.into_buffer()?;
             return self.state.decode(&arriving.metadata, body).map(Some);
         }
         let available = &self.pending[self.start..];
@@ -407,7 +407,7 @@ mod tests {
         let (batches, bytes) = stream();
         let whole = decode(&bytes, bytes.len());
         assert_eq!(whole.len(), 3);
-        assert!(whole[1].1.body_bytes >= super::super::body::MAPPED);
+        assert!(whole[1].1.body_bytes >= crate::mapping::MAPPED);
         // Pieces that end inside the metadata, inside the body and exactly at its end.
         for chunk in [1_000_003, 65_536, 6_000_000, 4096 * 1024 + 7] {
             let pieces = decode(&bytes, chunk);

@@ -21,10 +21,7 @@ mod stream_schema;
 #[cfg(test)]
 mod tests;
 
-#[cfg(test)]
-pub(crate) use body::MAPPED;
-pub use body::set_huge_pages;
-pub(crate) use body::{fill, mapping};
+pub(crate) use body::fill;
 pub use buffer_stream::BufferStreamReader;
 pub use decoder::{Decoder, MessageInfo};
 pub use file::{ByteSource, FileReader, Seekable};
