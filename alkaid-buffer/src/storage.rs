@@ -112,6 +112,11 @@ impl Storage {
 
     /// Accounts this storage's size to `pool`, moving it from any pool it was accounted to.
     pub(crate) fn claim(&self, pool: &Arc<dyn MemoryPool>) {
+        // Nothing to account; and the owner of every empty buffer (`Buffer::empty`) lives as
+        // long as the process, so it must not keep a pool alive.
+        if self.size() == 0 {
+            return;
+        }
         let mut claim = self
             .claim
             .lock()
