@@ -107,6 +107,20 @@ fn assert_same(read: &[RecordBatch], expected: &[RecordBatch], what: &str) {
     }
 }
 
+/// The options that select `projection`, and the batches the synchronous reader reads
+/// from `bytes` with them.
+fn read_locally(bytes: &[u8], projection: Option<Vec<usize>>) -> (ReadOptions, Vec<RecordBatch>) {
+    let options = match projection {
+        Some(columns) => ReadOptions::default().with_columns(columns),
+        None => ReadOptions::default(),
+    };
+    let expected = FileReader::open(Buffer::from(bytes.to_vec()), options.clone())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    (options, expected)
+}
+
 #[test]
 fn files_on_an_s3_server_read_whole_and_projected() {
     let Some(moto) = Moto::start_or_skip("files_on_an_s3_server_read_whole_and_projected") else {
@@ -126,15 +140,7 @@ fn files_on_an_s3_server_read_whole_and_projected() {
             // Whole, and the last and first columns in that order.
             let projections = [None, Some(vec![columns - 1, 0])];
             for projection in projections {
-                let options = match &projection {
-                    Some(columns) => ReadOptions::default().with_columns(columns.clone()),
-                    None => ReadOptions::default(),
-                };
-                let expected: Vec<RecordBatch> =
-                    FileReader::open(Buffer::from(bytes.clone()), options.clone())
-                        .unwrap()
-                        .collect::<Result<_, _>>()
-                        .unwrap();
+                let (options, expected) = read_locally(bytes, projection);
                 let source = Counting::new(ObjectStoreSource::new(store.clone(), path.clone()));
                 let reader = AsyncFileReader::open(&source, options).await.unwrap();
                 assert_eq!(source.requests(), 1, "{name}: one request opens the file");
@@ -205,15 +211,7 @@ fn a_local_file_is_read_from_the_handle_its_first_answer_opened() {
             std::fs::write(dir.join(&name), bytes).unwrap();
             let path = Path::from(name.as_str());
             for projection in [None, Some(vec![0])] {
-                let options = match &projection {
-                    Some(columns) => ReadOptions::default().with_columns(columns.clone()),
-                    None => ReadOptions::default(),
-                };
-                let expected: Vec<RecordBatch> =
-                    FileReader::open(Buffer::from(bytes.clone()), options.clone())
-                        .unwrap()
-                        .collect::<Result<_, _>>()
-                        .unwrap();
+                let (options, expected) = read_locally(bytes, projection);
                 let source = ObjectStoreSource::new(store.clone(), path.clone());
                 let reader = AsyncFileReader::open(source, options).await.unwrap();
                 let read: Vec<RecordBatch> = reader.into_stream().try_collect().await.unwrap();

@@ -83,7 +83,7 @@ pub fn release_mapping_cache() -> usize {
 
 /// How many bytes of memory are kept for reuse now (see [`set_mapping_cache_limit`]).
 pub fn cached_mapping_bytes() -> usize {
-    shelf().held
+    shelf().held()
 }
 
 /// Writable memory of at least [`MAPPED`] bytes, seen as exactly the length asked for.
@@ -169,7 +169,6 @@ impl Drop for Shelved {
 #[derive(Debug)]
 struct Shelf {
     limit: usize,
-    held: usize,
     maps: Vec<memmap2::Mmap>,
 }
 
@@ -177,9 +176,13 @@ impl Shelf {
     const fn new(limit: usize) -> Self {
         Shelf {
             limit,
-            held: 0,
             maps: Vec::new(),
         }
+    }
+
+    /// The bytes held: a few mappings at most, so summed when asked.
+    fn held(&self) -> usize {
+        self.maps.iter().map(|map| map.len()).sum()
     }
 
     /// The smallest kept mapping of at least `len` bytes, if it is not much larger: a
@@ -192,9 +195,7 @@ impl Shelf {
             .enumerate()
             .filter(|(_, map)| (len..=most).contains(&map.len()))
             .min_by_key(|(_, map)| map.len())?;
-        let map = self.maps.remove(index);
-        self.held -= map.len();
-        Some(map)
+        Some(self.maps.remove(index))
     }
 
     /// Keeps `map`, releasing the oldest mappings while the limit is passed; what is
@@ -203,7 +204,6 @@ impl Shelf {
         if map.len() > self.limit {
             return vec![map];
         }
-        self.held += map.len();
         self.maps.push(map);
         self.trim()
     }
@@ -216,19 +216,15 @@ impl Shelf {
 
     /// Returns everything held; the limit stays as it was.
     fn empty(&mut self) -> Vec<memmap2::Mmap> {
-        self.held = 0;
         std::mem::take(&mut self.maps)
     }
 
     fn trim(&mut self) -> Vec<memmap2::Mmap> {
-        let mut over = 0;
-        let mut held = self.held;
-        while held > self.limit {
-            held -= self.maps[over].len();
-            over += 1;
+        let mut released = Vec::new();
+        while self.held() > self.limit {
+            released.push(self.maps.remove(0));
         }
-        self.held = held;
-        self.maps.drain(..over).collect()
+        released
     }
 }
 
@@ -253,11 +249,11 @@ mod tests {
         for len in [4 * STEP, 3 * STEP, 8 * STEP] {
             assert!(shelf.put(map(len)).is_empty());
         }
-        assert_eq!(shelf.held, 15 * STEP);
+        assert_eq!(shelf.held(), 15 * STEP);
         // 5 MiB fits the 6 MiB and the 8 MiB ones: the smaller is taken.
         assert_eq!(shelf.take(5 << 20).map(|m| m.len()), Some(3 * STEP));
         assert_eq!(lens(&shelf), [4 * STEP, 8 * STEP]);
-        assert_eq!(shelf.held, 12 * STEP);
+        assert_eq!(shelf.held(), 12 * STEP);
     }
 
     #[test]
@@ -269,7 +265,7 @@ mod tests {
         // A length larger than every kept mapping takes none.
         assert!(shelf.take(17 * STEP).is_none());
         assert_eq!(shelf.take(13 * STEP).map(|m| m.len()), Some(16 * STEP));
-        assert_eq!(shelf.held, 0);
+        assert_eq!(shelf.held(), 0);
     }
 
     #[test]
@@ -283,10 +279,10 @@ mod tests {
             [4 * STEP]
         );
         assert_eq!(lens(&shelf), [3 * STEP, 5 * STEP]);
-        assert_eq!(shelf.held, 8 * STEP);
+        assert_eq!(shelf.held(), 8 * STEP);
         // A mapping larger than the whole limit is not kept at all.
         assert_eq!(shelf.put(map(11 * STEP)).len(), 1);
-        assert_eq!(shelf.held, 8 * STEP);
+        assert_eq!(shelf.held(), 8 * STEP);
     }
 
     #[test]
@@ -297,10 +293,10 @@ mod tests {
         assert_eq!(shelf.set_limit(3 * STEP).len(), 1);
         assert_eq!(lens(&shelf), [3 * STEP]);
         assert_eq!(shelf.empty().len(), 1);
-        assert_eq!((shelf.held, shelf.limit), (0, 3 * STEP));
+        assert_eq!((shelf.held(), shelf.limit), (0, 3 * STEP));
         assert!(shelf.set_limit(0).is_empty());
         assert_eq!(shelf.put(map(STEP)).len(), 1);
-        assert_eq!(shelf.held, 0);
+        assert_eq!(shelf.held(), 0);
     }
 
     #[test]
