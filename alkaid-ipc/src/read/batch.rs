@@ -39,8 +39,9 @@ pub(crate) struct BodyReader<'a> {
     /// are taken from the message instead of counted, keeping decoding independent of size.
     pub trusted: bool,
     pub cursor: usize,
-    /// Codec contexts lent by the reader for this walk (one per thread), given back when
-    /// the walk is dropped.
+    /// Codec contexts lent by the reader for this walk of a compressed body (one per
+    /// thread), given back when the walk is dropped; none for an uncompressed body, whose
+    /// walk then takes no lock.
     contexts: Vec<Decompressor>,
     pool: &'a DecompressorPool,
     /// Buffers decompressed ahead on several threads, by buffer index (`None` once taken,
@@ -53,7 +54,9 @@ pub(crate) struct BodyReader<'a> {
 
 impl Drop for BodyReader<'_> {
     fn drop(&mut self) {
-        self.pool.give_back(std::mem::take(&mut self.contexts));
+        if self.codec.is_some() {
+            self.pool.give_back(std::mem::take(&mut self.contexts));
+        }
     }
 }
 
@@ -94,7 +97,11 @@ impl<'a> BodyReader<'a> {
             legacy_validity: false,
             trusted: false,
             cursor,
-            contexts: pool.lend(),
+            contexts: if codec.is_some() {
+                pool.lend()
+            } else {
+                Vec::new()
+            },
             pool,
             decompressed: Vec::new(),
             node: 0,
@@ -347,7 +354,9 @@ impl<'a> BodyReader<'a> {
             buffers.push(self.native(buffer, *buffer_spec, physical));
         }
         if spec.variadic {
-            for _ in 0..self.next_variadic_count(path)? {
+            let count = self.next_variadic_count(path)?;
+            buffers.reserve_exact(count);
+            for _ in 0..count {
                 buffers.push(self.next_buffer(path)?);
             }
         }

@@ -41,7 +41,8 @@ impl FileDecoder {
             .unwrap_or(prelude.footer_start);
         let limit = 16 + self.state.options.max_metadata_bytes as u64 + 64;
         let head = 0..first_block.min(prelude.footer_start).min(limit).max(16);
-        let mut ranges = vec![head];
+        let mut ranges = Vec::with_capacity(1 + dictionaries.len());
+        ranges.push(head);
         ranges.extend(dictionaries.iter().map(Block::metadata));
         Ok(Step::Fetch(Fetch::new(ranges, |decoder, mut fetched| {
             if decoder.prelude.is_none() {

@@ -376,7 +376,12 @@ impl ReadState {
                     .filter_map(|&i| columns[i].clone())
                     .collect(),
             ),
-            None => (schema.clone(), columns.into_iter().flatten().collect()),
+            None => {
+                // Every column was decoded; sized up front, since `flatten` cannot say so.
+                let mut all = Vec::with_capacity(columns.len());
+                all.extend(columns.into_iter().flatten());
+                (schema.clone(), all)
+            }
         };
         // SAFETY: one column per field of `schema`, each built from that field's own type by
         // the walk, and its length checked against the batch just above.
