@@ -198,6 +198,47 @@ fn ipc(c: &mut Criterion) {
                     reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
                 },
             );
+            // The stream already in memory, read without copying its bodies out of a
+            // `Read` first (Alkaid's `BufferStreamReader`, arrow-ipc's `StreamDecoder`):
+            // the read that compares with the codec alone on the same buffers. Once with
+            // full validation (both libraries' default), once with it skipped on both
+            // sides (their documented unsafe options), as pyarrow's reads never fully
+            // validate.
+            let ours_buffer = alkaid_buffer::Buffer::from_slice_ref(&ours_bytes);
+            let arrow_buffer = arrow_buffer::Buffer::from_vec(arrow_bytes.clone());
+            for (suffix, trusted) in [("", false), ("_trusted", true)] {
+                group.versus(
+                    &format!("stream/{codec}_in_memory{suffix}"),
+                    || {
+                        let mut options = alkaid_ipc::ReadOptions::default();
+                        if trusted {
+                            // SAFETY: the bytes were written by Alkaid's own writer above.
+                            options = unsafe { options.skip_full_validation() };
+                        }
+                        let reader = alkaid_ipc::BufferStreamReader::with_options(
+                            ours_buffer.clone(),
+                            options,
+                        );
+                        let reader = reader.unwrap();
+                        reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
+                    },
+                    || {
+                        // SAFETY: the bytes were written by arrow-ipc's own writer above.
+                        let mut decoder = unsafe {
+                            arrow_ipc::reader::StreamDecoder::new().with_skip_validation(trusted)
+                        };
+                        let mut bytes = arrow_buffer.clone();
+                        let mut rows = 0;
+                        while !bytes.is_empty() {
+                            if let Some(batch) = decoder.decode(&mut bytes).unwrap() {
+                                rows += batch.num_rows();
+                            }
+                        }
+                        decoder.finish().unwrap();
+                        rows
+                    },
+                );
+            }
         }
     }
     // A stream pyarrow wrote (LZ4 frames of linked 64 KiB blocks, where both Rust writers
@@ -462,6 +503,18 @@ fn codec_alone(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64)
             }
         })
     });
+    // The codec Alkaid decompresses LZ4 with when built with `lz4-c`: the same blocks
+    // through the reference C library.
+    #[cfg(feature = "lz4-c")]
+    group.bench_function(BenchmarkId::new("alone", "lz4_c/decompress"), |b| {
+        b.iter(|| {
+            for blocks in &lz4_blocks {
+                for block in blocks {
+                    black_box(lz4_c_decompress(block, &mut plain));
+                }
+            }
+        })
+    });
     group.bench_function(BenchmarkId::new("alone", "zstd/compress"), |b| {
         b.iter(|| {
             for buffer in &buffers {
@@ -485,6 +538,25 @@ fn codec_alone(c: &mut Criterion, batch: &alkaid_array::RecordBatch, bytes: u64)
         })
     });
     group.finish();
+}
+
+/// One LZ4 block decompressed into `out` by the C library; the bytes it produced.
+#[cfg(feature = "lz4-c")]
+fn lz4_c_decompress(block: &[u8], out: &mut [u8]) -> usize {
+    let (Ok(src_len), Ok(dst_len)) = (i32::try_from(block.len()), i32::try_from(out.len())) else {
+        panic!("an LZ4 block or its room past i32::MAX bytes");
+    };
+    // SAFETY: the library reads at most `src_len` bytes of `block` and writes at most
+    // `dst_len` bytes into `out`, both lengths of the slices passed.
+    let produced = unsafe {
+        lz4_sys::LZ4_decompress_safe(
+            block.as_ptr().cast(),
+            out.as_mut_ptr().cast(),
+            src_len,
+            dst_len,
+        )
+    };
+    usize::try_from(produced).expect("the benchmark's own blocks decompress")
 }
 
 criterion_group! {
