@@ -40,11 +40,19 @@ pub(super) struct Runs<'a> {
 }
 
 impl<'a> Runs<'a> {
-    /// The runs, listed from the mask the first time any column needs them.
+    /// The runs, listed from the mask the first time any column needs them, into room for
+    /// `run_count` of them: collected by growing, 8 Ki runs were reallocated a dozen
+    /// times, the last steps through fresh mappings.
     fn ranges(&self) -> &'a [(usize, usize)] {
-        let mask = self.mask;
-        self.runs
-            .get_or_init(|| mask.map(|m| m.set_runs().collect()).unwrap_or_default())
+        let (mask, run_count) = (self.mask, self.run_count);
+        self.runs.get_or_init(|| {
+            let Some(mask) = mask else {
+                return Vec::new();
+            };
+            let mut runs = Vec::with_capacity(run_count);
+            runs.extend(mask.set_runs());
+            runs
+        })
     }
 
     /// The selected slots of `data`, whose length the runs fit in.
