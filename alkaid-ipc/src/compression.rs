@@ -263,8 +263,12 @@ impl DecompressorPool {
         std::mem::take(&mut *self.lock())
     }
 
-    /// Keeps `contexts` for the next walk, unless more are kept already.
+    /// Keeps `contexts` for the next walk, unless more are kept already. Giving back none
+    /// (a walk of an uncompressed body borrowed none) takes no lock.
     pub(crate) fn give_back(&self, contexts: Vec<Decompressor>) {
+        if contexts.is_empty() {
+            return;
+        }
         let mut kept = self.lock();
         if kept.len() < contexts.len() {
             *kept = contexts;

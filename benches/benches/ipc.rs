@@ -218,8 +218,8 @@ fn ipc(c: &mut Criterion) {
                         let reader = alkaid_ipc::BufferStreamReader::with_options(
                             ours_buffer.clone(),
                             options,
-                        );
-                        let reader = reader.unwrap();
+                        )
+                        .unwrap();
                         reader.map(|batch| batch.unwrap().num_rows()).sum::<usize>()
                     },
                     || {

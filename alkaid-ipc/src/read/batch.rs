@@ -54,9 +54,7 @@ pub(crate) struct BodyReader<'a> {
 
 impl Drop for BodyReader<'_> {
     fn drop(&mut self) {
-        if self.codec.is_some() {
-            self.pool.give_back(std::mem::take(&mut self.contexts));
-        }
+        self.pool.give_back(std::mem::take(&mut self.contexts));
     }
 }
 

@@ -44,12 +44,11 @@ impl<'a> Runs<'a> {
     /// `run_count` of them: collected by growing, 8 Ki runs were reallocated a dozen
     /// times, the last steps through fresh mappings.
     fn ranges(&self) -> &'a [(usize, usize)] {
-        let (mask, run_count) = (self.mask, self.run_count);
         self.runs.get_or_init(|| {
-            let Some(mask) = mask else {
+            let Some(mask) = self.mask else {
                 return Vec::new();
             };
-            let mut runs = Vec::with_capacity(run_count);
+            let mut runs = Vec::with_capacity(self.run_count);
             runs.extend(mask.set_runs());
             runs
         })
