@@ -211,6 +211,13 @@ mod tests {
                 .filter(|i| ![30, 31, 70].contains(i))
                 .collect::<Vec<_>>()
         );
+        // Whole values are copied as the runs are found in the mask: no list made.
+        assert!(predicate.runs.get().is_none());
+        // Offsets are rebased from the list, made on first use.
+        let words = StringArray::from((0..100).map(|i| i.to_string()).collect::<Vec<_>>());
+        let kept_words = predicate.filter(&words).unwrap();
+        assert_eq!(kept_words.len(), 97);
+        assert_eq!(kept_words.as_string::<i32>().value(30), "32");
         assert_eq!(
             predicate.runs.get().unwrap(),
             &[(0, 30), (32, 70), (71, 100)]

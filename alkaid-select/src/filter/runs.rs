@@ -40,9 +40,9 @@ pub(super) struct Runs<'a> {
 }
 
 impl<'a> Runs<'a> {
-    /// The runs, listed from the mask the first time any column needs them, into room for
-    /// `run_count` of them: collected by growing, 8 Ki runs were reallocated a dozen
-    /// times, the last steps through fresh mappings.
+    /// The runs, listed from the mask the first time a column needs them as a list, into
+    /// room for `run_count` of them: collected by growing, 8 Ki runs were reallocated a
+    /// dozen times, the last steps through fresh mappings.
     fn ranges(&self) -> &'a [(usize, usize)] {
         self.runs.get_or_init(|| {
             let Some(mask) = self.mask else {
@@ -52,6 +52,18 @@ impl<'a> Runs<'a> {
             runs.extend(mask.set_runs());
             runs
         })
+    }
+
+    /// Calls `visit` with each run in order: found afresh in the mask when there is one,
+    /// else read from the list. For copies of whole values, finding the runs as the copies
+    /// go costs no more than reading them back from a list, even once per column of a
+    /// batch, and spares making the list: 1 Mi `i32` slots in runs of 64 filtered in
+    /// 230 µs instead of 254. Rebasing offsets is another matter (see `rebased`).
+    fn for_each_run(&self, visit: impl FnMut((usize, usize))) {
+        match self.mask {
+            Some(mask) => mask.set_runs().for_each(visit),
+            None => self.ranges().iter().copied().for_each(visit),
+        }
     }
 
     /// The selected slots of `data`, whose length the runs fit in.
@@ -102,9 +114,9 @@ impl<'a> Runs<'a> {
     /// `width`-byte values of the selected slots, slot `offset` first.
     fn bytes(&self, buffer: &Buffer, offset: usize, width: usize) -> Buffer {
         let mut out = MutableBuffer::with_capacity(self.count * width);
-        for &(start, end) in self.ranges() {
+        self.for_each_run(|(start, end)| {
             out.extend_from_slice(&buffer[(offset + start) * width..(offset + end) * width]);
-        }
+        });
         out.into_buffer()
     }
 
@@ -118,9 +130,9 @@ impl<'a> Runs<'a> {
             return BooleanBuffer::new(packed, 0, count);
         }
         let mut out = BooleanBufferBuilder::new(self.count);
-        for &(start, end) in self.ranges() {
+        self.for_each_run(|(start, end)| {
             out.append_packed_range(bytes, offset + start, end - start);
-        }
+        });
         out.finish()
     }
 
@@ -158,6 +170,8 @@ impl<'a> Runs<'a> {
         let offsets = &all[data.offset()..=data.offset() + data.len()];
         let mut new_offsets = MutableBuffer::with_capacity((self.count + 1) * size_of::<O>());
         new_offsets.push(O::ZERO);
+        // From the list: finding each run in the mask here instead made strings and lists
+        // in runs of 64 filter 5–10% slower.
         let runs = self.ranges();
         let mut value_runs = Vec::with_capacity(runs.len());
         let mut taken = 0usize;
