@@ -401,11 +401,13 @@ fn decode_fields(
     depth: usize,
     parent: Option<Path<'_>>,
 ) -> Result<Vec<FieldRef>> {
-    fields
-        .iter()
-        .enumerate()
-        .map(|(i, field)| decode_field(field, ids, depth, parent, i).map(Arc::new))
-        .collect()
+    // Sized up front (a collect into a `Result` cannot know the count, and grew twice
+    // for seven fields); the count is bounded by the verified message's length.
+    let mut decoded = Vec::with_capacity(fields.len());
+    for (i, field) in fields.iter().enumerate() {
+        decoded.push(Arc::new(decode_field(field, ids, depth, parent, i)?));
+    }
+    Ok(decoded)
 }
 
 fn decode_field(
