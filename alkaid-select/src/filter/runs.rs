@@ -1,6 +1,7 @@
 //! Filtering by runs: the selected slots as half-open ranges, each copied a range at a time.
 //!
-//! Fixed-width values, booleans, dictionary keys and views are copied a run at a time;
+//! Fixed-width values, booleans, dictionary keys and views are copied a run at a time,
+//! each run found in the mask as the copy goes;
 //! structs filter each child by the same runs; lists and maps copy each run's offsets
 //! (rebased) and filter their child by the runs those offsets cover, so a list column of
 //! short runs costs a copy per run at every level rather than a slice per run joined;
