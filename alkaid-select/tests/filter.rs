@@ -5,7 +5,7 @@
 #[path = "../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
-use alkaid_array::{BooleanArray, make_array};
+use alkaid_array::{Array, AsArray, BooleanArray, make_array};
 use alkaid_schema::arbitrary;
 use alkaid_select::FilterPredicate;
 use common::decode::decode;
@@ -49,14 +49,18 @@ proptest! {
         let all: Vec<Value> = (0..len + skip).map(|_| value(&data_type, &mut rng, 0.3)).collect();
         let array = make_array(encode(&data_type, &all, &mut rng)).slice(skip, len);
         let values = &all[skip..];
-        let bits = mask(len, &mut rng);
+        // The mask sliced too, at a bit offset that may put its slots across two words.
+        let mask_skip = rng.below(70);
+        let all_bits = mask(len + mask_skip, &mut rng);
+        let bits = &all_bits[mask_skip..];
         let expected: Vec<Value> = values
             .iter()
-            .zip(&bits)
+            .zip(bits)
             .filter(|(_, keep)| **keep == Some(true))
             .map(|(v, _)| v.clone())
             .collect();
-        let predicate = FilterPredicate::new(&BooleanArray::from(bits));
+        let sliced_mask = BooleanArray::from(all_bits).slice(mask_skip, len);
+        let predicate = FilterPredicate::new(sliced_mask.as_boolean());
         prop_assert_eq!(predicate.count(), expected.len());
         let filtered = predicate.filter(array.as_ref()).unwrap();
         prop_assert_eq!(decode(&filtered.to_data()), expected);
