@@ -102,6 +102,26 @@ fn arrow_zero_copy_rows(buffer: &arrow_buffer::Buffer) -> usize {
         .sum()
 }
 
+/// Every buffer of `batch`: validity bitmaps, the layout's buffers, children and
+/// dictionaries, depth first.
+fn batch_buffers(batch: &alkaid_array::RecordBatch) -> Vec<alkaid_buffer::Buffer> {
+    fn walk(data: &alkaid_data::ArrayData, out: &mut Vec<alkaid_buffer::Buffer>) {
+        if let Some(nulls) = data.nulls() {
+            out.push(nulls.validity().inner().clone());
+        }
+        out.extend(data.buffers().iter().cloned());
+        data.children().iter().for_each(|child| walk(child, out));
+        if let Some(dictionary) = data.shared_dictionary() {
+            walk(dictionary, out);
+        }
+    }
+    let mut out = Vec::new();
+    for column in batch.columns() {
+        walk(&column.to_data(), &mut out);
+    }
+    out
+}
+
 fn ipc(c: &mut Criterion) {
     let data = columns(ROWS);
     let ours = alkaid_batch(&data);
@@ -146,6 +166,22 @@ fn ipc(c: &mut Criterion) {
         .group
         .bench_function(BenchmarkId::new("memcpy", "stream/none"), |b| {
             b.iter(|| copy.copy_from_slice(black_box(&out)))
+        });
+    // The batch's buffers copied one after another into the same reused buffer, each by its
+    // own memcpy: what any writer of the batch does at the least. glibc switches to
+    // non-temporal stores only for copies past a threshold set from the cache size (99 MiB
+    // on the benchmark machine): the whole stream crosses it, no single buffer does.
+    let buffers = batch_buffers(&ours);
+    group
+        .group
+        .bench_function(BenchmarkId::new("memcpy", "stream/none/buffers"), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                for buffer in &buffers {
+                    copy[at..at + buffer.len()].copy_from_slice(black_box(buffer.as_slice()));
+                    at += buffer.len();
+                }
+            })
         });
     // The same copy into fresh memory: what any reader that hands out owned batches pays
     // (the kernel maps and zeroes every page on first touch).

@@ -19,6 +19,10 @@ use crate::schema::{encode_metadata, encode_schema};
 /// Files start and end with `ALKAID1`; [`Magic::Arrow`](crate::Magic::Arrow) writes
 /// `ARROW1` so Arrow tools open them. A file holds one dictionary per id, which later
 /// batches may only extend (deltas); a batch with a different dictionary is an error.
+///
+/// Into a `Vec<u8>`, the footer grows the vector after a large last batch as the
+/// end-of-stream marker does for a [`StreamWriter`](crate::StreamWriter): reserve the size
+/// up front when it is roughly known.
 pub struct FileWriter<W: Write> {
     core: WriterCore<W>,
     metadata: Metadata,
