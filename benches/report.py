@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turn the benchmarks' latest results into the tables of benches/README.md.
+"""Turn the benchmarks' latest results into the tables of a run (benches/HISTORY.md keeps them;
+benches/README.md keeps their ratios).
 
 Inputs (each optional but the first):
 - criterion's results with the system allocator (`target/criterion`);
