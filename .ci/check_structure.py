@@ -8,6 +8,9 @@
 2. The number of `match` expressions over `DataType` with 15 or more arms in library code
    stays at or below the committed ceiling, so per-type dispatch keeps going through the
    layout table and the type visitors (see ARCHITECTURE.md).
+3. Crates are layers: a crate depends (normal and build dependencies) only on crates listed
+   before it in the workspace's `members` (`crates.py`), and README.md's crate table names
+   the published crates in that order, each with the Alkaid crates it depends on.
 
 Usage: check_structure.py [--list]   (--list prints every large match it counts)
 """
@@ -15,13 +18,12 @@ import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBRARY_CRATES = [
-    "alkaid-buffer", "alkaid-schema", "alkaid-data", "alkaid-array", "alkaid-ipc",
-    "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-compute", "alkaid-integration", "alkaid-arrow",
-    "alkaid-datafusion",
-]
-ALL_CRATES = LIBRARY_CRATES + ["alkaid-cli", "alkaid-python"]
+import crates
+
+ROOT = crates.ROOT
+MEMBERS = crates.members()
+LIBRARY_CRATES = [c.folder for c in MEMBERS if c.is_library]
+ALL_CRATES = [c.folder for c in MEMBERS if os.path.isdir(os.path.join(ROOT, c.folder, "src"))]
 # The ceiling for large `match`es over DataType in library code. Lower it when one goes;
 # never raise it without saying why in the commit.
 MAX_LARGE_TYPE_MATCHES = int(open(os.path.join(ROOT, ".ci", "large_type_matches")).read())
@@ -77,9 +79,10 @@ def strip_comments_and_strings(text):
 
 
 def strip_test_modules(text):
-    """Remove `#[cfg(test)] mod name { ... }` bodies (inline test modules)."""
+    """Remove `#[cfg(test)] mod name { ... }` bodies (inline test modules), also those
+    under `#[cfg(all(test, ...))]`."""
     while True:
-        m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+        m = re.search(r"#\[cfg\((all\()?test\b[^\]]*\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
         if not m:
             return text
         depth, j = 1, m.end()
@@ -174,7 +177,7 @@ def import_graph(crate):
                 if not re.match(r"(crate|super|self)::", p) and module + (p.split("::")[0],) in files:
                     p = "self::" + p
                 edges.add(resolve(module, p, files))
-        for m in re.finditer(r"(?<![\w:])((?:crate|super|self)(?:::\w+)+)", text):
+        for m in re.finditer(r"(?<![\w:$])((?:crate|super|self)(?:::\w+)+)", text):
             edges.add(resolve(module, m.group(1), files))
         # A parent calling into a child module (`values::check(..)`) depends on it too.
         for m in re.finditer(r"(?<![\w:])([a-z_]\w*)::", text):
@@ -275,8 +278,51 @@ def large_type_matches(crate):
     return found
 
 
+def layer_errors():
+    """Dependencies on crates listed later, and a README crate table that disagrees."""
+    errors = []
+    position = {c.name: i for i, c in enumerate(MEMBERS)}
+    for i, crate in enumerate(MEMBERS):
+        for dep in sorted(crate.dependencies() & position.keys()):
+            if position[dep] >= i:
+                errors.append(f"{crate.name} depends on {dep}, which the workspace's members "
+                              f"list after it: crates are layers (ARCHITECTURE.md)")
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    table = readme[readme.index("## Crates"):]
+    table = table[:table.index("\n## ")]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = cells[0].strip("`")
+        if name in position and len(cells) >= 3:
+            tokens = re.findall(r"[\w-]+", cells[2])
+            rows[name] = {"alkaid-" + t for t in tokens if "alkaid-" + t in position}
+    listed = [c.name for c in MEMBERS if c.name in rows]
+    if list(rows) != listed:
+        errors.append(f"README.md's crate table lists {list(rows)}; the workspace's order is {listed}")
+    architecture = open(os.path.join(ROOT, "ARCHITECTURE.md")).read()
+    chain = re.search(r"Crates are layers: `([^`]*)`", architecture)
+    layers = [name.strip() for name in chain.group(1).split("→")] if chain else []
+    if layers != [name.removeprefix("alkaid-") for name in listed]:
+        errors.append(f"ARCHITECTURE.md's layers are {layers}; the workspace's order is {listed}")
+    for crate in MEMBERS:
+        if crate.name not in rows:
+            if crate.published:
+                errors.append(f"README.md's crate table has no row for {crate.name}")
+            continue
+        actual = crate.dependencies() & position.keys()
+        if rows[crate.name] != actual:
+            short = lambda names: ", ".join(sorted(n.removeprefix("alkaid-") for n in names)) or "none"
+            errors.append(f"README.md says {crate.name} depends on {short(rows[crate.name])}; "
+                          f"its Cargo.toml says {short(actual)}")
+    return errors
+
+
 def main():
     failed = False
+    for error in layer_errors():
+        print(error)
+        failed = True
     for crate in ALL_CRATES:
         files, graph = import_graph(crate)
         for comp in cycles(graph):

@@ -11,7 +11,7 @@ impls left out). A change to a line is a change to the API: the CI check makes i
 deliberate, and the CHANGELOG says why.
 
 rustdoc's JSON output is unstable; stable toolchains produce it with RUSTC_BOOTSTRAP=1,
-which this script sets for its own rustdoc runs only.
+which this script sets for its own rustdoc runs only (through `.ci/rustdoc-json`).
 """
 import json
 import os
@@ -19,9 +19,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["alkaid-buffer", "alkaid-schema", "alkaid-data", "alkaid-array", "alkaid-ipc",
-          "alkaid-ipc-async", "alkaid-flight", "alkaid-select", "alkaid-compute", "alkaid-integration", "alkaid-arrow", "alkaid-datafusion"]
+import crates
+
+ROOT = crates.ROOT
+# The library crates, from the workspace's one list (crates.py).
+CRATES = [c.name for c in crates.libraries()]
 AUTO_TRAITS = {"Send", "Sync", "Unpin", "UnwindSafe", "RefUnwindSafe", "Freeze"}
 
 
@@ -319,12 +321,12 @@ def listing(doc):
 
 
 def generate(out_dir):
-    env = dict(os.environ, RUSTC_BOOTSTRAP="1",
+    # The whole workspace with every feature, as the docs step builds it, so that the
+    # dependencies' builds are that step's; only the library crates' listings are kept.
+    env = dict(os.environ, RUSTDOC=os.path.join(ROOT, ".ci", "rustdoc-json"),
                RUSTDOCFLAGS="-Z unstable-options --output-format json")
-    target = os.path.join(ROOT, "target", "public-api")
-    args = ["cargo", "doc", "--no-deps", "--all-features", "--target-dir", target]
-    for crate in CRATES:
-        args += ["-p", crate]
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    args = ["cargo", "doc", "--no-deps", "--workspace", "--all-features"]
     subprocess.run(args, cwd=ROOT, env=env, check=True)
     for crate in CRATES:
         path = os.path.join(target, "doc", crate.replace("-", "_") + ".json")

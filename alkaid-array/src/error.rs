@@ -35,6 +35,13 @@ pub enum ArrayError {
         /// What is wrong.
         reason: String,
     },
+    /// A timestamp's time zone that does not resolve.
+    Timezone {
+        /// The zone as the type names it.
+        name: String,
+        /// Why it does not resolve.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ArrayError {
@@ -53,6 +60,7 @@ impl fmt::Display for ArrayError {
                 write!(f, "expected {what} of length {expected}, found {found}")
             }
             Self::ColumnMismatch { column, reason } => write!(f, "{column}: {reason}"),
+            Self::Timezone { name, reason } => write!(f, "time zone {name:?}: {reason}"),
         }
     }
 }

@@ -42,6 +42,12 @@
 //! assert_eq!(total, 12.75);
 //! assert_eq!(columns[1].as_string::<i32>().value(2), "fig");
 //! ```
+//!
+//! # Features
+//! - `tz` (default): timestamps in zones named by IANA name (`Europe/Paris`), from the
+//!   system's time-zone database or one compiled in. Without it, UTC and fixed offsets
+//!   (`+01:00`) still resolve, and a named zone is an error that says what is missing
+//!   ([`display::resolve_timezone`]).
 #![doc(test(attr(deny(warnings))))]
 
 /// The `Array` methods that every typed array writes the same way: `as_any` returns the
@@ -85,7 +91,8 @@ mod error;
 pub mod ffi_device_stream;
 pub mod ffi_stream;
 mod field_validation;
-mod fixed;
+mod fixed_binary;
+mod fixed_list;
 pub mod list;
 mod map;
 mod null;
@@ -114,9 +121,8 @@ pub use dictionary::{
 pub use dynamic::make_builder;
 pub use error::ArrayError;
 pub use field_validation::{check_nullability, validate_field};
-pub use fixed::{
-    FixedSizeBinaryArray, FixedSizeBinaryBuilder, FixedSizeListArray, FixedSizeListBuilder,
-};
+pub use fixed_binary::{FixedSizeBinaryArray, FixedSizeBinaryBuilder};
+pub use fixed_list::{FixedSizeListArray, FixedSizeListBuilder};
 pub use list::{
     GenericListArray, GenericListBuilder, GenericListViewArray, GenericListViewBuilder,
     LargeListArray, LargeListViewArray, ListArray, ListViewArray,
@@ -135,7 +141,7 @@ pub use view::{
     BinaryViewArray, BinaryViewType, ByteViewType, GenericByteViewArray, GenericByteViewBuilder,
     StringViewArray, StringViewType,
 };
-pub use visit::{ArrayVisitor, TypedArray, visit_array};
+pub use visit::{ArrayVisitor, NewBuilder, SlotText, TypedArray, visit_array};
 
 macro_rules! primitive_aliases {
     ($($alias:ident => $t:ident),* $(,)?) => {$(

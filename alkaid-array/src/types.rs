@@ -132,3 +132,183 @@ pub trait PrimitiveVisitor {
 pub fn visit_primitive<V: PrimitiveVisitor>(data_type: &DataType, visitor: V) -> Option<V::Output> {
     try_visit_primitive(data_type, visitor).ok()
 }
+
+/// The native kinds, for the macros below (not part of the API).
+#[doc(hidden)]
+pub use alkaid_schema::NativeKind as __NativeKind;
+
+/// The marker type, in the list above, whose values are of the native kind `$kind`: the
+/// one map behind `with_native!` and its kin (not part of the API).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __native_marker {
+    (Int8) => {
+        $crate::types::Int8Type
+    };
+    (Int16) => {
+        $crate::types::Int16Type
+    };
+    (Int32) => {
+        $crate::types::Int32Type
+    };
+    (Int64) => {
+        $crate::types::Int64Type
+    };
+    (UInt8) => {
+        $crate::types::UInt8Type
+    };
+    (UInt16) => {
+        $crate::types::UInt16Type
+    };
+    (UInt32) => {
+        $crate::types::UInt32Type
+    };
+    (UInt64) => {
+        $crate::types::UInt64Type
+    };
+    (Float16) => {
+        $crate::types::Float16Type
+    };
+    (Float32) => {
+        $crate::types::Float32Type
+    };
+    (Float64) => {
+        $crate::types::Float64Type
+    };
+    (Int128) => {
+        $crate::types::Decimal128Type
+    };
+    (Int256) => {
+        $crate::types::Decimal256Type
+    };
+    (DayTime) => {
+        $crate::types::IntervalDayTimeType
+    };
+    (MonthDayNano) => {
+        $crate::types::IntervalMonthDayNanoType
+    };
+}
+
+/// A `match` on `$kind` with an arm per listed kind, each evaluating `$body` with `$t` its
+/// native type; with `else`, any other kind is the caller's broken promise (not part of
+/// the API).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __native_match {
+    ($kind:expr, $t:ident, $body:expr; $($variant:ident)*) => {
+        match $kind {
+            $($crate::types::__NativeKind::$variant => {
+                #[allow(non_camel_case_types, dead_code)]
+                type $t = <$crate::__native_marker!($variant) as $crate::types::PrimitiveType>::Native;
+                $body
+            })*
+        }
+    };
+    ($kind:expr, $t:ident, $body:expr; $($variant:ident)*; else $what:literal) => {
+        match $kind {
+            $($crate::types::__NativeKind::$variant => {
+                #[allow(non_camel_case_types, dead_code)]
+                type $t = <$crate::__native_marker!($variant) as $crate::types::PrimitiveType>::Native;
+                $body
+            })*
+            other => unreachable!("{other:?} is not {}; callers check", $what),
+        }
+    };
+}
+
+/// Evaluates `$body` with `$t` naming the Rust type of the values of `$kind`, an
+/// [`alkaid_schema::NativeKind`] known only at run time: the physical counterpart of
+/// [`visit_primitive`], for code that reads values whatever their logical type (comparison,
+/// hashing, `min`/`max`: `Date32`, `Time32` and `Int32` are all `i32`), and whose body
+/// needs the concrete type (any trait it implements), not only [`PrimitiveType`]'s bounds.
+///
+/// Each kind's type is that of a marker type in the primitive list above, so the list
+/// stays the one map from types to Rust values.
+///
+/// ```
+/// use alkaid_array::with_native;
+/// use alkaid_schema::NativeKind;
+/// let widths: Vec<usize> = [NativeKind::Int8, NativeKind::Int256, NativeKind::MonthDayNano]
+///     .into_iter()
+///     .map(|kind| with_native!(kind, |T| size_of::<T>()))
+///     .collect();
+/// assert_eq!(widths, [1, 32, 16]);
+/// ```
+#[macro_export]
+macro_rules! with_native {
+    ($kind:expr, |$t:ident| $body:expr) => {
+        $crate::__native_match!($kind, $t, $body;
+            Int8 Int16 Int32 Int64 UInt8 UInt16 UInt32 UInt64 Float16 Float32 Float64
+            Int128 Int256 DayTime MonthDayNano)
+    };
+}
+
+/// As [`with_native!`](crate::with_native), for a `$kind` the caller has checked is an integer (`Int8` to
+/// `UInt64`), so that `$body` may use what only integers have.
+///
+/// # Panics
+/// On any other kind: checking is the caller's part.
+#[macro_export]
+macro_rules! with_integer {
+    ($kind:expr, |$t:ident| $body:expr) => {
+        $crate::__native_match!($kind, $t, $body;
+            Int8 Int16 Int32 Int64 UInt8 UInt16 UInt32 UInt64; else "an integer")
+    };
+}
+
+/// As [`with_native!`](crate::with_native), for a `$kind` the caller has checked is a float.
+///
+/// # Panics
+/// On any other kind: checking is the caller's part.
+#[macro_export]
+macro_rules! with_float {
+    ($kind:expr, |$t:ident| $body:expr) => {
+        $crate::__native_match!($kind, $t, $body; Float16 Float32 Float64; else "a float")
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_schema::NativeKind;
+
+    #[test]
+    fn every_native_kind_names_a_type_of_its_width() {
+        let kinds = [
+            NativeKind::Int8,
+            NativeKind::Int16,
+            NativeKind::Int32,
+            NativeKind::Int64,
+            NativeKind::UInt8,
+            NativeKind::UInt16,
+            NativeKind::UInt32,
+            NativeKind::UInt64,
+            NativeKind::Float16,
+            NativeKind::Float32,
+            NativeKind::Float64,
+            NativeKind::Int128,
+            NativeKind::Int256,
+            NativeKind::DayTime,
+            NativeKind::MonthDayNano,
+        ];
+        for kind in kinds {
+            assert_eq!(
+                with_native!(kind, |T| size_of::<T>()),
+                kind.byte_width(),
+                "{kind:?}"
+            );
+        }
+        let integers: Vec<bool> = kinds[..8]
+            .iter()
+            .map(|&kind| with_integer!(kind, |T| T::MIN < T::default()))
+            .collect();
+        assert_eq!(
+            integers,
+            [true, true, true, true, false, false, false, false]
+        );
+        let floats: Vec<usize> = kinds[8..11]
+            .iter()
+            .map(|&kind| with_float!(kind, |T| size_of::<T>()))
+            .collect();
+        assert_eq!(floats, [2, 4, 8]);
+    }
+}

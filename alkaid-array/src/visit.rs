@@ -1,10 +1,17 @@
 //! [`visit_array`]: the one map from a data type to the typed array that holds it.
 //!
 //! Code that needs the typed array of a type chosen at run time ([`make_array`], display,
-//! kernels in the crates above) writes an [`ArrayVisitor`] and lets this map pick the type;
-//! fixed-width types go through [`visit_primitive`](crate::types::visit_primitive)'s list.
+//! [`make_builder`], kernels in the crates above) writes an [`ArrayVisitor`] and lets this
+//! map pick the type; fixed-width types go through
+//! [`visit_primitive`](crate::types::visit_primitive)'s list. What every typed array does
+//! for the generic code of this crate is a trait of [`TypedArray`]: printing a slot
+//! ([`SlotText`], written in `display/slots.rs`) and making a builder of its type
+//! ([`NewBuilder`], in `dynamic.rs`).
 //!
 //! [`make_array`]: crate::make_array
+//! [`make_builder`]: crate::make_builder
+
+use std::fmt;
 
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, IntegerType, RunEndType};
@@ -14,16 +21,44 @@ use crate::types::{
     UInt16Type, UInt32Type, UInt64Type, try_visit_primitive,
 };
 use crate::{
-    Array, ArrayError, BinaryArray, BinaryViewArray, BooleanArray, DictionaryArray,
+    Array, ArrayBuilder, ArrayError, BinaryArray, BinaryViewArray, BooleanArray, DictionaryArray,
     FixedSizeBinaryArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeListViewArray,
     LargeStringArray, ListArray, ListViewArray, MapArray, NullArray, PrimitiveArray, RunArray,
     StringArray, StringViewArray, StructArray, UnionArray,
 };
 
-/// A typed array: made from valid [`ArrayData`] of its type without copying.
-pub trait TypedArray: Array + TryFrom<ArrayData, Error = ArrayError> {}
+/// A typed array: made from valid [`ArrayData`] of its type without copying, printed slot
+/// by slot, and built by a builder of its exact type.
+pub trait TypedArray:
+    Array + TryFrom<ArrayData, Error = ArrayError> + SlotText + NewBuilder
+{
+}
 
-impl<A: Array + TryFrom<ArrayData, Error = ArrayError>> TypedArray for A {}
+impl<A> TypedArray for A where
+    A: Array + TryFrom<ArrayData, Error = ArrayError> + SlotText + NewBuilder
+{
+}
+
+/// How a typed array prints one slot, in [`display`](crate::display)'s notation.
+pub trait SlotText {
+    /// Appends slot `i`'s value to `out`; the caller has written `null` for a null slot of
+    /// an array with validity of its own (encodings and unions print their children's).
+    fn write_slot(&self, i: usize, out: &mut String) -> fmt::Result;
+}
+
+/// How [`make_builder`](crate::make_builder) makes a builder for a typed array's data
+/// type.
+pub trait NewBuilder {
+    /// A builder of arrays of `data_type` (one of the types this array holds), with room
+    /// for `capacity` values.
+    ///
+    /// # Errors
+    /// If `data_type` is not one this array holds, or has a negative size.
+    fn new_builder(
+        data_type: &DataType,
+        capacity: usize,
+    ) -> Result<Box<dyn ArrayBuilder>, ArrayError>;
+}
 
 /// Something to do with the typed array of a data type chosen at run time:
 /// [`visit_array`] calls [`visit`](Self::visit) with the array type.

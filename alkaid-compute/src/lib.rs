@@ -70,6 +70,11 @@
 //! assert_eq!(alkaid_compute::sum(&qty)?.value::<Int64Type>(), Some(6));
 //! # Ok::<(), alkaid_compute::ComputeError>(())
 //! ```
+//!
+//! # Features
+//! - `tz` (default): calendar arithmetic and casts of timestamps in zones named by IANA
+//!   name, alkaid-array's feature of the same name. Without it, such a zone is an error
+//!   naming the feature; UTC and fixed offsets work.
 #![doc(test(attr(deny(warnings))))]
 
 mod access;
@@ -86,9 +91,9 @@ mod error;
 pub mod hash;
 mod lift;
 mod list_items;
-mod native;
 mod operand;
 mod order;
+mod pack;
 pub mod row;
 mod row_eq;
 pub mod sort;

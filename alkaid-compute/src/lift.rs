@@ -29,8 +29,9 @@ use crate::access::native_values;
 use crate::bits::vectorized;
 use crate::encoding::{Runs, decoded, dictionary_keys, encoded_values, is_encoded};
 use crate::error::ComputeError;
-use crate::native::{map_bits, with_integer};
 use crate::operand::Operand;
+use crate::pack::map_bits;
+use alkaid_array::with_integer;
 
 /// How a result computed over encoded values returns to the rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,10 +233,10 @@ fn referenced_only(data: &ArrayData) -> Result<Option<ArrayData>, ComputeError> 
 }
 
 /// The physical integer type of a key type.
-fn integer_layout(data_type: &DataType) -> alkaid_schema::PrimitiveType {
+fn integer_layout(data_type: &DataType) -> alkaid_schema::NativeKind {
     match data_type.to_physical() {
         alkaid_schema::PhysicalType::Primitive(p) => p,
-        _ => alkaid_schema::PrimitiveType::Int64,
+        _ => alkaid_schema::NativeKind::Int64,
     }
 }
 

@@ -17,9 +17,9 @@ use alkaid_schema::{DataType, PhysicalType, UnionMode};
 use crate::access::native_values;
 use crate::encoding::decoded;
 use crate::error::ComputeError;
-use crate::native::with_native;
 use crate::order::TotalOrder;
 use crate::validity::logical_nulls;
+use alkaid_array::with_native;
 
 /// Whether row `i` of the left array equals row `j` of the right one.
 pub(crate) type RowEq = Box<dyn Fn(usize, usize) -> bool + Send + Sync>;

@@ -1,4 +1,4 @@
-"""The pyarrow.compute half of alkaid-compute's differential test (tests/pyarrow_compute.rs).
+"""The pyarrow.compute half of alkaid-compute's differential test (tests/suite/pyarrow_compute.rs).
 
 Reads a JSON file of inputs (text values, integers, floats, days, seconds) and writes to
 stdout, as JSON, each named result that the Rust test computes with Alkaid: string kernels

@@ -151,7 +151,7 @@ pub fn layout(data_type: &DataType) -> Layout {
             // 16-byte values split into i128 (aligned to 16) and month-day-nano (8), and the
             // 32-byte i256 is four u64 words: the alignment of alkaid-buffer's native types.
             let align = match primitive {
-                alkaid_schema::PrimitiveType::Int128 => 16,
+                alkaid_schema::NativeKind::Int128 => 16,
                 _ => width.min(8),
             };
             Layout::new(true, &[Fixed { width, align }], ChildSpec::None)

@@ -13,7 +13,8 @@
 //! With the `proto` feature, `AlkaidLogicalCodec` and `AlkaidPhysicalCodec` carry Alkaid
 //! tables and scans through DataFusion's plan serialization (`datafusion-proto`); with the
 //! `ballista` feature, the `ballista` module runs them on a Ballista cluster (the
-//! `alkaid-ballista` binary is its scheduler and executor).
+//! `alkaid-ballista` binary is its scheduler and executor). The `lz4` and `zstd` features
+//! (default) are alkaid-ipc's codecs of compressed files.
 //!
 //! A scan reads the files' footers once when the table is registered (schema) and when
 //! statistics are collected (row counts, from each batch's metadata), then per query only

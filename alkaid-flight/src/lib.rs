@@ -52,6 +52,15 @@
 //! # })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//! - `tls-aws-lc` (default) or `tls-ring`: the cryptography under TLS (rustls' provider).
+//!   One of the two is needed; with `default-features = false`, name one.
+//! - `lz4`, `zstd` (default): the codecs of compressed bodies, alkaid-ipc's features of the
+//!   same names. Without one, a batch compressed with it is an error naming the feature.
+
+#[cfg(not(any(feature = "tls-aws-lc", feature = "tls-ring")))]
+compile_error!("alkaid-flight needs a TLS provider: enable its `tls-aws-lc` or `tls-ring` feature");
 
 mod client;
 mod codec;

@@ -10,7 +10,7 @@ use alkaid_buffer::native::{f16, i256};
 use alkaid_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use alkaid_data::{ArrayData, layout};
 use alkaid_schema::json::JsonValue;
-use alkaid_schema::{DataType, DecimalWidth, Field, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, DecimalWidth, Field, NativeKind, PhysicalType};
 
 use crate::error::{IntegrationError, Result};
 use crate::json::{Get, int, unhex, wide_int};
@@ -116,7 +116,7 @@ fn interval_objects(values: &[JsonValue], members: &[(&str, usize)]) -> Result<B
 /// The `DATA` of a fixed-width type, by its physical type (decimals, strings in JSON, by
 /// their width).
 fn fixed_values(data_type: &DataType, values: &[JsonValue]) -> Result<Buffer> {
-    use PrimitiveType as P;
+    use NativeKind as P;
     let primitive = match (data_type, data_type.to_physical()) {
         (DataType::Decimal(decimal), _) => return decimals(values, decimal.width()),
         (_, PhysicalType::Primitive(primitive)) => primitive,

@@ -10,7 +10,7 @@ use alkaid_buffer::native::{f16, i256};
 use alkaid_data::{ArrayData, ChildSpec, layout, run_span};
 use alkaid_ipc::DictionaryIds;
 use alkaid_schema::json::JsonValue;
-use alkaid_schema::{DataType, Field, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, Field, NativeKind, PhysicalType};
 
 use crate::error::{IntegrationError, Result};
 use crate::json::{array, hex, object, string};
@@ -58,7 +58,7 @@ fn float_json(value: f64) -> JsonValue {
 /// The `DATA` of slots `[from, to)` of a fixed-width buffer of `data_type`. Values are
 /// read by their physical type; only decimals (strings in JSON) need the logical one.
 fn fixed_json(data_type: &DataType, bytes: &[u8], from: usize, to: usize) -> Vec<JsonValue> {
-    use PrimitiveType as P;
+    use NativeKind as P;
     let primitive = match data_type.to_physical() {
         PhysicalType::Primitive(primitive) => primitive,
         PhysicalType::FixedSizeBinary(width) => {

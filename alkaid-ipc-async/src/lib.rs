@@ -46,6 +46,11 @@
 //! # })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//! - `object_store`: files read by range from object stores (S3, GCS, Azure, HTTP).
+//! - `lz4`, `zstd` (default): the codecs of compressed bodies, alkaid-ipc's features of the
+//!   same names. Without one, a batch compressed with it is an error naming the feature.
 
 mod file_reader;
 #[cfg(feature = "object_store")]

@@ -36,6 +36,10 @@
 //! fields) may declare any length; callers that loop over rows bound that themselves.
 //!
 //! # Features
+//! - `lz4`, `zstd` (default): the codecs of compressed bodies (LZ4 frames in Rust by
+//!   lz4_flex; zstd by the C library, built from source). Without one, reading or writing
+//!   a body compressed with it is an [`IpcErrorKind::Unsupported`] error that names the
+//!   feature ([`Compression::is_available`] says which a build has); nothing else changes.
 //! - `lz4-c`: LZ4 blocks are decompressed by the reference C library (built from source
 //!   by the `cc` crate, as zstd's already is) instead of lz4_flex: LZ4 reads take about
 //!   0.85 of the time. Compression stays with lz4_flex, which compresses faster.
@@ -66,13 +70,10 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
-mod compression;
+mod codec;
 mod dictionary;
 mod error;
-mod lz4_block;
-mod lz4_frame;
 mod mapping;
-mod parallel;
 mod path;
 mod read;
 mod schema;
@@ -101,7 +102,7 @@ mod generated;
 
 pub(crate) use generated::org::apache::arrow::flatbuf as fb;
 
-pub use compression::Compression;
+pub use codec::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
 pub use mapping::{

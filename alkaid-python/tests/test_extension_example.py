@@ -9,7 +9,8 @@ import pyarrow as pa
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILT = os.path.join(ROOT, "target", "debug", "examples", "libextension.so")
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+BUILT = os.path.join(TARGET, "debug", "examples", "libextension.so")
 
 
 @pytest.fixture(scope="module")

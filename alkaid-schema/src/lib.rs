@@ -51,7 +51,7 @@ mod schema;
 
 pub use datatype::{
     DataType, DecimalType, DecimalWidth, IntegerType, IntervalUnit, MAX_PARSE_DEPTH, MapType,
-    PhysicalType, PrimitiveType, RunEndEncodedType, RunEndType, TimeUnit, UnionMode, UnionType,
+    NativeKind, PhysicalType, RunEndEncodedType, RunEndType, TimeUnit, UnionMode, UnionType,
 };
 pub use error::SchemaError;
 pub use field::{Field, FieldRef, Fields};

@@ -21,10 +21,10 @@ use crate::decimal::{DecimalNative, max_of_precision, with_decimal};
 use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::hash::{combine, value_hashes};
-use crate::native::with_native;
 use crate::order::TotalOrder;
 use crate::row_eq::row_eq;
 use crate::validity::logical_nulls;
+use alkaid_array::with_native;
 
 /// The input of a grouped aggregate: plain values, the rows that count, their groups.
 struct Grouped<'g> {
@@ -152,13 +152,13 @@ fn sums(input: &Grouped<'_>, mean: bool) -> Result<ArrayRef, ComputeError> {
         message: format!("the sum of group {g} does not fit {}", kind.output()),
     };
     match kind {
-        SumKind::Float(p) => crate::native::with_float!(p, |T| {
+        SumKind::Float(p) => alkaid_array::with_float!(p, |T| {
             let values = native_values::<T>(&input.data)?;
             let mut totals = vec![0f64; input.count];
             input.each(|row, g| totals[g] += values[row].to_f64());
             finish_float(totals, &counts, mean, valid)
         }),
-        SumKind::Signed(p) | SumKind::Unsigned(p) => crate::native::with_integer!(p, |T| {
+        SumKind::Signed(p) | SumKind::Unsigned(p) => alkaid_array::with_integer!(p, |T| {
             let values = native_values::<T>(&input.data)?;
             let mut totals = vec![0i128; input.count];
             input.each(|row, g| {

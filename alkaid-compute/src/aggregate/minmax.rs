@@ -14,8 +14,8 @@ use super::rows::{Rows, natives};
 use crate::access::{ByteAccess, BytesVisitor, visit_bytes};
 use crate::bits::vectorized;
 use crate::error::ComputeError;
-use crate::native::with_native;
 use crate::order::TotalOrder;
+use alkaid_array::with_native;
 
 /// The smallest (or, with `max`, largest) value that counts, or `None` if none does.
 pub(crate) fn extreme(rows: &Rows, max: bool) -> Result<Option<Scalar>, ComputeError> {

@@ -15,8 +15,8 @@ use alkaid_schema::{DataType, PhysicalType};
 use crate::access::native_values;
 use crate::encoding::{Runs, decoded, dictionary_keys, is_encoded};
 use crate::error::ComputeError;
-use crate::native::with_integer;
 use crate::validity::logical_nulls;
+use alkaid_array::with_integer;
 
 /// The rows of one aggregate's input.
 pub(crate) struct Rows {

@@ -4,7 +4,7 @@
 
 use alkaid_buffer::native::{f16, i256};
 use alkaid_buffer::{BooleanBuffer, NativeType};
-use alkaid_schema::{DataType, DecimalType, DecimalWidth, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, DecimalType, DecimalWidth, NativeKind, PhysicalType};
 
 use super::lanes::lanes;
 use super::rows::{Rows, natives};
@@ -16,11 +16,11 @@ use crate::error::ComputeError;
 #[derive(Debug, Clone)]
 pub(crate) enum SumKind {
     /// Signed integers, summed into `Int64`.
-    Signed(PrimitiveType),
+    Signed(NativeKind),
     /// Unsigned integers, summed into `UInt64`.
-    Unsigned(PrimitiveType),
+    Unsigned(NativeKind),
     /// Floats, summed into `Float64`.
-    Float(PrimitiveType),
+    Float(NativeKind),
     /// Decimals, summed into the same width and scale with 10 more digits of precision.
     Decimal(DecimalType),
     /// Durations, summed into the same type.
@@ -97,7 +97,7 @@ pub(crate) fn total(rows: &Rows, kind: &SumKind) -> Result<Total, ComputeError> 
         return weighted_total(rows, kind, weights);
     }
     Ok(match kind {
-        SumKind::Signed(p) | SumKind::Unsigned(p) => crate::native::with_integer!(*p, |T| {
+        SumKind::Signed(p) | SumKind::Unsigned(p) => alkaid_array::with_integer!(*p, |T| {
             let values = natives::<T>(rows)?;
             Total::Int(vectorized(|| integer_sum(&values, selection)))
         }),
@@ -105,7 +105,7 @@ pub(crate) fn total(rows: &Rows, kind: &SumKind) -> Result<Total, ComputeError> 
             let values = natives::<i64>(rows)?;
             Total::Int(vectorized(|| integer_sum(&values, selection)))
         }
-        SumKind::Float(p) => crate::native::with_float!(*p, |T| {
+        SumKind::Float(p) => alkaid_array::with_float!(*p, |T| {
             let values = natives::<T>(rows)?;
             Total::Float(vectorized(|| float_sum(&values, selection)))
         }),
@@ -312,11 +312,11 @@ fn weighted_total(rows: &Rows, kind: &SumKind, weights: &[u64]) -> Result<Total,
     };
     let used = (0..weights.len()).filter(|&i| rows.selected(i));
     Ok(match kind {
-        SumKind::Float(p) => crate::native::with_float!(*p, |T| {
+        SumKind::Float(p) => alkaid_array::with_float!(*p, |T| {
             let values = natives::<T>(rows)?;
             Total::Float(used.map(|i| values[i].to_f64() * weights[i] as f64).sum())
         }),
-        SumKind::Signed(p) | SumKind::Unsigned(p) => crate::native::with_integer!(*p, |T| {
+        SumKind::Signed(p) | SumKind::Unsigned(p) => alkaid_array::with_integer!(*p, |T| {
             let values = natives::<T>(rows)?;
             let mut total = 0i128;
             for i in used {

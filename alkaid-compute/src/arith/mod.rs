@@ -44,7 +44,7 @@ mod temporal;
 use alkaid_array::{Array, ArrayRef, Datum, display::format_value, make_array, make_builder};
 use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, IntervalUnit, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, IntervalUnit, NativeKind, PhysicalType};
 
 use crate::access::native_values;
 use crate::error::ComputeError;
@@ -188,9 +188,9 @@ fn binary(
 /// What a binary operation on two plain types computes.
 enum Plan {
     /// Integers (or durations or year-month intervals, which add as integers).
-    Integer(PrimitiveType),
+    Integer(NativeKind),
     /// Floats.
-    Float(PrimitiveType),
+    Float(NativeKind),
     /// Decimals.
     Decimal,
     /// Temporal values of different kinds or units.
@@ -228,10 +228,10 @@ fn plan(op: ArithOp, left: &DataType, right: &DataType) -> Result<(Plan, DataTyp
     Ok(plan)
 }
 
-fn primitive(data_type: &DataType) -> PrimitiveType {
+fn primitive(data_type: &DataType) -> NativeKind {
     match data_type.to_physical() {
         PhysicalType::Primitive(p) => p,
-        _ => PrimitiveType::Int64,
+        _ => NativeKind::Int64,
     }
 }
 
@@ -264,8 +264,8 @@ fn plain(
         output,
     };
     match plan {
-        Plan::Integer(p) => crate::native::with_integer!(p, |T| integers::<T>(&job)),
-        Plan::Float(p) => crate::native::with_float!(p, |T| floats::<T>(&job)),
+        Plan::Integer(p) => alkaid_array::with_integer!(p, |T| integers::<T>(&job)),
+        Plan::Float(p) => alkaid_array::with_float!(p, |T| floats::<T>(&job)),
         Plan::Decimal => decimal::compute(&job),
         Plan::Temporal => temporal::compute(&job),
         Plan::Null => unreachable!("answered above"),
@@ -434,7 +434,7 @@ fn unary_plain(op: Unary, overflow: Overflow, data: &ArrayData) -> Result<ArrayD
                 || (op == Unary::Neg
                     && matches!(data_type, DataType::Interval(IntervalUnit::YearMonth))) =>
         {
-            crate::native::with_integer!(p, |T| {
+            alkaid_array::with_integer!(p, |T| {
                 let values = native_values::<T>(data)?;
                 let result = match op {
                     Unary::Neg => try_unary(&values, valid, |a| T::negate(overflow, a)),
@@ -444,7 +444,7 @@ fn unary_plain(op: Unary, overflow: Overflow, data: &ArrayData) -> Result<ArrayD
             })
         }
         (_, PhysicalType::Primitive(p)) if data_type.is_floating() => {
-            crate::native::with_float!(p, |T| {
+            alkaid_array::with_float!(p, |T| {
                 let values = native_values::<T>(data)?;
                 let result = match op {
                     Unary::Neg => try_unary(&values, None, |a| (T::negate(a), false)),

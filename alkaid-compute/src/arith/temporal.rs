@@ -230,11 +230,8 @@ fn calendar(job: &Job<'_>, interval_first: bool) -> Result<ArrayData, ComputeErr
                 })
                 .map_err(fail)?,
                 Some(name) => {
-                    let zone = resolve_timezone(name).ok_or_else(|| {
-                        ComputeError::InvalidArgument(format!(
-                            "unknown time zone {name:?} in {}",
-                            point.data.data_type()
-                        ))
+                    let zone = resolve_timezone(name).map_err(|e| {
+                        ComputeError::InvalidArgument(format!("{e}, in {}", point.data.data_type()))
                     })?;
                     rows(job.len, valid, |i| {
                         let moved = move_zoned(side.at(i), unit_nanos, interval_row(i), &zone);

@@ -8,7 +8,7 @@
 use alkaid_buffer::native::f16;
 use alkaid_buffer::{BooleanBuffer, NativeType};
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, NativeKind, PhysicalType};
 
 use super::options::CastOptions;
 use super::values::{convert_rows, primitive};
@@ -105,7 +105,7 @@ impl Number for f16 {
 /// maps, side by side.
 macro_rules! with_number {
     ($p:expr, |$t:ident| $body:expr, $other:expr) => {{
-        use alkaid_schema::PrimitiveType as P;
+        use alkaid_schema::NativeKind as P;
         match $p {
             p @ (P::Int8
             | P::Int16
@@ -115,10 +115,10 @@ macro_rules! with_number {
             | P::UInt16
             | P::UInt32
             | P::UInt64) => {
-                $crate::native::with_integer!(p, |$t| $body)
+                alkaid_array::with_integer!(p, |$t| $body)
             }
             p @ (P::Float16 | P::Float32 | P::Float64) => {
-                $crate::native::with_float!(p, |$t| $body)
+                alkaid_array::with_float!(p, |$t| $body)
             }
             _ => $other,
         }
@@ -139,15 +139,15 @@ pub(super) fn number<S: Number, T: Number>(value: S) -> Option<T> {
 
 /// The physical numeric type of `data_type`, if it has one (numbers, and the temporal
 /// types, whose values are integers).
-pub(super) fn numeric_physical(data_type: &DataType) -> Option<PrimitiveType> {
+pub(super) fn numeric_physical(data_type: &DataType) -> Option<NativeKind> {
     match data_type.to_physical() {
         PhysicalType::Primitive(p)
             if !matches!(
                 p,
-                PrimitiveType::Int128
-                    | PrimitiveType::Int256
-                    | PrimitiveType::DayTime
-                    | PrimitiveType::MonthDayNano
+                NativeKind::Int128
+                    | NativeKind::Int256
+                    | NativeKind::DayTime
+                    | NativeKind::MonthDayNano
             ) =>
         {
             Some(p)

@@ -11,7 +11,7 @@
 use alkaid_array::{Array, BooleanArray};
 use alkaid_buffer::BooleanBuffer;
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, PrimitiveType, TimeUnit};
+use alkaid_schema::{DataType, NativeKind, TimeUnit};
 
 use super::decimal::{into_decimals, parse_decimal};
 use super::numeric::{Number, numeric_physical, with_number};
@@ -309,9 +309,10 @@ pub(super) fn from_text(
         }
         DataType::Timestamp(unit, zone) => {
             let zone = match zone {
-                Some(name) => Some(alkaid_array::display::resolve_timezone(name).ok_or_else(
-                    || ComputeError::InvalidArgument(format!("unknown time zone {name:?}")),
-                )?),
+                Some(name) => Some(
+                    alkaid_array::display::resolve_timezone(name)
+                        .map_err(|e| ComputeError::InvalidArgument(e.to_string()))?,
+                ),
                 None => None,
             };
             let per = i128::from(nanos_per(*unit));
@@ -331,9 +332,9 @@ pub(super) fn from_text(
                 ));
             };
             match p {
-                PrimitiveType::Float32 => parse_rows::<f32>(data, to, options, parse_float::<f32>),
-                PrimitiveType::Float64 => parse_rows::<f64>(data, to, options, parse_float::<f64>),
-                PrimitiveType::Int64 => parse_rows::<i64>(data, to, options, parse_i64),
+                NativeKind::Float32 => parse_rows::<f32>(data, to, options, parse_float::<f32>),
+                NativeKind::Float64 => parse_rows::<f64>(data, to, options, parse_float::<f64>),
+                NativeKind::Int64 => parse_rows::<i64>(data, to, options, parse_i64),
                 _ => with_number!(
                     p,
                     |T| parse_rows::<T>(data, to, options, |v| {

@@ -34,7 +34,7 @@ fn zone_of(data_type: &DataType) -> Result<Option<jiff::tz::TimeZone>, ComputeEr
     match data_type {
         DataType::Timestamp(_, Some(name)) => alkaid_array::display::resolve_timezone(name)
             .map(Some)
-            .ok_or_else(|| ComputeError::InvalidArgument(format!("unknown time zone {name:?}"))),
+            .map_err(|e| ComputeError::InvalidArgument(e.to_string())),
         _ => Ok(None),
     }
 }

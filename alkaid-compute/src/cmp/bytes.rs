@@ -15,8 +15,8 @@ use super::op::CmpOp;
 use crate::access::{ByteAccess, BytesVisitor, visit_bytes};
 use crate::bits::{collect_bits, vectorized};
 use crate::error::ComputeError;
-use crate::native::map_bits;
 use crate::operand::Operand;
+use crate::pack::map_bits;
 
 /// Two binary-like operands compared value by value, into `len` answers.
 pub(super) fn compare(

@@ -3,12 +3,12 @@
 use alkaid_array::{Array, BooleanArray};
 use alkaid_buffer::BooleanBuffer;
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, NativeKind, PhysicalType};
 
 use crate::access::native_values;
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
-use crate::native::map_bits;
+use crate::pack::map_bits;
 use crate::validity::logical_nulls;
 
 /// Whether each row is null (never null itself).
@@ -68,16 +68,16 @@ pub fn is_nan(array: &dyn Array) -> Result<BooleanArray, ComputeError> {
 fn nan_flags(data: &ArrayData) -> Result<ArrayData, ComputeError> {
     let data_type = data.data_type();
     let values = match data_type.to_physical() {
-        PhysicalType::Primitive(PrimitiveType::Float16) => {
+        PhysicalType::Primitive(NativeKind::Float16) => {
             #[allow(clippy::eq_op)] // `v != v` is the NaN test
             map_bits(&native_values::<half::f16>(data)?, |v| v != v)
         }
-        PhysicalType::Primitive(PrimitiveType::Float32) =>
+        PhysicalType::Primitive(NativeKind::Float32) =>
         {
             #[allow(clippy::eq_op)]
             map_bits(&native_values::<f32>(data)?, |v| v != v)
         }
-        PhysicalType::Primitive(PrimitiveType::Float64) =>
+        PhysicalType::Primitive(NativeKind::Float64) =>
         {
             #[allow(clippy::eq_op)]
             map_bits(&native_values::<f64>(data)?, |v| v != v)

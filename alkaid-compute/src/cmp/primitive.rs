@@ -4,21 +4,22 @@
 use alkaid_buffer::BooleanBuffer;
 use alkaid_buffer::native::i256;
 use alkaid_data::ArrayData;
-use alkaid_schema::{DataType, PrimitiveType, TimeUnit};
+use alkaid_schema::{DataType, NativeKind, TimeUnit};
 
 use super::op::CmpOp;
 use crate::access::native_values;
 use crate::bits::vectorized;
 use crate::decimal::{decimal_to_i256, pow10};
 use crate::error::ComputeError;
-use crate::native::{map_bits, with_native, zip_bits};
 use crate::operand::Operand;
 use crate::order::TotalOrder;
+use crate::pack::{map_bits, zip_bits};
+use alkaid_array::with_native;
 
 /// Two operands of one fixed-width type (`physical`), compared as stored.
 pub(super) fn compare(
     op: CmpOp,
-    physical: PrimitiveType,
+    physical: NativeKind,
     left: &Operand,
     right: &Operand,
 ) -> Result<BooleanBuffer, ComputeError> {

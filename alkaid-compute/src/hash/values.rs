@@ -9,7 +9,7 @@ use super::{K, LIST, NULL, STRUCT, UNION, fold};
 use crate::access::{ByteAccess, BytesVisitor, list_ranges, native_values, visit_bytes};
 use crate::encoding::{Runs, dictionary_keys};
 use crate::error::ComputeError;
-use crate::native::with_native;
+use alkaid_array::with_native;
 
 /// A fixed-width value's hash: its bytes as little-endian words.
 pub(crate) trait HashValue: NativeType {
@@ -222,7 +222,7 @@ fn dictionary(data: &ArrayData) -> Result<Vec<u64>, ComputeError> {
             "dictionary keys are not integers".into(),
         ));
     };
-    crate::native::with_integer!(p, |T| {
+    alkaid_array::with_integer!(p, |T| {
         let positions = native_values::<T>(&keys)?;
         Ok(positions
             .iter()

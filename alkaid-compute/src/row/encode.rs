@@ -14,8 +14,8 @@ use crate::access::{ByteAccess, BytesVisitor, list_ranges, native_values, visit_
 use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::list_items::gather_items;
-use crate::native::with_native;
 use crate::sort::SortOptions;
+use alkaid_array::with_native;
 
 /// The nulls of `data` with the rows `mask` makes null (a parent's nulls, pushed down so
 /// that a null struct's fields encode as nulls: two null rows are the same bytes).

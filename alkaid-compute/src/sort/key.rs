@@ -19,8 +19,8 @@ use super::word::{SortWord, head_word};
 use crate::access::{ByteAccess, BytesVisitor, list_ranges, native_values, visit_bytes};
 use crate::encoding::{Runs, dictionary_keys};
 use crate::error::ComputeError;
-use crate::native::with_native;
 use crate::validity::logical_nulls;
+use alkaid_array::with_native;
 
 /// The comparison of two valid rows whose words are equal, in the requested order.
 type Tie<'a> = Box<dyn Fn(usize, usize) -> Ordering + 'a>;
@@ -233,7 +233,7 @@ fn dictionary_words(data: &ArrayData, options: SortOptions) -> Result<Vec<u64>, 
             "dictionary keys are not integers".into(),
         ));
     };
-    crate::native::with_integer!(p, |T| {
+    alkaid_array::with_integer!(p, |T| {
         let keys = native_values::<T>(&keys)?;
         // A null row's key may point anywhere; its word is never read.
         Ok(keys

@@ -13,9 +13,9 @@ use super::options::SortOptions;
 use super::rows::Column;
 use crate::access::{ByteAccess, BytesVisitor, native_values, visit_bytes};
 use crate::error::ComputeError;
-use crate::native::with_native;
 use crate::order::TotalOrder;
 use crate::validity::logical_nulls;
+use alkaid_array::with_native;
 
 /// The first row of `sorted` that does not come before `value` in the order of `options`:
 /// where `value` would be inserted before its equals. Like [`slice::partition_point`],

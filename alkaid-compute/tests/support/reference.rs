@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use alkaid_buffer::native::{f16, i256};
-use alkaid_schema::{DataType, PhysicalType, PrimitiveType};
+use alkaid_schema::{DataType, NativeKind, PhysicalType};
 
 use super::common::{Rng, Value, value};
 
@@ -33,24 +33,24 @@ pub fn read(data_type: &DataType, value: &Value) -> R {
         (Value::Null, _) => R::Null,
         (Value::Bool(b), _) => R::Bool(*b),
         (Value::Bytes(b), PhysicalType::Primitive(p)) => match p {
-            PrimitiveType::Int8 => R::Int(i128::from(b[0] as i8)),
-            PrimitiveType::Int16 => R::Int(i128::from(i16::from_le_bytes(le(b)))),
-            PrimitiveType::Int32 => R::Int(i128::from(i32::from_le_bytes(le(b)))),
-            PrimitiveType::Int64 => R::Int(i128::from(i64::from_le_bytes(le(b)))),
-            PrimitiveType::UInt8 => R::Int(i128::from(b[0])),
-            PrimitiveType::UInt16 => R::Int(i128::from(u16::from_le_bytes(le(b)))),
-            PrimitiveType::UInt32 => R::Int(i128::from(u32::from_le_bytes(le(b)))),
-            PrimitiveType::UInt64 => R::Int(i128::from(u64::from_le_bytes(le(b)))),
-            PrimitiveType::Int128 => R::Int(i128::from_le_bytes(le(b))),
-            PrimitiveType::Float16 => R::Float(f64::from(f16::from_le_bytes(le(b)).to_f32())),
-            PrimitiveType::Float32 => R::Float(f64::from(f32::from_le_bytes(le(b)))),
-            PrimitiveType::Float64 => R::Float(f64::from_le_bytes(le(b))),
-            PrimitiveType::Int256 => R::Wide(i256::from_le_bytes(le(b))),
-            PrimitiveType::DayTime => R::Fields(vec![
+            NativeKind::Int8 => R::Int(i128::from(b[0] as i8)),
+            NativeKind::Int16 => R::Int(i128::from(i16::from_le_bytes(le(b)))),
+            NativeKind::Int32 => R::Int(i128::from(i32::from_le_bytes(le(b)))),
+            NativeKind::Int64 => R::Int(i128::from(i64::from_le_bytes(le(b)))),
+            NativeKind::UInt8 => R::Int(i128::from(b[0])),
+            NativeKind::UInt16 => R::Int(i128::from(u16::from_le_bytes(le(b)))),
+            NativeKind::UInt32 => R::Int(i128::from(u32::from_le_bytes(le(b)))),
+            NativeKind::UInt64 => R::Int(i128::from(u64::from_le_bytes(le(b)))),
+            NativeKind::Int128 => R::Int(i128::from_le_bytes(le(b))),
+            NativeKind::Float16 => R::Float(f64::from(f16::from_le_bytes(le(b)).to_f32())),
+            NativeKind::Float32 => R::Float(f64::from(f32::from_le_bytes(le(b)))),
+            NativeKind::Float64 => R::Float(f64::from_le_bytes(le(b))),
+            NativeKind::Int256 => R::Wide(i256::from_le_bytes(le(b))),
+            NativeKind::DayTime => R::Fields(vec![
                 i64::from(i32::from_le_bytes(le(&b[..4]))),
                 i64::from(i32::from_le_bytes(le(&b[4..]))),
             ]),
-            PrimitiveType::MonthDayNano => R::Fields(vec![
+            NativeKind::MonthDayNano => R::Fields(vec![
                 i64::from(i32::from_le_bytes(le(&b[..4]))),
                 i64::from(i32::from_le_bytes(le(&b[4..8]))),
                 i64::from_le_bytes(le(&b[8..])),

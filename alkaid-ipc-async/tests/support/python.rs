@@ -1,5 +1,6 @@
 //! The Python the tests start their peers with: `$ALKAID_PYTHON`, else the CI
-//! virtualenv (`target/ci-venv`), else `python3`.
+//! virtualenv (`ci-venv` in the target directory, `target/ci-venv` unless
+//! `CARGO_TARGET_DIR` says otherwise), else `python3`.
 
 use std::path::PathBuf;
 
@@ -8,7 +9,9 @@ pub fn python() -> PathBuf {
     if let Some(python) = std::env::var_os("ALKAID_PYTHON") {
         return python.into();
     }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ci-venv/bin/python");
+    // CARGO_TARGET_TMPDIR is the target directory's `tmp`.
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("..");
+    let venv = target.join("ci-venv/bin/python");
     if venv.exists() {
         return venv;
     }

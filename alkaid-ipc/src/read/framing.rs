@@ -4,8 +4,8 @@
 //! little-endian `i32` metadata length; before that, with the length alone. A length of 0
 //! ends the stream either way.
 
-use super::options::ReadOptions;
 use crate::error::{IpcError, Result};
+use crate::read::options::ReadOptions;
 
 /// The magics a file may start and end with.
 pub(crate) const MAGICS: [&[u8]; 2] = [b"ALKAID1", b"ARROW1"];

@@ -1,35 +1,31 @@
 //! Reading: IPC streams and files back to record batches.
+//!
+//! What every reader shares is at this level: the length prefix (`framing.rs`), the state
+//! kept between messages (`state.rs`), options and projection. Below it, `body/` turns a
+//! message body into arrays, `stream/` reads streams and `file/` files.
 
-mod batch;
 mod body;
-mod body_parts;
-mod buffer_stream;
-mod decoder;
 mod file;
-mod file_batch;
-mod file_decoder;
-mod file_open;
-mod file_prelude;
-mod file_select;
 mod framing;
 mod options;
 mod projection;
 mod state;
 mod stream;
-mod stream_schema;
 
 #[cfg(test)]
 mod tests;
 
-pub(crate) use body::fill;
-pub use buffer_stream::BufferStreamReader;
-pub use decoder::{Decoder, MessageInfo};
-pub use file::{ByteSource, FileReader, Seekable};
-pub use file_batch::{BatchPlan, RowPart};
-pub use file_decoder::{Fetch, FileDecoder, Step};
-pub use file_open::{FileOpening, Opened};
+// For the LZ4 frame reader's general path.
+#[cfg(feature = "lz4")]
+pub(crate) use body::from_read::fill;
+pub use file::batch::{BatchPlan, RowPart};
+pub use file::decoder::{Fetch, FileDecoder, Step};
+pub use file::open::{FileOpening, Opened};
+pub use file::reader::{ByteSource, FileReader, Seekable};
 pub(crate) use framing::{Prefix, body_length, parse_prefix};
 pub use options::ReadOptions;
 pub use state::Decoded;
 pub(crate) use state::parse_message;
-pub use stream::StreamReader;
+pub use stream::buffer::BufferStreamReader;
+pub use stream::decoder::{Decoder, MessageInfo};
+pub use stream::reader::StreamReader;

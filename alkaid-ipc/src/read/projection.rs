@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use alkaid_schema::{Schema, SchemaRef};
 
-use super::options::Columns;
 use crate::dictionary::count_dictionaries;
 use crate::error::{IpcError, Result};
+use crate::read::options::Columns;
 
 /// The caller's selection of columns, resolved against one schema.
 #[derive(Debug, Clone)]

@@ -9,15 +9,15 @@ use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::{Metadata, SchemaRef};
 
-use super::batch::BodyReader;
-use super::body_parts::Body;
-use super::options::ReadOptions;
-use super::projection::Projection;
-use crate::compression::DecompressorPool;
+use crate::codec::DecompressorPool;
 use crate::dictionary::{DictionaryIds, value_type_at};
 use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::path::Path;
+use crate::read::body::decode::BodyReader;
+use crate::read::body::parts::Body;
+use crate::read::options::ReadOptions;
+use crate::read::projection::Projection;
 use crate::schema::{HOST_ENDIANNESS, MAX_FIELD_DEPTH, decode_metadata, decode_schema, needs_swap};
 
 /// One decoded message.

@@ -56,13 +56,15 @@ fn streams_declare_the_features_they_may_use() {
         written_features(&words, WriteOptions::default()),
         vec![fb::Feature::DICTIONARY_REPLACEMENT]
     );
-    assert_eq!(
-        written_features(
-            &plain,
-            WriteOptions::default().with_compression(Compression::ZSTD)
-        ),
-        vec![fb::Feature::COMPRESSED_BODY]
-    );
+    if Compression::ZSTD.is_available() {
+        assert_eq!(
+            written_features(
+                &plain,
+                WriteOptions::default().with_compression(Compression::ZSTD)
+            ),
+            vec![fb::Feature::COMPRESSED_BODY]
+        );
+    }
 }
 
 fn plain_batch() -> RecordBatch {

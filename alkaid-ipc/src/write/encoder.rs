@@ -15,7 +15,7 @@ use flatbuffers::FlatBufferBuilder;
 use super::encode::{Encoder, FoundDictionary};
 use super::message::{Body, finish_message, record_batch_table};
 use super::options::WriteOptions;
-use crate::compression::{Compression, Compressor};
+use crate::codec::{Compression, Compressor};
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -154,7 +154,8 @@ impl MessageEncoder {
     /// `options` (compression, alignment, deltas, the metadata namespace).
     ///
     /// # Errors
-    /// If the schema cannot be written (a dictionary of dictionaries).
+    /// If the schema cannot be written (a dictionary of dictionaries), or the options ask
+    /// for a codec this build leaves out (features `lz4` and `zstd`).
     pub fn new(schema: SchemaRef, options: WriteOptions) -> Result<Self> {
         Self::with_ids(schema, None, options, false)
     }
@@ -167,6 +168,7 @@ impl MessageEncoder {
         options: WriteOptions,
         file: bool,
     ) -> Result<Self> {
+        options.compression().require()?;
         for field in schema.fields().iter() {
             reject_nested_dictionary(field.data_type(), field.name())?;
         }

@@ -33,7 +33,8 @@ impl<W: Write> FileWriter<W> {
     /// Starts a file of batches with `schema`.
     ///
     /// # Errors
-    /// If writing fails, or the schema holds something the format cannot express.
+    /// If writing fails, the schema holds something the format cannot express, or the
+    /// options ask for a codec this build leaves out (features `lz4` and `zstd`).
     pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
         Self::start(out, schema, None, options)
     }

@@ -8,10 +8,10 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::encode::Encoded;
 use super::options::WriteOptions;
-use crate::compression::{Compression, Compressor};
+use crate::codec::round_robin;
+use crate::codec::{Compression, Compressor};
 use crate::error::Result;
 use crate::fb;
-use crate::parallel::round_robin;
 use crate::schema::encode_metadata;
 use alkaid_schema::extension::Namespace;
 

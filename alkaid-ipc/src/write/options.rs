@@ -2,7 +2,7 @@
 
 use alkaid_schema::extension::Namespace;
 
-use crate::compression::Compression;
+use crate::codec::Compression;
 
 /// The 8 bytes that open and the bytes that close an IPC file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

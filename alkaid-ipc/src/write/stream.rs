@@ -49,7 +49,8 @@ impl<W: Write> StreamWriter<W> {
     /// Starts a stream of batches with `schema`, writing the schema message.
     ///
     /// # Errors
-    /// If writing fails, or the schema holds something the format cannot express.
+    /// If writing fails, the schema holds something the format cannot express, or the
+    /// options ask for a codec this build leaves out (features `lz4` and `zstd`).
     pub fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
         Self::start(out, schema, None, options)
     }

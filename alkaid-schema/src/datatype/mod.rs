@@ -22,7 +22,7 @@ pub use params::{
     DecimalType, DecimalWidth, IntegerType, MapType, RunEndEncodedType, RunEndType, UnionMode,
     UnionType,
 };
-pub use physical::{PhysicalType, PrimitiveType};
+pub use physical::{NativeKind, PhysicalType};
 
 use crate::{Field, FieldRef, Fields, SchemaError};
 

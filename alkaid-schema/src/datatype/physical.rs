@@ -7,9 +7,11 @@
 
 use super::{DataType, DecimalWidth, IntegerType, IntervalUnit, RunEndType, TimeUnit, UnionMode};
 
-/// A fixed-width value type in a single data buffer.
+/// The Rust value type of a fixed-width layout (its values in a single data buffer), as a
+/// value: about thirty logical types share these fifteen. alkaid-array's `with_native!`
+/// turns one back into the Rust type (alkaid-buffer's `NativeType`) for code that needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PrimitiveType {
+pub enum NativeKind {
     /// `i8`.
     Int8,
     /// `i16`.
@@ -42,7 +44,7 @@ pub enum PrimitiveType {
     MonthDayNano,
 }
 
-impl PrimitiveType {
+impl NativeKind {
     /// Width of one value in bytes.
     pub const fn byte_width(self) -> usize {
         match self {
@@ -64,7 +66,7 @@ pub enum PhysicalType {
     /// Validity and a bitmap of values.
     Boolean,
     /// Validity and a buffer of fixed-width values.
-    Primitive(PrimitiveType),
+    Primitive(NativeKind),
     /// Validity and a buffer of `width`-byte values.
     FixedSizeBinary(i32),
     /// Validity, `i32` offsets and data.
@@ -100,14 +102,14 @@ impl DataType {
     ///
     /// # Examples
     /// ```
-    /// use alkaid_schema::{DataType, PhysicalType, PrimitiveType, TimeUnit};
-    /// let int32 = PhysicalType::Primitive(PrimitiveType::Int32);
+    /// use alkaid_schema::{DataType, PhysicalType, NativeKind, TimeUnit};
+    /// let int32 = PhysicalType::Primitive(NativeKind::Int32);
     /// assert_eq!(DataType::Date32.to_physical(), int32);
     /// assert_eq!(DataType::Time(TimeUnit::Millisecond).to_physical(), int32);
     /// assert_eq!(DataType::Utf8.to_physical(), PhysicalType::Binary);
     /// ```
     pub fn to_physical(&self) -> PhysicalType {
-        use PrimitiveType as P;
+        use NativeKind as P;
         let primitive = PhysicalType::Primitive;
         match self {
             Self::Null => PhysicalType::Null,

@@ -331,7 +331,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 
 #[test]
 fn physical_types_collapse_logical_ones() {
-    use PrimitiveType as P;
+    use NativeKind as P;
     let cases = [
         ("Date64", PhysicalType::Primitive(P::Int64)),
         ("Timestamp(ns, \"UTC\")", PhysicalType::Primitive(P::Int64)),

@@ -1,0 +1,11 @@
+//! The integration tests of alkaid-datafusion, as one test binary: each file is a module, so the
+//! crate and its dependencies are linked once.
+
+#[path = "../../../alkaid-ipc-async/tests/support/python.rs"]
+mod python;
+#[path = "../tables/mod.rs"]
+mod tables;
+
+mod ballista;
+mod codec;
+mod sql;

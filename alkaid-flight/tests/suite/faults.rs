@@ -1,0 +1,323 @@
+//! Alkaid's directory service under faults and load: malformed FlightData, uploads cut
+//! short or cancelled, clients that go away mid-stream, and 32 clients at once. After
+//! each fault the server keeps serving, and no partial file is left.
+
+use crate::peers;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alkaid_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use alkaid_flight::{
+    DataBody, DirectoryService, FlightClient, FlightData, FlightDescriptor, FlightEncoder,
+    FlightError, ServerOptions,
+};
+use alkaid_ipc::{FileWriter, WriteOptions};
+use alkaid_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use peers::{AlkaidServer, get_error, runtime, scratch};
+use tonic::Code;
+
+fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("n", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, false),
+    ]))
+}
+
+fn batch(start: i64, rows: usize) -> RecordBatch {
+    let n: Vec<i64> = (start..start + rows as i64).collect();
+    let s: Vec<String> = n.iter().map(|i| format!("row {i}")).collect();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(n)),
+        Arc::new(StringArray::from(s)),
+    ];
+    RecordBatch::try_new(schema(), columns).unwrap()
+}
+
+fn write_file(path: &Path, batches: usize, rows: usize) {
+    let mut writer = FileWriter::try_new(Vec::new(), schema(), WriteOptions::default()).unwrap();
+    for b in 0..batches {
+        writer.write(&batch((b * rows) as i64, rows)).unwrap();
+    }
+    std::fs::write(path, writer.into_inner().unwrap()).unwrap();
+}
+
+/// The names in `dir`, hidden ones included, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+async fn rows_of(client: &mut FlightClient, name: &str) -> usize {
+    let batches: Vec<RecordBatch> = client
+        .do_get(name.as_bytes())
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    batches.iter().map(RecordBatch::num_rows).sum()
+}
+
+#[test]
+fn malformed_flight_data_is_refused_and_the_server_goes_on() {
+    let dir = scratch("faults_malformed");
+    write_file(&dir.join("good.arrow"), 3, 100);
+    let runtime = runtime();
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default(),
+    );
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        let descriptor = FlightDescriptor::path(["bad.arrow"]);
+        let mut encoder = FlightEncoder::new(schema(), WriteOptions::default()).unwrap();
+        let schema_message = encoder.schema().with_descriptor(descriptor.clone());
+        let mut batch_message = encoder
+            .encode(&batch(0, 10), Bytes::new())
+            .unwrap()
+            .remove(0);
+        let body = batch_message.data_body.to_buffer();
+
+        let garbage = FlightData {
+            flight_descriptor: Some(descriptor.clone()),
+            data_header: Bytes::from_static(b"not a flatbuffer at all"),
+            ..FlightData::default()
+        };
+        // The batch's header, with a body of 10 bytes where it declares more.
+        batch_message.data_body = DataBody::from(Bytes::copy_from_slice(&body[..10]));
+        let short_body = batch_message.clone();
+        let mut before_schema = short_body.clone();
+        before_schema.flight_descriptor = Some(descriptor.clone());
+        before_schema.data_body = DataBody::from(Bytes::copy_from_slice(&body));
+
+        for (what, messages) in [
+            ("an invalid flatbuffer", vec![garbage]),
+            (
+                "a lying body length",
+                vec![schema_message.clone(), short_body],
+            ),
+            ("a batch before the schema", vec![before_schema]),
+        ] {
+            let outcome = async {
+                let answers = client
+                    .raw()
+                    .do_put(stream::iter(messages))
+                    .await?
+                    .into_inner();
+                answers.try_collect::<Vec<_>>().await
+            }
+            .await;
+            let status = outcome.expect_err(what);
+            assert_eq!(status.code(), Code::InvalidArgument, "{what}: {status:?}");
+            // The server still serves, and wrote nothing.
+            assert_eq!(
+                rows_of(&mut client, "good.arrow").await,
+                300,
+                "after {what}"
+            );
+            assert_eq!(listing(&dir), ["good.arrow"], "after {what}");
+        }
+    });
+}
+
+#[test]
+fn uploads_cut_short_or_cancelled_leave_no_file() {
+    let dir = scratch("faults_uploads");
+    let runtime = runtime();
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default(),
+    );
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        // A batch that fails on the client's side after two went out: the call is
+        // cancelled, never finished, and the error is the client's own.
+        let upload = stream::iter((0..5).map(|i| match i {
+            3 => Err(FlightError::protocol("the source went away")),
+            _ => Ok((batch(i * 10, 10), Bytes::new())),
+        }));
+        let err = client
+            .do_put(FlightDescriptor::path(["cut.arrow"]), schema(), upload)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("the source went away"), "{err}");
+        // An upload that stalls, given up by its client.
+        let stalled = stream::iter([Ok((batch(0, 10), Bytes::new()))]).chain(stream::pending());
+        let mut other = client.clone();
+        let gave_up = tokio::time::timeout(
+            Duration::from_millis(500),
+            other.do_put(FlightDescriptor::path(["stalled.arrow"]), schema(), stalled),
+        )
+        .await;
+        assert!(gave_up.is_err());
+        // The server notices the cancellations and removes the temporary files.
+        let mut left = listing(&dir);
+        for _ in 0..100 {
+            if left.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            left = listing(&dir);
+        }
+        assert!(left.is_empty(), "{left:?}");
+        // A whole upload does land.
+        let upload = stream::iter((0..3).map(|i| Ok((batch(i * 10, 10), Bytes::new()))));
+        client
+            .do_put(FlightDescriptor::path(["whole.arrow"]), schema(), upload)
+            .await
+            .unwrap();
+        assert_eq!(listing(&dir), ["whole.arrow"]);
+        assert_eq!(rows_of(&mut client, "whole.arrow").await, 30);
+        // Names that leave the directory are refused.
+        for name in ["../escape.arrow", ".hidden", "a/b.arrow", ""] {
+            let upload = stream::iter([Ok((batch(0, 1), Bytes::new()))]);
+            let err = client
+                .do_put(FlightDescriptor::path([name]), schema(), upload)
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), Code::InvalidArgument, "{name}: {err}");
+        }
+        assert_eq!(listing(&dir), ["whole.arrow"]);
+    });
+}
+
+#[test]
+fn clients_that_leave_mid_stream_and_32_at_once_are_served() {
+    let dir = scratch("faults_load");
+    write_file(&dir.join("big.arrow"), 64, 20_000);
+    write_file(&dir.join("small.arrow"), 4, 1000);
+    let runtime = runtime();
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default(),
+    );
+    let uri = server.uri();
+    runtime.block_on(async {
+        // Ten clients take one batch of the big file and go away.
+        for _ in 0..10 {
+            let mut client = FlightClient::connect(&uri).await.unwrap();
+            let mut batches = client.do_get(b"big.arrow").await.unwrap();
+            assert!(batches.try_next().await.unwrap().is_some());
+        }
+        // 32 clients fetch and upload at once; every batch arrives intact.
+        let tasks: Vec<_> = (0..32)
+            .map(|i| {
+                let uri = uri.clone();
+                tokio::spawn(async move {
+                    let mut client = FlightClient::connect(&uri).await.unwrap();
+                    let name = if i % 4 == 0 {
+                        "big.arrow"
+                    } else {
+                        "small.arrow"
+                    };
+                    let batches: Vec<RecordBatch> = client
+                        .do_get(name.as_bytes())
+                        .await
+                        .unwrap()
+                        .try_collect()
+                        .await
+                        .unwrap();
+                    let mut next = 0i64;
+                    for batch in &batches {
+                        let n = batch
+                            .column(0)
+                            .as_any()
+                            .downcast_ref::<Int64Array>()
+                            .unwrap();
+                        for j in 0..n.len() {
+                            assert_eq!(n.value(j), next);
+                            next += 1;
+                        }
+                    }
+                    let upload = stream::iter(batches.into_iter().map(|b| Ok((b, Bytes::new()))));
+                    let target = format!("copy-{i}.arrow");
+                    client
+                        .do_put(FlightDescriptor::path([target.as_str()]), schema(), upload)
+                        .await
+                        .unwrap();
+                    (target, next)
+                })
+            })
+            .collect();
+        let mut client = FlightClient::connect(&uri).await.unwrap();
+        for task in tasks {
+            let (target, rows) = tokio::time::timeout(Duration::from_secs(120), task)
+                .await
+                .expect("every client finishes within 120 s")
+                .unwrap();
+            assert_eq!(rows_of(&mut client, &target).await as i64, rows);
+        }
+    });
+}
+
+#[test]
+fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
+    let dir = scratch("faults_limits");
+    // Batches of about 1.6 MB.
+    write_file(&dir.join("wide.arrow"), 2, 100_000);
+    let runtime = runtime();
+    let limit = 256 << 10;
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default().with_max_message_bytes(limit),
+    );
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        // Too large to send from the server.
+        let err = get_error(&mut client, b"wide.arrow").await;
+        // tonic's status names the sizes: "encoded message length too large: found
+        // 2089112 bytes, the limit is: 262144 bytes".
+        assert_eq!(err.code(), Code::OutOfRange, "{err}");
+        assert!(
+            err.to_string().contains("the limit is: 262144 bytes"),
+            "{err}"
+        );
+        // Too large for the server to take.
+        let upload = stream::iter([Ok((batch(0, 100_000), Bytes::new()))]);
+        let err = client
+            .do_put(FlightDescriptor::path(["too-big.arrow"]), schema(), upload)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::OutOfRange, "{err}");
+        assert!(
+            err.to_string().contains("decoded message length too large"),
+            "{err}"
+        );
+        assert_eq!(listing(&dir), ["wide.arrow"]);
+        // Small ones pass.
+        let upload = stream::iter([Ok((batch(0, 100), Bytes::new()))]);
+        client
+            .do_put(FlightDescriptor::path(["small.arrow"]), schema(), upload)
+            .await
+            .unwrap();
+        // A client's own limit refuses a message larger than it.
+        let small = alkaid_flight::ClientOptions::default().with_max_message_bytes(1000);
+        let mut strict = FlightClient::connect_with(&server.uri(), small)
+            .await
+            .unwrap();
+        let upload = stream::iter([Ok((batch(0, 1000), Bytes::new()))]);
+        let err = strict
+            .do_put(FlightDescriptor::path(["refused.arrow"]), schema(), upload)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.code(),
+                Code::ResourceExhausted | Code::OutOfRange | Code::Internal
+            ),
+            "{err}"
+        );
+    });
+}

@@ -1,0 +1,13 @@
+//! The integration tests of alkaid-flight, as one test binary: each file is a module, so the crate
+//! and its dependencies are linked once.
+
+#[path = "../../../alkaid-ipc/tests/support/batches.rs"]
+mod batches;
+#[path = "../../../alkaid-data/tests/common/mod.rs"]
+mod common;
+#[path = "../peers/mod.rs"]
+mod peers;
+
+mod faults;
+mod pyarrow;
+mod service;

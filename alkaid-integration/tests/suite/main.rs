@@ -1,0 +1,8 @@
+//! The integration tests of alkaid-integration, as one test binary: each file is a module, so the
+//! crate and its dependencies are linked once.
+
+#[path = "../../../alkaid-data/tests/common/mod.rs"]
+mod common;
+
+mod pyarrow;
+mod round_trip;
