@@ -52,7 +52,8 @@ pub fn validate_field(
     Ok(())
 }
 
-/// Refuses nulls in `field` or any field below it that is not nullable. A null inside a
+/// Refuses nulls in `field` or any field below it that is not nullable (but for fields of
+/// the Null type, which hold nothing else). A null inside a
 /// struct slot that is itself null does not count (the struct's validity masks it); below
 /// lists, maps and unions, the child's slots that the parent's valid slots reach count.
 ///
@@ -72,7 +73,10 @@ fn walk(
     path: &str,
 ) -> Result<(), ArrayError> {
     let counted = |i: usize| mask.is_none_or(|valid| valid(i));
-    if !field.is_nullable() && data.null_count() > 0 {
+    // A Null column is nulls by its type, whatever its field says (apache-arrow JS marks
+    // them not nullable): only the other types are checked.
+    let null_type = data.data_type().to_physical() == PhysicalType::Null;
+    if !field.is_nullable() && !null_type && data.null_count() > 0 {
         let nulls = slots
             .clone()
             .filter(|&i| data.is_null(i) && counted(i))

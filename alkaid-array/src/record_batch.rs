@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use alkaid_schema::{Schema, SchemaRef};
+use alkaid_schema::{DataType, Schema, SchemaRef};
 
 use alkaid_data::{ArrayData, ValidationLevel};
 
@@ -79,7 +79,7 @@ impl RecordBatch {
     /// # Errors
     /// Only if the struct's own structure fails its checks, which a batch's columns meet.
     pub fn to_struct_data(&self) -> Result<ArrayData, ArrayError> {
-        let data_type = alkaid_schema::DataType::Struct(self.schema.fields().clone());
+        let data_type = DataType::Struct(self.schema.fields().clone());
         let children = self.columns.iter().map(|c| c.to_data()).collect();
         let builder = ArrayData::builder(data_type)
             .len(self.num_rows)
@@ -328,7 +328,9 @@ fn check_columns(
                 ),
             });
         }
-        if nullability && !field.is_nullable() && column.null_count() > 0 {
+        // A Null column's nulls are its type's (see `check_nullability`).
+        let null_type = column.data_type() == &DataType::Null;
+        if nullability && !field.is_nullable() && !null_type && column.null_count() > 0 {
             return Err(ArrayError::ColumnMismatch {
                 column: name(),
                 reason: format!("field is not nullable, found {} nulls", column.null_count()),

@@ -1,16 +1,14 @@
 //! `schema`, `cat`, `validate` and `convert`: each reads its input through [`Input`].
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-
 use alkaid_array::RecordBatch;
 use alkaid_array::display::pretty_format_batches;
 use alkaid_data::ValidationLevel;
-use alkaid_ipc::{Compression, FileWriter, Magic, StreamWriter, WriteOptions};
-use alkaid_schema::{Field, Metadata};
+use alkaid_ipc::{Compression, WriteOptions};
+use alkaid_schema::Field;
 
 use crate::failure::Failure;
 use crate::input::{Input, Selection};
+use crate::output::{Output, Sink};
 use crate::progress;
 
 /// Prints the schema: one field per line with its type, nullability and metadata.
@@ -119,12 +117,10 @@ pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Re
 
 /// How `convert` writes.
 pub struct ConvertOptions {
-    /// A file (random access) rather than a stream.
-    pub file: bool,
+    /// The form and magic.
+    pub output: Output,
     /// The buffer compression.
     pub compression: Compression,
-    /// The file magic.
-    pub magic: Magic,
     /// What to read of the input.
     pub selection: Selection,
 }
@@ -134,47 +130,19 @@ pub struct ConvertOptions {
 /// (still encoded) and, for files, the footer metadata.
 pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(), Failure> {
     let mut source = Input::open(input, &options.selection)?;
-    let schema = source.schema();
     let footer = match &source {
         Input::File { reader, .. } => Some(reader.metadata().clone()),
         Input::Stream { .. } => None,
     };
-    let sink: Box<dyn Write> = if output == "-" {
-        Box::new(BufWriter::new(std::io::stdout().lock()))
-    } else {
-        let file = File::create(output).map_err(|e| Failure::new(format!("{output}: {e}")))?;
-        Box::new(BufWriter::new(file))
-    };
-    let write_options = WriteOptions::default()
-        .with_compression(options.compression)
-        .with_magic(options.magic);
-    let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("{output}: {e}"));
+    let write_options = WriteOptions::default().with_compression(options.compression);
+    let mut sink = Sink::create(output, source.schema(), options.output, write_options)?;
     let mut report = progress::Report::new("converting");
     let mut rows = 0;
-    // Both writers take the batches the same way; only their start and end differ.
-    let mut copy = |write: &mut dyn FnMut(&RecordBatch, &Metadata) -> alkaid_ipc::Result<()>| {
-        for batch in source.batches() {
-            let (batch, metadata) = batch?;
-            write(&batch, &metadata).map_err(failed)?;
-            rows += batch.num_rows();
-            report.tick(rows);
-        }
-        Ok::<(), Failure>(())
-    };
-    let flushed = if options.file {
-        let mut writer = FileWriter::try_new(sink, schema, write_options).map_err(failed)?;
-        if let Some(footer) = footer {
-            writer.set_footer_metadata(footer);
-        }
-        copy(&mut |batch, metadata| writer.write_with_metadata(batch, metadata))?;
-        writer.finish().map_err(failed)?;
-        writer.into_inner().map_err(failed)?.flush()
-    } else {
-        let mut writer = StreamWriter::try_new(sink, schema, write_options).map_err(failed)?;
-        copy(&mut |batch, metadata| writer.write_with_metadata(batch, metadata))?;
-        writer.finish().map_err(failed)?;
-        writer.into_inner().map_err(failed)?.flush()
-    };
-    flushed.map_err(|e| Failure::new(format!("{output}: {e}")))?;
-    Ok(())
+    for batch in source.batches() {
+        let (batch, metadata) = batch?;
+        sink.write(&batch, &metadata)?;
+        rows += batch.num_rows();
+        report.tick(rows);
+    }
+    sink.finish(footer)
 }

@@ -8,11 +8,12 @@ use alkaid_array::display::pretty_format_batches;
 use alkaid_flight::{
     ClientOptions, DirectoryService, FlightClient, FlightDescriptor, ServerOptions, serve,
 };
-use alkaid_ipc::{FileWriter, WriteOptions};
+use alkaid_ipc::WriteOptions;
 use futures_util::{TryStreamExt, stream};
 
 use crate::failure::Failure;
 use crate::input::Input;
+use crate::output::{Output, Sink};
 
 /// How to reach a Flight server: its token and the CA its TLS certificate comes from.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -108,11 +109,12 @@ async fn connect(uri: &str, connection: &Connection) -> Result<FlightClient, Fai
         .map_err(|e| Failure::new(format!("{uri}: {e}")))
 }
 
-/// Fetches flight `name` from `uri`: into the IPC file `out`, or printed as a table.
+/// Fetches flight `name` from `uri`: into the IPC file `out` (its form and path), or
+/// printed as a table.
 pub fn get(
     uri: &str,
     name: &str,
-    out: Option<&str>,
+    out: Option<(Output, String)>,
     connection: Connection,
 ) -> Result<(), Failure> {
     runtime()?.block_on(async {
@@ -121,24 +123,17 @@ pub fn get(
         let mut batches = client.do_get(name.as_bytes()).await.map_err(failed)?;
         let schema = batches.read_schema().await.map_err(failed)?;
         match out {
-            Some(path) => {
-                let file = std::fs::File::create(path)
-                    .map_err(|e| Failure::new(format!("{path}: {e}")))?;
-                let written = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
-                let mut writer = FileWriter::try_new(
-                    std::io::BufWriter::new(file),
-                    schema,
-                    WriteOptions::default(),
-                )
-                .map_err(written)?;
+            Some((output, path)) => {
+                let mut sink = Sink::create(&path, schema, output, WriteOptions::default())?;
                 let (mut count, mut rows) = (0usize, 0usize);
                 while let Some(batch) = batches.try_next().await.map_err(failed)? {
                     rows += batch.num_rows();
                     count += 1;
-                    writer.write(&batch).map_err(written)?;
+                    sink.write(&batch, &Default::default())?;
                 }
-                writer.finish().map_err(written)?;
-                println!("{name}: {count} batches, {rows} rows written to {path}");
+                sink.finish(None)?;
+                let form = output.describe();
+                println!("{name}: {count} batches, {rows} rows written to {path} ({form})");
             }
             None => {
                 let read: Vec<RecordBatch> = batches.try_collect().await.map_err(failed)?;

@@ -13,6 +13,7 @@ use alkaid_ipc::{BufferStreamReader, FileReader, ReadOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
+use crate::recognise::foreign_format;
 
 /// An opened input: its bytes and how to read them.
 // One per command: the size of the larger variant costs nothing worth a box.
@@ -76,7 +77,16 @@ pub fn bytes(path: &str) -> Result<Buffer, Failure> {
         return Ok(Buffer::from(all));
     }
     let file = File::open(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
-    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let metadata = file
+        .metadata()
+        .map_err(|e| Failure::new(format!("{path}: {e}")))?;
+    if metadata.is_dir() {
+        return Err(Failure::new(format!(
+            "{path} is a directory, not an IPC file or stream (`alkaid sql --table \
+             NAME={path}/` reads the files in it as one table)"
+        )));
+    }
+    let length = metadata.len();
     if length == 0 {
         return Ok(Buffer::empty());
     }
@@ -197,6 +207,11 @@ impl Input {
         if is_file(&bytes) {
             let reader = FileReader::open(bytes, options).map_err(place)?;
             return Ok((Some(Files::Local(reader)), Buffer::empty()));
+        }
+        if let Some(format) = foreign_format(&bytes) {
+            return Err(Failure::new(format!(
+                "{path} is {format}, not an IPC file or stream"
+            )));
         }
         Ok((None, bytes))
     }

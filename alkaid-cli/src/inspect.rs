@@ -1,6 +1,7 @@
 //! `alkaid inspect`: the message sequence of a stream or file, as the bytes lay it out.
 
-use alkaid_ipc::{Decoded, Decoder, FileReader};
+use alkaid_ipc::{Decoded, Decoder, FileReader, StreamWriter, WriteOptions};
+use alkaid_schema::SchemaRef;
 
 use crate::failure::Failure;
 use crate::input::{bytes, is_file};
@@ -12,7 +13,7 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
     let all = bytes(path)?;
     let mut out = String::new();
     // A file is its magic, then a stream, then the footer.
-    let start = if is_file(&all) {
+    let (start, stand_in) = if is_file(&all) {
         let magic = if all.starts_with(b"ALKAID1") {
             "ALKAID1"
         } else {
@@ -30,12 +31,29 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
                 format!(", metadata {:?}", file.metadata())
             },
         ));
-        8
+        let (start, framed_schema) = stream_start(&all);
+        match framed_schema {
+            true => (start, None),
+            false => {
+                out.push_str(&format!(
+                    "no framed schema message before byte {start} (the footer's schema is used)\n"
+                ));
+                (start, Some(schema_message(file.schema())?))
+            }
+        }
     } else {
         out.push_str(&format!("stream, {} bytes\n", all.len()));
-        0
+        (0, None)
     };
     let mut decoder = Decoder::new();
+    // Offsets the decoder reports are shifted by the stand-in schema message, if any.
+    let shift = stand_in.as_ref().map_or(0, Vec::len);
+    if let Some(message) = &stand_in {
+        decoder.push(message);
+        decoder
+            .next_message()
+            .map_err(|e| Failure::new(format!("{path}: the footer's schema: {e}")))?;
+    }
     decoder.push(&all[start..]);
     let mut alignment = 64usize;
     let mut index = 0;
@@ -50,7 +68,8 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
         let Some(info) = decoder.last_message() else {
             break;
         };
-        let body_at = start + info.offset + info.prefix_bytes + info.metadata_bytes;
+        let at = start + info.offset - shift;
+        let body_at = at + info.prefix_bytes + info.metadata_bytes;
         if info.body_bytes > 0 {
             alignment = alignment.min(1 << body_at.trailing_zeros().min(6));
         }
@@ -70,8 +89,7 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
             ),
         };
         out.push_str(&format!(
-            "#{index} at byte {}: {what}; metadata {} B, body {} B{}\n",
-            start + info.offset,
+            "#{index} at byte {at}: {what}; metadata {} B, body {} B{}\n",
             info.metadata_bytes,
             info.body_bytes,
             info.compression
@@ -88,4 +106,35 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
     ));
     print!("{out}");
     Ok(())
+}
+
+/// Where the stream of `file` starts, and whether a framed schema message is there. Writers
+/// differ (alkaid-ipc's file reader says how): arrow-rs pads the magic with zeros to 64
+/// bytes, Polars writes the schema without its length prefix (the first framed message
+/// then starts at the next 8-byte boundary with a continuation marker), apache-arrow JS
+/// writes no schema at all.
+fn stream_start(file: &[u8]) -> (usize, bool) {
+    let mut at = 8;
+    while file.get(at..at + 8) == Some(&[0; 8]) {
+        at += 8;
+    }
+    let framed = |at: usize| file.get(at..at + 4) == Some(&[0xFF; 4]);
+    let mut decoder = Decoder::new();
+    decoder.push(&file[at..]);
+    if framed(at) && matches!(decoder.next_message(), Ok(Some(Decoded::Schema(_)))) {
+        return (at, true);
+    }
+    let next = (at..file.len()).step_by(8).find(|&i| framed(i));
+    (next.unwrap_or(file.len()), false)
+}
+
+/// A schema message for `schema`, framed, as a stream would open with it.
+fn schema_message(schema: SchemaRef) -> Result<Vec<u8>, Failure> {
+    let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("the footer's schema: {e}"));
+    let writer =
+        StreamWriter::try_new(Vec::new(), schema, WriteOptions::default()).map_err(failed)?;
+    let mut bytes = writer.into_inner().map_err(failed)?;
+    // Without the end-of-stream marker the writer closes with.
+    bytes.truncate(bytes.len() - 8);
+    Ok(bytes)
 }

@@ -14,7 +14,9 @@ mod flight;
 mod input;
 mod inspect;
 mod integration;
+mod output;
 mod progress;
+mod recognise;
 #[cfg(feature = "object-store")]
 mod remote;
 #[cfg(feature = "sql")]
@@ -23,11 +25,12 @@ mod sql;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use alkaid_ipc::{Compression, Magic};
+use alkaid_ipc::Compression;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use failure::Failure;
 use input::Selection;
+use output::{FileMagic, Form, Output};
 
 /// The Alkaid columnar format's tool: a tour of the stack, and IPC files and streams
 /// inspected, printed, validated and converted.
@@ -117,8 +120,12 @@ enum Command {
         uri: String,
         /// The flight's name (its ticket).
         name: String,
-        /// The IPC file to write; printed as a table without it.
+        /// The IPC file to write (`.arrow` and `.feather` with the ARROW1 magic, `.arrows`
+        /// as a stream); printed as a table without it.
         out: Option<String>,
+        /// The file magic (default: from the extension).
+        #[arg(long, value_enum)]
+        magic: Option<FileMagic>,
         #[command(flatten)]
         connection: flight::Connection,
     },
@@ -144,6 +151,10 @@ enum Command {
         /// A table: NAME=PATH, a file, or a directory of files when PATH ends in `/`.
         #[arg(long = "table", value_name = "NAME=PATH")]
         tables: Vec<String>,
+        /// Write the result to this IPC file instead of printing it (form and magic from
+        /// the extension, as for `convert`).
+        #[arg(long)]
+        output: Option<String>,
     },
     /// Read a file or stream in any supported form and write it again, losing nothing:
     /// metadata at every level, dictionaries and batch boundaries survive.
@@ -152,24 +163,20 @@ enum Command {
         input: String,
         /// The output (`-` writes standard output).
         output: String,
-        /// Write a stream or a file.
-        #[arg(long, value_enum, default_value_t = Form::File)]
-        to: Form,
+        /// Write a stream or a file (default: from the extension, `.arrows` a stream, else
+        /// a file).
+        #[arg(long, value_enum)]
+        to: Option<Form>,
         /// Buffer compression.
         #[arg(long, value_enum, default_value_t = Codec::None)]
         compression: Codec,
-        /// The file magic (`arrow` so that Arrow tools open the file).
-        #[arg(long, value_enum, default_value_t = FileMagic::Alkaid)]
-        magic: FileMagic,
+        /// The file magic (default: from the extension, `arrow` for `.arrow`, `.arrows`,
+        /// `.feather` and `.ipc`, else `alkaid`).
+        #[arg(long, value_enum)]
+        magic: Option<FileMagic>,
         #[command(flatten)]
         selection: Selection,
     },
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Form {
-    Stream,
-    File,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -192,12 +199,6 @@ enum IntegrationMode {
 enum Level {
     Full,
     Strict,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum FileMagic {
-    Alkaid,
-    Arrow,
 }
 
 fn run(command: Command) -> Result<(), Failure> {
@@ -232,8 +233,12 @@ fn run(command: Command) -> Result<(), Failure> {
             uri,
             name,
             out,
+            magic,
             connection,
-        } => flight::get(&uri, &name, out.as_deref(), connection),
+        } => {
+            let out = out.map(|path| (Output::for_path(&path, None, magic), path));
+            flight::get(&uri, &name, out, connection)
+        }
         #[cfg(feature = "flight")]
         Command::Put {
             uri,
@@ -249,7 +254,14 @@ fn run(command: Command) -> Result<(), Failure> {
             flight::put(&uri, &file, &name, connection)
         }
         #[cfg(feature = "sql")]
-        Command::Sql { query, tables } => sql::run(&query, &tables),
+        Command::Sql {
+            query,
+            tables,
+            output,
+        } => {
+            let output = output.map(|path| (Output::for_path(&path, None, None), path));
+            sql::run(&query, &tables, output)
+        }
         Command::Integration { json, arrow, mode } => {
             let mode = match mode {
                 IntegrationMode::Validate => integration::Mode::Validate,
@@ -269,15 +281,11 @@ fn run(command: Command) -> Result<(), Failure> {
             selection,
         } => {
             let options = commands::ConvertOptions {
-                file: matches!(to, Form::File),
+                output: Output::for_path(&output, to, magic),
                 compression: match compression {
                     Codec::None => Compression::None,
                     Codec::Lz4 => Compression::Lz4Frame,
                     Codec::Zstd => Compression::Zstd { level: 3 },
-                },
-                magic: match magic {
-                    FileMagic::Alkaid => Magic::Alkaid,
-                    FileMagic::Arrow => Magic::Arrow,
                 },
                 selection,
             };

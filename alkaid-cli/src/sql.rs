@@ -2,20 +2,29 @@
 //! printed with Alkaid's table display.
 
 use alkaid_array::display::pretty_format_batches;
-use alkaid_arrow::arrow59::batch_from_arrow;
+use std::sync::Arc;
+
+use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
 use alkaid_datafusion::{AlkaidContextExt, register_alkaid_format};
+use alkaid_ipc::WriteOptions;
 use datafusion::prelude::SessionContext;
 
 use crate::failure::Failure;
+use crate::output::{Output, Sink};
 
 /// Runs `query` with each `name=path` of `tables` registered as an Alkaid table (a file,
-/// or a directory of files when the path ends in `/`), and prints the result.
-pub fn run(query: &str, tables: &[String]) -> Result<(), Failure> {
+/// or a directory of files when the path ends in `/`), and prints the result, or writes it
+/// to `output` (its form and path).
+pub fn run(
+    query: &str,
+    tables: &[String],
+    output: Option<(Output, String)>,
+) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::new(format!("starting the runtime: {e}")))?;
-    let batches = runtime.block_on(async {
+    let (schema, batches) = runtime.block_on(async {
         let ctx = SessionContext::new();
         register_alkaid_format(&ctx);
         for table in tables {
@@ -32,16 +41,37 @@ pub fn run(query: &str, tables: &[String]) -> Result<(), Failure> {
             .sql(query)
             .await
             .map_err(|e| Failure::new(e.to_string()))?;
-        frame
+        let schema = frame.schema().inner().clone();
+        let batches = frame
             .collect()
             .await
-            .map_err(|e| Failure::new(e.to_string()))
+            .map_err(|e| Failure::new(e.to_string()))?;
+        Ok((schema, batches))
     })?;
     let ours = batches
         .iter()
         .map(batch_from_arrow)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| Failure::new(e.to_string()))?;
-    println!("{}", pretty_format_batches(&ours, None));
+    match output {
+        None => println!("{}", pretty_format_batches(&ours, None)),
+        Some((output, path)) => {
+            // The batches' schema, or the plan's when there are none: an empty result is a
+            // file with its columns.
+            let schema = match ours.first() {
+                Some(batch) => batch.schema().clone(),
+                None => {
+                    Arc::new(schema_from_arrow(&schema).map_err(|e| Failure::new(e.to_string()))?)
+                }
+            };
+            let mut sink = Sink::create(&path, schema, output, WriteOptions::default())?;
+            for batch in &ours {
+                sink.write(batch, &Default::default())?;
+            }
+            sink.finish(None)?;
+            let rows: usize = ours.iter().map(|b| b.num_rows()).sum();
+            println!("{rows} rows written to {path} ({})", output.describe());
+        }
+    }
     Ok(())
 }

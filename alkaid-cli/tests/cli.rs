@@ -2,6 +2,9 @@
 //! status (0 success, 1 failure with one line on standard error, 2 usage) and round trips
 //! through `convert`.
 
+#[path = "cli/outputs.rs"]
+mod outputs;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -707,6 +710,12 @@ fn serve_get_and_put_move_files_over_flight() {
         let out = out_dir.join(&name);
         let get = alkaid(&["get", &uri, &name, out.to_str().unwrap()]);
         assert!(get.status.success(), "{}", text(&get.stderr));
+        // The magic from the extension: `.arrow` opens in Arrow readers.
+        let magic: &[u8] = match name.ends_with(".arrow") {
+            true => b"ARROW1",
+            false => b"ALKAID1",
+        };
+        assert!(std::fs::read(&out).unwrap().starts_with(magic), "{name}");
         let (back, original) = (
             alkaid(&["cat", out.to_str().unwrap()]),
             alkaid(&["cat", &fixture(fixture_name)]),

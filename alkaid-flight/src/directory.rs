@@ -132,9 +132,17 @@ fn describe(
     let file = File::open(path)?;
     let total_bytes = file.metadata()?.len();
     let mut reader = FileReader::open(Seekable(file), read)?;
-    let mut rows = 0usize;
+    // Row counts come from the file's metadata: their sum is checked, not trusted.
+    let mut rows = 0i64;
     for i in 0..reader.num_batches() {
-        rows += reader.batch_rows(i)?;
+        rows = i64::try_from(reader.batch_rows(i)?)
+            .ok()
+            .and_then(|batch| rows.checked_add(batch))
+            .ok_or_else(|| {
+                FlightError::protocol(format!(
+                    "{name}: the rows of batches 0 to {i} are more than a 64-bit count holds"
+                ))
+            })?;
     }
     let descriptor = FlightDescriptor {
         r#type: DescriptorType::Path as i32,
@@ -152,7 +160,7 @@ fn describe(
             expiration_time: None,
             app_metadata: Bytes::new(),
         }],
-        total_records: rows as i64,
+        total_records: rows,
         total_bytes: total_bytes as i64,
         ordered: true,
         app_metadata: Bytes::new(),
@@ -376,4 +384,45 @@ fn tokio_stream_of<T: Send + 'static>(
     Box::pin(stream::unfold(receiver, |mut receiver| async move {
         receiver.recv().await.map(|item| (item, receiver))
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alkaid_array::{ArrayRef, NullArray};
+    use alkaid_schema::{DataType, Field, Schema};
+
+    use super::*;
+
+    #[test]
+    fn row_counts_that_overflow_are_an_error() {
+        // A Null column has no buffers, so a batch may claim 2^62 rows in a few bytes.
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Null, true)]));
+        let column: ArrayRef = Arc::new(NullArray::new(1 << 62));
+        let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+        let dir = std::env::temp_dir().join(format!("alkaid-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |batches: usize| {
+            let path = dir.join(format!("{batches}.alkaid"));
+            let file = File::create(&path).unwrap();
+            let options = WriteOptions::default();
+            let mut writer = FileWriter::try_new(file, schema.clone(), options).unwrap();
+            for _ in 0..batches {
+                writer.write(&batch).unwrap();
+            }
+            writer.finish().unwrap();
+            path
+        };
+        let (read, write_options) = (ReadOptions::default(), WriteOptions::default());
+        let one = describe(&write(1), "one", read.clone(), &write_options).unwrap();
+        assert_eq!(one.total_records, 1 << 62);
+        let err = describe(&write(2), "two", read, &write_options).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("two: the rows of batches 0 to 1 are more than a 64-bit count"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -264,21 +264,21 @@ impl<'a> ColumnReader<'a> {
                 }
                 // The offsets must describe the values given, whatever they start at.
                 let width = if large { 8 } else { 4 };
+                // As i128: the difference of two hostile i64 offsets does not overflow it.
                 let read = |i: usize| {
                     let bytes = &declared[i * width..(i + 1) * width];
-                    if large {
+                    i128::from(if large {
                         i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
                     } else {
                         i64::from(i32::from_le_bytes(bytes.try_into().expect("4 bytes")))
-                    }
+                    })
                 };
-                if let Some(i) =
-                    (0..count).find(|&i| read(i + 1) - read(i) != built[i + 1] - built[i])
-                {
+                let held = |i: usize| i128::from(built[i + 1] - built[i]);
+                if let Some(i) = (0..count).find(|&i| read(i + 1) - read(i) != held(i)) {
                     return Err(IntegrationError::new(format!(
                         "OFFSET gives slot {i} {} bytes, but DATA holds {}",
                         read(i + 1) - read(i),
-                        built[i + 1] - built[i]
+                        held(i)
                     )));
                 }
                 let rebased: Buffer = if large {

@@ -7,6 +7,7 @@
 #[path = "../../../alkaid-data/tests/common/mod.rs"]
 mod common;
 
+mod arrow_ipc;
 mod bridge_59;
 mod bridge_60;
 mod c_data_array;

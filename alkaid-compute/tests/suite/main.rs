@@ -3,7 +3,7 @@
 
 #[path = "../../../alkaid-data/tests/common/mod.rs"]
 mod common;
-#[path = "../../../alkaid-ipc-async/tests/support/python.rs"]
+#[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod peer_python;
 #[path = "../support/reference.rs"]
 mod reference;

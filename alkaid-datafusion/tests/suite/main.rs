@@ -1,7 +1,7 @@
 //! The integration tests of alkaid-datafusion, as one test binary: each file is a module, so the
 //! crate and its dependencies are linked once.
 
-#[path = "../../../alkaid-ipc-async/tests/support/python.rs"]
+#[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod python;
 #[path = "../tables/mod.rs"]
 mod tables;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use alkaid_flight::{DirectoryService, FlightClient, FlightError, ServerOptions, serve};
 use futures_util::TryStreamExt;
 
-#[path = "../../../alkaid-ipc-async/tests/support/python.rs"]
+#[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod python;
 pub use python::python;
 

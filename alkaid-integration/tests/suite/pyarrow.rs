@@ -95,6 +95,12 @@ fn json_that_disagrees_with_itself_is_an_error_naming_the_place() {
             "\"OFFSET\": [\n      0,\n      1,",
             "OFFSET gives slot 0 1 bytes, but DATA holds 0",
         ),
+        (
+            // 64-bit offsets whose difference overflows an i64.
+            "\"OFFSET\": [\n      \"0\",\n      \"0\",",
+            "\"OFFSET\": [\n      \"-9223372036854775808\",\n      \"9223372036854775807\",",
+            "OFFSET gives slot 0 18446744073709551615 bytes, but DATA holds 0",
+        ),
     ] {
         assert!(text.contains(from), "{from:?} is in the file");
         let broken = text.replacen(from, to, 1);

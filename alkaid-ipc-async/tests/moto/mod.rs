@@ -12,7 +12,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "../support/python.rs"]
+#[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod python;
 use python::python;
 

@@ -131,6 +131,15 @@ impl Tensor {
         // row-major strides can outgrow the `i64` a message writes them as.
         check_fits_i64("size", &shape)?;
         check_fits_i64("stride", &strides)?;
+        // The cells must be countable: with zero strides any shape fits in one cell's bytes.
+        let cells = shape
+            .iter()
+            .try_fold(1i64, |n, &size| n.checked_mul(size as i64));
+        if cells.is_none() && !shape.contains(&0) {
+            return Err(IpcError::invalid_argument(format!(
+                "shape {shape:?} has more cells than a 64-bit count holds"
+            )));
+        }
         // The last byte any cell reaches: the cell at the far corner, unless there is none.
         if !shape.contains(&0) {
             let end = shape
@@ -181,9 +190,13 @@ impl Tensor {
         &self.data
     }
 
-    /// The number of cells.
+    /// The number of cells (checked to fit an `i64` when the tensor was made).
     pub fn size(&self) -> usize {
-        self.shape.iter().product()
+        // A zero dimension first: the product of the others may not fit.
+        match self.shape.contains(&0) {
+            true => 0,
+            false => self.shape.iter().product(),
+        }
     }
 
     /// Whether the cells are laid out row-major (C order) without gaps.

@@ -89,6 +89,22 @@ fn dense_tensors_refuse_what_does_not_fit() {
         make(vec![2, 2], Some(vec![8, 8])).is_err(),
         "the far corner is at byte 16"
     );
+    // Zero strides put every cell on the first: a shape of 2^62 × 4 fits in 4 bytes, but
+    // its cells cannot be counted.
+    let err = make(vec![1 << 62, 4], Some(vec![0, 0])).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("more cells than a 64-bit count holds"),
+        "{err}"
+    );
+    let broadcast = make(vec![1 << 20, 1 << 20], Some(vec![0, 0])).unwrap();
+    assert_eq!(broadcast.size(), 1 << 40);
+    assert_eq!(
+        make(vec![1 << 62, 4, 0], Some(vec![0, 0, 0]))
+            .unwrap()
+            .size(),
+        0
+    );
     assert!(
         make(vec![2, 2], Some(vec![4]))
             .unwrap_err()

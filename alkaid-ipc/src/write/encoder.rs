@@ -204,13 +204,18 @@ impl MessageEncoder {
     }
 
     /// How the schema is written, in the stream's first message and a file's footer alike:
-    /// the features the stream may use (a stream with dictionaries may replace them; a
-    /// file never does) and the namespace of reserved keys.
+    /// the features the stream will use, and the namespace of reserved keys.
+    ///
+    /// Only a feature that is certain is declared: compressed bodies. A stream with
+    /// dictionaries may replace them, but at the schema nobody knows whether it will, and
+    /// readers without replacement (nanoarrow) refuse a stream that declares it. Arrow C++
+    /// and arrow-rs declare neither; a replacement itself is read by every reader that
+    /// supports it.
     pub(crate) fn schema_encoding(&self) -> SchemaEncoding {
         SchemaEncoding {
             namespace: self.options.namespace(),
             compressed_body: self.options.compression() != Compression::None,
-            dictionary_replacement: !self.file && !self.ids.ids().is_empty(),
+            dictionary_replacement: false,
         }
     }
 

@@ -217,15 +217,21 @@ fn a_footer_that_disagrees_with_the_stream_schema_is_refused() {
         ),
         "{err}"
     );
-    // A file whose stream does not start with a schema message at all.
-    let mut headless = bytes;
-    headless[8..12].copy_from_slice(&[0, 0, 0, 0]);
-    let err = open(headless).err().unwrap();
+    // A framed message that runs past the first block is no schema message: refused.
+    let mut overlong = bytes.clone();
+    overlong[12..16].copy_from_slice(&4096i32.to_le_bytes());
+    let err = open(overlong).err().unwrap();
     assert!(
         err.to_string()
-            .contains("does not start with a schema message"),
+            .contains("the file's schema message at byte 8 (4104 bytes) runs past its first block"),
         "{err}"
     );
+    // Bytes that are no message at all are not read (Arrow C++ reads only the footer):
+    // the file reads by its footer.
+    let mut headless = bytes;
+    headless[8..12].copy_from_slice(&[0, 0, 0, 0]);
+    let mut reader = open(headless).unwrap();
+    assert_eq!(reader.batch(0).unwrap().num_rows(), 3);
 }
 
 fn annotated_schema() -> Arc<Schema> {

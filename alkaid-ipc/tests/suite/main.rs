@@ -10,6 +10,8 @@ mod batches;
 mod common;
 #[path = "../support/held.rs"]
 mod held;
+#[path = "../support/python.rs"]
+mod python;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -18,6 +20,7 @@ mod dictionaries;
 mod file_select;
 mod layout;
 mod message_encoder;
+mod peers;
 mod projection;
 mod pyarrow_fixtures;
 mod round_trip;

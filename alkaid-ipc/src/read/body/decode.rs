@@ -203,8 +203,8 @@ impl<'a> BodyReader<'a> {
     ///
     /// [`array`]: Self::array
     pub fn skip(&mut self, data_type: &DataType, path: Path<'_>) -> Result<()> {
-        self.next_node(path)?;
         let spec = layout(data_type);
+        self.next_node(spec.has_validity, path)?;
         let validity = spec.has_validity
             || (self.legacy_validity && data_type.to_physical() != PhysicalType::Null);
         self.skip_buffers(usize::from(validity) + spec.buffers.len(), path)?;
@@ -243,7 +243,10 @@ impl<'a> BodyReader<'a> {
         self.body.slice(start, length)
     }
 
-    fn next_node(&mut self, path: Path<'_>) -> Result<(usize, usize)> {
+    /// The next field node's length and null count. The null count of a type without a
+    /// validity bitmap (Null, unions, run-end encoded) says nothing and is not read, as in
+    /// Arrow C++: apache-arrow JS writes −1 for a sliced Null column.
+    fn next_node(&mut self, has_validity: bool, path: Path<'_>) -> Result<(usize, usize)> {
         let node = self
             .nodes
             .and_then(|nodes| (self.node < nodes.len()).then(|| nodes.get(self.node)))
@@ -253,9 +256,12 @@ impl<'a> BodyReader<'a> {
         self.node += 1;
         let length = usize::try_from(node.length())
             .map_err(|_| IpcError::malformed(format!("{path}: length {}", node.length())))?;
-        let nulls = usize::try_from(node.null_count()).map_err(|_| {
-            IpcError::malformed(format!("{path}: null count {}", node.null_count()))
-        })?;
+        let nulls = match has_validity {
+            true => usize::try_from(node.null_count()).map_err(|_| {
+                IpcError::malformed(format!("{path}: null count {}", node.null_count()))
+            })?,
+            false => 0,
+        };
         Ok((length, nulls))
     }
 
@@ -314,8 +320,8 @@ impl<'a> BodyReader<'a> {
 
     /// Reads one array of `data_type`, and everything below it.
     pub fn array(&mut self, data_type: &DataType, path: Path<'_>) -> Result<ArrayData> {
-        let (length, null_count) = self.next_node(path)?;
         let spec = layout(data_type);
+        let (length, null_count) = self.next_node(spec.has_validity, path)?;
         let physical = data_type.to_physical();
         let mut nulls = None;
         if spec.has_validity || (self.legacy_validity && physical != PhysicalType::Null) {

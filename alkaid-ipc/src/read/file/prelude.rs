@@ -9,7 +9,8 @@ use crate::read::body::parts::Body;
 use crate::read::file::decoder::{Block, Fetch, FileDecoder, Framed, Step, checked_block};
 use crate::read::file::stream_schema::check_stream_schema;
 use crate::read::framing::{MAGICS, Prefix, parse_prefix};
-use crate::read::state::Decoded;
+use crate::read::options::ReadOptions;
+use crate::read::state::{Decoded, parse_message};
 
 impl FileDecoder {
     /// Checks the head of the file and reads the dictionaries (see the module notes), if
@@ -39,24 +40,38 @@ impl FileDecoder {
             )
             .min()
             .unwrap_or(prelude.footer_start);
+        let stream_end = first_block.min(prelude.footer_start);
         let limit = 16 + self.state.options.max_metadata_bytes as u64 + 64;
-        let head = 0..first_block.min(prelude.footer_start).min(limit).max(16);
+        let head = 0..stream_end.min(limit).max(16);
         let mut ranges = Vec::with_capacity(1 + dictionaries.len());
         ranges.push(head);
         ranges.extend(dictionaries.iter().map(Block::metadata));
-        Ok(Step::Fetch(Fetch::new(ranges, |decoder, mut fetched| {
-            if decoder.prelude.is_none() {
-                return Ok(Step::Done(()));
-            }
-            let metadata = fetched.split_off(1);
-            decoder.check_head(&fetched[0])?;
-            decoder.read_dictionaries(dictionaries, metadata)
-        })))
+        Ok(Step::Fetch(Fetch::new(
+            ranges,
+            move |decoder, mut fetched| {
+                if decoder.prelude.is_none() {
+                    return Ok(Step::Done(()));
+                }
+                let metadata = fetched.split_off(1);
+                decoder.check_head(&fetched[0], stream_end)?;
+                decoder.read_dictionaries(dictionaries, metadata)
+            },
+        )))
     }
 
-    /// Checks the magic at the start of the file and that the schema message after it
-    /// agrees with the footer's schema.
-    fn check_head(&self, head: &Buffer) -> Result<()> {
+    /// Checks the magic at the start of the file and, where a schema message follows it,
+    /// that it agrees with the footer's schema. `head` holds the file's first bytes, up to
+    /// `stream_end` (its first block, or its footer) where that is within the metadata
+    /// limit.
+    ///
+    /// The footer is the authority, as for Arrow C++, which reads nothing between the
+    /// magic and the first block. Writers differ there: Arrow C++ and Alkaid write a framed
+    /// schema message at byte 8, arrow-rs pads the magic with zeros to its alignment (64
+    /// bytes by default) first, Polars writes the schema flatbuffer without its length
+    /// prefix, and apache-arrow JS writes no schema at all (its first block is at byte 8).
+    /// A schema found there is compared with the footer's and a disagreement refused;
+    /// bytes that are no schema message are left unread.
+    fn check_head(&self, head: &Buffer, stream_end: u64) -> Result<()> {
         let prelude = self
             .prelude
             .as_ref()
@@ -77,28 +92,26 @@ impl FileDecoder {
             }));
         }
         // The padding after the magic is not read (Arrow C++ writes zeros and checks only
-        // the magic), so whatever a writer left there is accepted.
-        let options = &self.state.options;
-        let Some(Prefix::Message { header, metadata }) = parse_prefix(&head[8..], options)? else {
-            return Err(IpcError::malformed(
-                "the file's stream does not start with a schema message",
-            ));
-        };
-        let message_len = header + metadata;
-        if 8 + message_len > head.len() {
-            return Err(IpcError::malformed(format!(
-                "the file's schema message ({message_len} bytes) does not fit before its \
-                 first block and its footer"
-            )));
+        // the magic), so whatever a writer left in bytes 6 and 7 is accepted.
+        let end = usize::try_from(stream_end).map_or(head.len(), |end| end.min(head.len()));
+        let mut at = 8;
+        while at + 8 <= end && head[at..at + 8] == [0; 8] {
+            at += 8;
         }
+        // A first block inside the magic leaves no stream (the block itself is refused
+        // when it is read).
+        let stream = head.get(at..end).unwrap_or_default();
+        let Some(message) = schema_message(stream, at, stream_end, &self.state.options)? else {
+            return Ok(());
+        };
         let schema = self.state.schema.as_ref().expect("set from the footer");
         check_stream_schema(
-            &head.slice(8, message_len),
+            message,
             &prelude.footer,
             prelude.footer_schema,
             schema,
             &self.state.ids,
-            options,
+            &self.state.options,
         )
     }
 
@@ -147,4 +160,50 @@ impl FileDecoder {
             Ok(Step::Done(()))
         })))
     }
+}
+
+/// The schema message's flatbuffer in `stream`, the bytes from `at` to the file's first
+/// block (`stream_end`), if there is one: framed with the continuation marker (which must
+/// then be a schema message that fits), framed with a length alone (before format 0.15),
+/// or not framed at all. `None` when the bytes are none of these; the last two are taken
+/// only when they verify as a schema message.
+fn schema_message<'a>(
+    stream: &'a [u8],
+    at: usize,
+    stream_end: u64,
+    options: &ReadOptions,
+) -> Result<Option<&'a [u8]>> {
+    if stream.len() < 4 {
+        return Ok(None);
+    }
+    let is_schema =
+        |bytes: &[u8]| parse_message(bytes, options).is_ok_and(|m| m.header_as_schema().is_some());
+    if stream[..4] == [0xFF; 4] {
+        // Framed as a message: whether it is a schema is checked with the comparison. An
+        // end-of-stream marker is an empty stream (apache-arrow JS, a file of no columns).
+        let (header, metadata) = match parse_prefix(stream, options)? {
+            Some(Prefix::Message { header, metadata }) => (header, metadata),
+            Some(Prefix::End) => return Ok(None),
+            None => {
+                return Err(IpcError::malformed(format!(
+                    "the file's stream does not start with a schema message (byte {at})"
+                )));
+            }
+        };
+        let message = stream.get(header..header + metadata).ok_or_else(|| {
+            IpcError::malformed(format!(
+                "the file's schema message at byte {at} ({} bytes) runs past its first block \
+                 at byte {stream_end}",
+                header + metadata
+            ))
+        })?;
+        return Ok(Some(message));
+    }
+    if let Ok(Some(Prefix::Message { header, metadata })) = parse_prefix(stream, options)
+        && let Some(message) = stream.get(header..header + metadata)
+        && is_schema(message)
+    {
+        return Ok(Some(message));
+    }
+    Ok(is_schema(stream).then_some(stream))
 }

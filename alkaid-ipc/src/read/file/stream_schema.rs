@@ -15,7 +15,6 @@ use alkaid_schema::Schema;
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
-use crate::read::framing::{Prefix, parse_prefix};
 use crate::read::options::ReadOptions;
 use crate::read::state::parse_message;
 use crate::schema::decode_schema;
@@ -76,31 +75,25 @@ fn same_bytes(message: &[u8], message_loc: usize, footer: &[u8], footer_loc: usi
         && message.get(m_low..m_low + run) == footer.get(f_low..)
 }
 
-/// Checks the message `framed` (prefix included) against the footer's schema, which
+/// Checks `message` (a schema message's flatbuffer) against the footer's schema, which
 /// `footer` (its flatbuffer) holds at `footer_loc` and which decodes to `schema` and `ids`.
 pub(crate) fn check_stream_schema(
-    framed: &[u8],
+    message: &[u8],
     footer: &[u8],
     footer_loc: usize,
     schema: &Schema,
     ids: &DictionaryIds,
     options: &ReadOptions,
 ) -> Result<()> {
-    let not_schema =
-        || IpcError::malformed("the file's stream does not start with a schema message");
-    let Some(Prefix::Message { header, metadata }) = parse_prefix(framed, options)? else {
-        return Err(not_schema());
-    };
-    let message = framed
-        .get(header..header + metadata)
-        .ok_or_else(not_schema)?;
     if let Some(loc) = message_schema_location(message)
         && same_bytes(message, loc, footer, footer_loc)
     {
         return Ok(());
     }
     let message = parse_message(message, options)?;
-    let stream = message.header_as_schema().ok_or_else(not_schema)?;
+    let stream = message.header_as_schema().ok_or_else(|| {
+        IpcError::malformed("the file's stream does not start with a schema message")
+    })?;
     let (stream_schema, stream_ids) = decode_schema(stream)?;
     if &stream_schema != schema || stream_ids.ids() != ids.ids() {
         return Err(IpcError::malformed(format!(

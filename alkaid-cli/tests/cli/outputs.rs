@@ -1,0 +1,161 @@
+//! Where outputs go and what inputs are: the magic and form chosen from an output's
+//! extension (`convert`, `get`, `sql --output`), inputs that are not IPC named for what
+//! they are, and files as other Arrow writers lay them out.
+
+use super::{alkaid, fixture, scratch, text};
+
+const PEERS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../alkaid-ipc/tests/fixtures/peers"
+);
+
+#[test]
+fn the_extension_chooses_magic_and_form_and_the_options_override() {
+    let dir = scratch("outputs");
+    let source = fixture("metadata.stream");
+    let convert = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec!["convert", &source, out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let run = alkaid(&args);
+        assert!(run.status.success(), "{name}: {}", text(&run.stderr));
+        std::fs::read(out).unwrap()
+    };
+    assert!(convert("a.arrow", &[]).starts_with(b"ARROW1\0\0"));
+    assert!(convert("a.feather", &[]).starts_with(b"ARROW1\0\0"));
+    assert!(convert("a.alkaid", &[]).starts_with(b"ALKAID1\0"));
+    assert!(convert("a.bin", &[]).starts_with(b"ALKAID1\0"));
+    // `.arrows` is a stream: the continuation marker first, no magic.
+    assert!(convert("a.arrows", &[]).starts_with(&[0xFF; 4]));
+    assert!(convert("b.arrow", &["--magic", "alkaid"]).starts_with(b"ALKAID1\0"));
+    assert!(convert("b.alkaid", &["--magic", "arrow"]).starts_with(b"ARROW1\0\0"));
+    assert!(convert("b.arrows", &["--to", "file"]).starts_with(b"ARROW1\0\0"));
+    assert!(convert("c.arrow", &["--to", "stream"]).starts_with(&[0xFF; 4]));
+    // Each reads back as the source.
+    let cat = |path: &str| text(&alkaid(&["cat", path]).stdout);
+    for name in ["a.arrow", "a.arrows", "b.alkaid", "c.arrow"] {
+        assert_eq!(
+            cat(dir.join(name).to_str().unwrap()),
+            cat(&source),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn inputs_that_are_not_ipc_are_named() {
+    let dir = scratch("not_ipc");
+    let cases: [(&str, &[u8], &str); 4] = [
+        (
+            "t.parquet",
+            b"PAR1\x15\x04\x15\x00PAR1",
+            "is a Parquet file, not an IPC file",
+        ),
+        (
+            "t.csv",
+            b"a,b\n1,2\n",
+            "is delimited text (CSV), not an IPC file",
+        ),
+        ("t.json", b"{\"a\": 1}\n", "is JSON text, not an IPC file"),
+        ("t.gz", b"\x1f\x8b\x08\x00\x00", "is a gzip-compressed file"),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        for command in ["cat", "schema", "validate"] {
+            let out = alkaid(&[command, path.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(1), "{command} {name}");
+            assert!(
+                text(&out.stderr).contains(expected),
+                "{}",
+                text(&out.stderr)
+            );
+        }
+    }
+    let out = alkaid(&["cat", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("is a directory, not an IPC file or stream"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--table"), "{stderr}");
+}
+
+#[test]
+fn files_of_other_writers_read_and_inspect() {
+    for (name, expected) in [
+        (
+            "polars_small.arrow",
+            "no framed schema message before byte 176",
+        ),
+        ("js_no_schema_message.arrow", "#0 at byte 8: dictionary 0"),
+        ("js_no_columns.arrow", "0 messages"),
+    ] {
+        let path = format!("{PEERS}/{name}");
+        let out = alkaid(&["validate", &path]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let out = alkaid(&["inspect", &path]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(expected),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[cfg(feature = "sql")]
+#[test]
+fn sql_writes_its_result_to_a_file_by_extension() {
+    let dir = scratch("sql_output");
+    let table = format!("t={}", fixture("all_types.arrow"));
+    let query = "SELECT int64, utf8 FROM t WHERE int64 IS NOT NULL ORDER BY int64";
+    let printed = alkaid(&["sql", query, "--table", &table]);
+    assert!(printed.status.success(), "{}", text(&printed.stderr));
+    for name in ["r.arrow", "r.arrows", "r.alkaid"] {
+        let out = dir.join(name);
+        let run = alkaid(&[
+            "sql",
+            query,
+            "--table",
+            &table,
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        assert!(
+            text(&run.stdout).contains("4 rows written"),
+            "{}",
+            text(&run.stdout)
+        );
+        let cat = alkaid(&["cat", out.to_str().unwrap()]);
+        assert_eq!(
+            text(&cat.stdout).trim(),
+            text(&printed.stdout).trim(),
+            "{name}"
+        );
+    }
+    assert!(
+        std::fs::read(dir.join("r.arrow"))
+            .unwrap()
+            .starts_with(b"ARROW1")
+    );
+    // No rows: the file still has the result's columns.
+    let empty = dir.join("empty.arrow");
+    let run = alkaid(&[
+        "sql",
+        "SELECT int64 FROM t WHERE false",
+        "--table",
+        &table,
+        "--output",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let schema = alkaid(&["schema", empty.to_str().unwrap()]);
+    assert!(
+        text(&schema.stdout).contains("int64"),
+        "{}",
+        text(&schema.stdout)
+    );
+}
