@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use alkaid_array::RecordBatch;
-use alkaid_ipc::{FileWriter, IpcError, Magic, StreamWriter, WriteOptions};
+use alkaid_ipc::{FileDictionaries, FileWriter, IpcError, Magic, StreamWriter, WriteOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 use clap::ValueEnum;
 
@@ -104,7 +104,11 @@ impl Sink {
             let file = File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
             Box::new(BufWriter::new(file))
         };
-        let options = options.with_magic(output.magic);
+        // A stream may replace its dictionaries; a file takes each batch, unified onto the
+        // dictionary it holds.
+        let options = options
+            .with_magic(output.magic)
+            .with_file_dictionaries(FileDictionaries::Unify);
         let failed = |e: IpcError| Failure::new(format!("{path}: {e}"));
         let writer = match output.file {
             true => Writer::File(FileWriter::try_new(sink, schema, options).map_err(failed)?),

@@ -696,8 +696,13 @@ fn serve_get_and_put_move_files_over_flight() {
     let out_dir = scratch("flight_out");
     let server = Served::start(&served_dir, &[]);
     let uri = server.uri.clone();
-    // A pyarrow file and a pyarrow stream go up, and come back as files.
-    for fixture_name in ["all_types.arrow", "all_types.stream"] {
+    // A pyarrow file and pyarrow streams go up (one replacing its dictionaries, which the
+    // server's file unifies), and come back as files.
+    for fixture_name in [
+        "all_types.arrow",
+        "all_types.stream",
+        "dictionary_replacement.stream",
+    ] {
         let name = format!("up-{fixture_name}");
         let put = alkaid(&["put", &uri, &fixture(fixture_name), "--name", &name]);
         assert!(put.status.success(), "{}", text(&put.stderr));

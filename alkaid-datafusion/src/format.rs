@@ -25,6 +25,7 @@ use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::error::file_error;
+use crate::evolve::nullable_where_missing;
 use crate::sink::AlkaidSink;
 use crate::source::AlkaidSource;
 use crate::store::StoreSource;
@@ -94,7 +95,8 @@ impl FileFormat for AlkaidFormat {
             let reader = open(store, object).await?;
             schemas.push(schema_to_arrow(&reader.schema()));
         }
-        Ok(Arc::new(Schema::try_merge(schemas)?))
+        let merged = Schema::try_merge(schemas.clone())?;
+        Ok(Arc::new(nullable_where_missing(merged, &schemas)))
     }
 
     async fn infer_stats(

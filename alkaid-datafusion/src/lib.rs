@@ -68,6 +68,7 @@ pub mod ballista;
 #[cfg(feature = "proto")]
 mod codec;
 mod error;
+mod evolve;
 mod filter;
 mod format;
 mod sink;

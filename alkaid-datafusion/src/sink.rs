@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
-use alkaid_ipc::WriteOptions;
+use alkaid_ipc::{FileDictionaries, WriteOptions};
 use alkaid_ipc_async::AsyncFileWriter;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
@@ -87,9 +87,13 @@ impl FileSink for AlkaidSink {
         );
         let mut writers: JoinSet<Result<u64>> = JoinSet::new();
         while let Some((path, mut batches)) = files.recv().await {
+            // An engine makes new dictionaries per batch (a GROUP BY over a dictionary
+            // column): the file takes each, unified onto the one it holds.
             let (schema, options, store) = (
                 Arc::clone(&schema),
-                self.options.clone(),
+                self.options
+                    .clone()
+                    .with_file_dictionaries(FileDictionaries::Unify),
                 Arc::clone(&store),
             );
             writers.spawn(async move {

@@ -30,6 +30,7 @@ use futures_util::StreamExt;
 use futures_util::future::ready;
 
 use crate::error::file_error;
+use crate::evolve::TableColumns;
 use crate::filter::Predicate;
 use crate::store::StoreSource;
 
@@ -112,8 +113,8 @@ impl FileSource for AlkaidSource {
         let opener = Arc::new(AlkaidOpener {
             store: object_store,
             local: config.object_store_url.as_str().starts_with("file:"),
-            read: read_names,
-            names,
+            read: TableColumns::new(file_schema, read_names)?,
+            selected: names.len(),
             filters: self.filters.iter().map(|(p, _)| p.clone()).collect(),
             output,
         });
@@ -210,10 +211,11 @@ struct AlkaidOpener {
     /// from their handles.
     local: bool,
     /// The columns read: the selected ones, then those only the filters need, by name (a
-    /// file may order its columns differently from the table's merged schema).
-    read: Vec<String>,
-    /// The selected columns, by name.
-    names: Vec<String>,
+    /// file may order its columns differently from the table's merged schema, lack some,
+    /// or hold some as another type).
+    read: TableColumns,
+    /// How many of them are selected.
+    selected: usize,
     /// The filters each row must pass.
     filters: Vec<Predicate>,
     /// The schema of the batches handed on: the table's file schema, projected.
@@ -228,7 +230,7 @@ impl FileOpener for AlkaidOpener {
             self.local,
         );
         let location = file.object_meta.location.to_string();
-        let (read, names) = (self.read.clone(), self.names.clone());
+        let (read, selected) = (self.read.clone(), self.selected);
         let filters = self.filters.clone();
         let output = Arc::clone(&self.output);
         Ok(Box::pin(async move {
@@ -236,7 +238,7 @@ impl FileOpener for AlkaidOpener {
                 .await
                 .map_err(|e| file_error(&location, e))?;
             let local_reads = source.is_local();
-            let options = ReadOptions::default().with_column_names(read);
+            let options = ReadOptions::default().with_present_column_names(read.names());
             let mut reader = AsyncFileReader::open(source, options)
                 .await
                 .map_err(|e| file_error(&location, e))?;
@@ -272,6 +274,7 @@ impl FileOpener for AlkaidOpener {
             let stream = reader.into_stream().filter_map(move |batch| {
                 let batch = batch
                     .map_err(ScanError::from)
+                    .and_then(|batch| read.conform(batch))
                     .and_then(|batch| keep_passing(batch, &filters))
                     .map_err(|e| file_error(&location, e));
                 let batch = match batch {
@@ -282,9 +285,8 @@ impl FileOpener for AlkaidOpener {
                     Err(e) => return ready(Some(Err(e))),
                 };
                 // The table's field names, nullability and metadata for the file's columns
-                // (the projection by name already undid any other column order), without
-                // the columns only the filters read.
-                let columns = batch.columns()[..names.len()]
+                // (conformed to the table's already), without those only the filters read.
+                let columns = batch.columns()[..selected]
                     .iter()
                     .map(|column| array_to_arrow(column.as_ref()))
                     .collect();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use alkaid_array::RecordBatch;
-use alkaid_ipc::{FileReader, FileWriter, ReadOptions, Seekable, WriteOptions};
+use alkaid_ipc::{FileDictionaries, FileReader, FileWriter, ReadOptions, Seekable, WriteOptions};
 use alkaid_schema::SchemaRef;
 use bytes::Bytes;
 use futures_util::{TryStreamExt, stream};
@@ -234,6 +234,9 @@ fn write_file(
         committed: false,
     };
     let file = File::create_new(&upload.temporary)?;
+    // A client's stream may replace its dictionaries; the file takes each batch, unified
+    // onto the dictionary it holds.
+    let options = options.with_file_dictionaries(FileDictionaries::Unify);
     let mut writer = FileWriter::try_new(BufWriter::new(file), schema, options)?;
     loop {
         match batches.blocking_recv() {

@@ -118,5 +118,6 @@ pub use tensor::{
     read_sparse_tensor, read_tensor, row_major_strides, write_sparse_tensor, write_tensor,
 };
 pub use write::{
-    EncodedMessage, FileWriter, Magic, MessageEncoder, MessageKind, StreamWriter, WriteOptions,
+    EncodedMessage, FileDictionaries, FileWriter, Magic, MessageEncoder, MessageKind, StreamWriter,
+    WriteOptions,
 };

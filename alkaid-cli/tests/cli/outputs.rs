@@ -31,8 +31,14 @@ fn the_extension_chooses_magic_and_form_and_the_options_override() {
     assert!(convert("b.alkaid", &["--magic", "arrow"]).starts_with(b"ARROW1\0\0"));
     assert!(convert("b.arrows", &["--to", "file"]).starts_with(b"ARROW1\0\0"));
     assert!(convert("c.arrow", &["--to", "stream"]).starts_with(&[0xFF; 4]));
-    // Each reads back as the source.
+    // A stream that replaces its dictionaries becomes a file that holds them all.
+    let replacing = fixture("dictionary_replacement.stream");
+    let out = dir.join("replaced.arrow");
+    let run = alkaid(&["convert", &replacing, out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
     let cat = |path: &str| text(&alkaid(&["cat", path]).stdout);
+    assert_eq!(cat(out.to_str().unwrap()), cat(&replacing));
+    // Each reads back as the source.
     for name in ["a.arrow", "a.arrows", "b.alkaid", "c.arrow"] {
         assert_eq!(
             cat(dir.join(name).to_str().unwrap()),

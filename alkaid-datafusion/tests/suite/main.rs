@@ -8,4 +8,5 @@ mod tables;
 
 mod ballista;
 mod codec;
+mod evolving;
 mod sql;

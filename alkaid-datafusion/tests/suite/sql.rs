@@ -258,6 +258,34 @@ fn copy_and_insert_write_alkaid_files_that_read_back() {
     });
 }
 
+#[test]
+fn copy_keeps_every_dictionary_an_engine_makes() {
+    // A GROUP BY over a dictionary column makes a dictionary per output batch: the file
+    // holds one, unified from them, instead of refusing the second.
+    let root = tempfile::tempdir().unwrap();
+    let dirs = dirs();
+    runtime().block_on(async {
+        let config = datafusion::prelude::SessionConfig::new()
+            .with_target_partitions(4)
+            .with_batch_size(2);
+        let ctx = SessionContext::new_with_config(config);
+        register_alkaid_format(&ctx);
+        ctx.register_alkaid("t", &url(&dirs.mixed)).await.unwrap();
+        let query = "SELECT d, g, count(*) AS n FROM t GROUP BY d, g";
+        let out = root.path().join("grouped.alkaid");
+        run(&ctx, &format!("COPY ({query}) TO '{}'", out.display())).await;
+        let back = SessionContext::new();
+        back.register_alkaid("c", out.to_str().unwrap())
+            .await
+            .unwrap();
+        let order = " ORDER BY CAST(d AS VARCHAR), g NULLS FIRST";
+        let expected = table(&ctx, &format!("SELECT * FROM ({query}){order}")).await;
+        let got = table(&back, &format!("SELECT * FROM c{order}")).await;
+        assert_eq!(got, expected);
+        assert!(expected.lines().count() > 20, "{expected}");
+    });
+}
+
 /// The error of `query`, whether planning or running it fails.
 async fn error_of(ctx: &SessionContext, query: &str) -> String {
     match ctx.sql(query).await {

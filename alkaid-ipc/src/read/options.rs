@@ -19,6 +19,8 @@ pub struct ReadOptions {
 pub(crate) enum Columns {
     Indices(Vec<usize>),
     Names(Vec<String>),
+    /// Names, of which those no field has are left out.
+    PresentNames(Vec<String>),
 }
 
 impl Default for ReadOptions {
@@ -135,6 +137,38 @@ impl ReadOptions {
     /// ```
     pub fn with_column_names(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.columns = Some(Columns::Names(names.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// As [`with_column_names`](Self::with_column_names), but a name that no field has is
+    /// left out instead of refused: for a table over files that gained or lost columns,
+    /// where the reader's schema says which of the names a file has. A name that several
+    /// fields have is still refused.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use alkaid_array::{Int32Array, RecordBatch};
+    /// use alkaid_ipc::{ReadOptions, StreamReader, StreamWriter, WriteOptions};
+    /// use alkaid_schema::{DataType, Field, Schema};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, false)]));
+    /// let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(vec![1]))])?;
+    /// let mut writer = StreamWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+    /// writer.write(&batch)?;
+    /// let bytes = writer.into_inner()?;
+    ///
+    /// let options = ReadOptions::default().with_present_column_names(["added_later", "id"]);
+    /// let reader = StreamReader::with_options(&bytes[..], options)?;
+    /// assert_eq!(reader.schema().fields().len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_present_column_names(
+        mut self,
+        names: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.columns = Some(Columns::PresentNames(
+            names.into_iter().map(Into::into).collect(),
+        ));
         self
     }
 

@@ -35,7 +35,8 @@ impl Projection {
     /// Resolves `columns` against `schema`.
     ///
     /// # Errors
-    /// An index past the schema's fields, or a name that no field or several fields have.
+    /// An index past the schema's fields, or a name that several fields have, or (but for
+    /// [`Columns::PresentNames`]) none.
     pub fn resolve(columns: &Columns, schema: &Schema) -> Result<Self> {
         let fields = schema.fields();
         let indices = match columns {
@@ -50,6 +51,15 @@ impl Projection {
             }
             Columns::Names(names) => names
                 .iter()
+                .map(|name| {
+                    schema.index_of(name).map_err(|e| {
+                        IpcError::invalid_argument(format!("selecting column {name:?}: {e}"))
+                    })
+                })
+                .collect::<Result<_>>()?,
+            Columns::PresentNames(names) => names
+                .iter()
+                .filter(|name| fields.iter().any(|f| f.name() == name.as_str()))
                 .map(|name| {
                     schema.index_of(name).map_err(|e| {
                         IpcError::invalid_argument(format!("selecting column {name:?}: {e}"))

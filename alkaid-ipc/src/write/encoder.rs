@@ -14,7 +14,8 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::encode::{Encoder, FoundDictionary};
 use super::message::{Body, finish_message, record_batch_table};
-use super::options::WriteOptions;
+use super::options::{FileDictionaries, WriteOptions};
+use super::unify::Unifier;
 use crate::codec::{Compression, Compressor};
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
@@ -283,6 +284,19 @@ impl MessageEncoder {
                 self.schema
             )));
         }
+        // A file that unifies dictionaries rewrites the batch onto the dictionaries it holds.
+        let unified;
+        let batch = match self.unifies() {
+            true => {
+                let unifier = Unifier {
+                    ids: &self.ids,
+                    sent: &self.sent,
+                };
+                unified = unifier.batch(batch)?;
+                &unified
+            }
+            false => batch,
+        };
         let mut encoder = Encoder::new(&self.ids, 0);
         for column in batch.columns() {
             encoder.array(&column.to_data())?;
@@ -316,6 +330,11 @@ impl MessageEncoder {
         Ok(pending.messages)
     }
 
+    /// Whether batches are rewritten onto the dictionaries the file holds.
+    fn unifies(&self) -> bool {
+        self.file && self.options.file_dictionaries() == FileDictionaries::Unify
+    }
+
     /// The message of a dictionary `found` in the batch, if it must be sent, after those of
     /// the dictionaries nested in it.
     fn dictionary(&mut self, found: FoundDictionary, pending: &mut Pending) -> Result<()> {
@@ -326,7 +345,12 @@ impl MessageEncoder {
         } = found;
         let change = match pending.sent.get(&id).or_else(|| self.sent.get(&id)) {
             None => Change::Replace,
-            Some(previous) => compare(previous, &values, self.options.dictionary_deltas()),
+            // A unifying file grows its dictionaries by deltas whatever the option says.
+            Some(previous) => compare(
+                previous,
+                &values,
+                self.options.dictionary_deltas() || self.unifies(),
+            ),
         };
         let settled = !pending.settled.insert(id);
         if settled && !matches!(change, Change::Unchanged) {
@@ -346,7 +370,8 @@ impl MessageEncoder {
             {
                 return Err(IpcError::invalid_argument(format!(
                     "dictionary {id} changed between batches: a file holds one dictionary per \
-                     id (it may grow by deltas); write a stream to replace dictionaries"
+                     id (it may grow by deltas); write a stream to replace dictionaries, or \
+                     let the file writer unify them (FileDictionaries::Unify)"
                 )));
             }
             Change::Replace => (values.as_ref(), false),

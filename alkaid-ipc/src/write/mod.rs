@@ -6,9 +6,10 @@ pub(crate) mod file;
 pub(crate) mod message;
 mod options;
 mod stream;
+mod unify;
 pub(crate) mod writer;
 
 pub use encoder::{EncodedMessage, MessageEncoder, MessageKind};
 pub use file::FileWriter;
-pub use options::{Magic, WriteOptions};
+pub use options::{FileDictionaries, Magic, WriteOptions};
 pub use stream::StreamWriter;

@@ -24,6 +24,22 @@ impl Magic {
     }
 }
 
+/// What a file writer does with a batch whose dictionary differs from the one the file
+/// holds for that id and does not extend it (a file holds one dictionary per id, which may
+/// grow by deltas; a stream may replace dictionaries and takes every batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FileDictionaries {
+    /// Refuse the batch, as Arrow C++ and arrow-rs do; the file written so far stays
+    /// whole. Keys and dictionaries are written as they are.
+    #[default]
+    Refuse,
+    /// Append the batch's dictionary to the file's (a delta) and move its keys past the
+    /// file's values; the same dictionary again reuses what was appended for it. The rows
+    /// read back are the rows written, the keys differ. Ordered dictionaries, and
+    /// dictionaries whose values hold dictionaries, are still refused.
+    Unify,
+}
+
 /// How a writer lays out and compresses messages.
 ///
 /// ```
@@ -40,6 +56,7 @@ pub struct WriteOptions {
     compression: Compression,
     compression_threads: usize,
     dictionary_deltas: bool,
+    file_dictionaries: FileDictionaries,
     magic: Magic,
     namespace: Namespace,
 }
@@ -51,6 +68,7 @@ impl Default for WriteOptions {
             compression: Compression::None,
             compression_threads: 1,
             dictionary_deltas: true,
+            file_dictionaries: FileDictionaries::Refuse,
             magic: Magic::Alkaid,
             namespace: Namespace::Alkaid,
         }
@@ -141,6 +159,45 @@ impl WriteOptions {
     /// Threads used to compress one message.
     pub fn compression_threads(&self) -> usize {
         self.compression_threads
+    }
+
+    /// What a file writer does when a batch's dictionary differs from the file's
+    /// ([`FileDictionaries::Refuse`] by default; streams take every dictionary).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use alkaid_array::{ArrayRef, DictionaryArray, Int8Array, RecordBatch, StringArray};
+    /// use alkaid_array::types::Int8Type;
+    /// use alkaid_ipc::{FileDictionaries, FileReader, FileWriter, WriteOptions};
+    /// use alkaid_buffer::Buffer;
+    /// use alkaid_schema::{Field, Schema};
+    ///
+    /// let batch = |values: Vec<&str>| {
+    ///     let values: ArrayRef = Arc::new(StringArray::from(values));
+    ///     let keys = Int8Array::from(vec![0, 1]);
+    ///     let column: ArrayRef = Arc::new(DictionaryArray::<Int8Type>::try_new(keys, values).unwrap());
+    ///     let field = Field::new("d", column.data_type().clone(), false);
+    ///     RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap()
+    /// };
+    /// let (first, second) = (batch(vec!["a", "b"]), batch(vec!["c", "d"]));
+    /// let options = WriteOptions::default().with_file_dictionaries(FileDictionaries::Unify);
+    /// let mut writer = FileWriter::try_new(Vec::new(), first.schema().clone(), options)?;
+    /// writer.write(&first)?;
+    /// writer.write(&second)?; // refused with FileDictionaries::Refuse
+    /// let mut reader = FileReader::from_buffer(Buffer::from(writer.into_inner()?))?;
+    /// let read = reader.batch(1)?;
+    /// assert_eq!(alkaid_array::display::pretty_format_batches(&[read], None).to_string(),
+    ///     alkaid_array::display::pretty_format_batches(&[second], None).to_string());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_file_dictionaries(mut self, policy: FileDictionaries) -> Self {
+        self.file_dictionaries = policy;
+        self
+    }
+
+    /// What a file writer does when a batch's dictionary differs from the file's.
+    pub fn file_dictionaries(&self) -> FileDictionaries {
+        self.file_dictionaries
     }
 
     /// Whether dictionary deltas may be sent.

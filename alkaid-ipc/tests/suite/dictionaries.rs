@@ -14,15 +14,15 @@ use alkaid_ipc::{
 };
 use alkaid_schema::{Field, Fields, Schema};
 
-fn words(keys: Vec<i32>, values: &ArrayRef) -> ArrayRef {
+pub(crate) fn words(keys: Vec<i32>, values: &ArrayRef) -> ArrayRef {
     Arc::new(DictionaryArray::<Int32Type>::try_new(Int32Array::from(keys), values.clone()).unwrap())
 }
 
-fn strings(values: &[&str]) -> ArrayRef {
+pub(crate) fn strings(values: &[&str]) -> ArrayRef {
     Arc::new(StringArray::from(values.to_vec()))
 }
 
-fn decoded(column: &ArrayRef) -> Vec<String> {
+pub(crate) fn decoded(column: &ArrayRef) -> Vec<String> {
     let dictionary = column
         .as_any()
         .downcast_ref::<DictionaryArray<Int32Type>>()
@@ -35,7 +35,7 @@ fn decoded(column: &ArrayRef) -> Vec<String> {
         .collect()
 }
 
-fn schema_of(columns: &[&ArrayRef]) -> Arc<Schema> {
+pub(crate) fn schema_of(columns: &[&ArrayRef]) -> Arc<Schema> {
     Arc::new(Schema::new(
         columns
             .iter()
@@ -46,7 +46,7 @@ fn schema_of(columns: &[&ArrayRef]) -> Arc<Schema> {
 }
 
 /// The number of dictionary batch messages in a stream.
-fn dictionary_messages(bytes: &[u8]) -> usize {
+pub(crate) fn dictionary_messages(bytes: &[u8]) -> usize {
     let mut decoder = alkaid_ipc::Decoder::new();
     decoder.push(bytes);
     let mut count = 0;

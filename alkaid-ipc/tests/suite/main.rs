@@ -24,3 +24,4 @@ mod peers;
 mod projection;
 mod pyarrow_fixtures;
 mod round_trip;
+mod unify;
