@@ -8,5 +8,6 @@ mod tables;
 
 mod ballista;
 mod codec;
+mod differential;
 mod evolving;
 mod sql;
