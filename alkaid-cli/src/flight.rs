@@ -24,6 +24,16 @@ pub struct Connection {
     /// Trusts this CA certificate (PEM) for a `grpc+tls://` server.
     #[arg(long)]
     pub tls_ca: Option<PathBuf>,
+    /// Obtains the server's token by a basic-auth handshake with `USER:PASSWORD`.
+    #[arg(long, value_name = "USER:PASSWORD", conflicts_with = "token")]
+    pub basic: Option<String>,
+    /// Presents this client certificate (PEM) to a server that asks for one; needs
+    /// --tls-key.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// How `serve` accepts calls.
@@ -44,6 +54,19 @@ pub struct Serving {
     /// The private key of --tls-cert (PEM).
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Hands --token out by a basic-auth handshake for `USER:PASSWORD`.
+    #[arg(long, value_name = "USER:PASSWORD", requires = "token")]
+    pub basic: Option<String>,
+    /// Admits only clients with a certificate signed by this CA (PEM); needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
+}
+
+/// `USER:PASSWORD` split.
+fn credentials(basic: &str) -> Result<(&str, &str), Failure> {
+    basic
+        .split_once(':')
+        .ok_or_else(|| Failure::new("--basic takes USER:PASSWORD"))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -69,6 +92,13 @@ pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
     }
     if let (Some(cert), Some(key)) = (&serving.tls_cert, &serving.tls_key) {
         options = options.with_tls(read(cert)?, read(key)?);
+    }
+    if let Some(ca) = &serving.tls_client_ca {
+        options = options.with_client_ca(read(ca)?);
+    }
+    if let Some(basic) = &serving.basic {
+        let (user, password) = credentials(basic)?;
+        options = options.with_basic_auth(user, password);
     }
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -104,9 +134,21 @@ async fn connect(uri: &str, connection: &Connection) -> Result<FlightClient, Fai
     if let Some(ca) = &connection.tls_ca {
         options = options.with_tls(read(ca)?, None);
     }
-    FlightClient::connect_with(uri, options)
+    if let (Some(cert), Some(key)) = (&connection.tls_cert, &connection.tls_key) {
+        options = options.with_identity(read(cert)?, read(key)?);
+    }
+    let failed = |e: alkaid_flight::FlightError| Failure::new(format!("{uri}: {e}"));
+    let mut client = FlightClient::connect_with(uri, options)
         .await
-        .map_err(|e| Failure::new(format!("{uri}: {e}")))
+        .map_err(failed)?;
+    if let Some(basic) = &connection.basic {
+        let (user, password) = credentials(basic)?;
+        client
+            .authenticate_basic(user, password)
+            .await
+            .map_err(failed)?;
+    }
+    Ok(client)
 }
 
 /// Fetches flight `name` from `uri`: into the IPC file `out` (its form and path), or

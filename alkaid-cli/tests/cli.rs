@@ -753,8 +753,11 @@ fn serve_get_and_put_move_files_over_flight() {
     );
     drop(server);
 
-    // With a token: without it, nothing.
-    let server = Served::start(&served_dir, &["--token", "opensesame"]);
+    // With a token: without it, nothing. The token is handed out for a user's password.
+    let server = Served::start(
+        &served_dir,
+        &["--token", "opensesame", "--basic", "ann:pa55"],
+    );
     let denied = alkaid(&["get", &server.uri, "up-all_types.arrow"]);
     assert_eq!(denied.status.code(), Some(1));
     assert!(
@@ -771,6 +774,32 @@ fn serve_get_and_put_move_files_over_flight() {
         "opensesame",
     ]);
     assert!(allowed.status.success(), "{}", text(&allowed.stderr));
+    let by_password = alkaid(&[
+        "get",
+        &server.uri,
+        "up-all_types.arrow",
+        "--basic",
+        "ann:pa55",
+    ]);
+    assert!(
+        by_password.status.success(),
+        "{}",
+        text(&by_password.stderr)
+    );
+    assert_eq!(text(&by_password.stdout), text(&allowed.stdout));
+    let wrong = alkaid(&[
+        "get",
+        &server.uri,
+        "up-all_types.arrow",
+        "--basic",
+        "ann:nope",
+    ]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(
+        text(&wrong.stderr).contains("wrong user name or password"),
+        "{}",
+        text(&wrong.stderr)
+    );
 }
 
 /// The high-water mark of `pid`'s resident memory, in bytes.

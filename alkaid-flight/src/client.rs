@@ -3,12 +3,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::RwLock;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use alkaid_array::RecordBatch;
 use alkaid_ipc::{ReadOptions, WriteOptions};
 use alkaid_schema::SchemaRef;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::{StreamExt, TryStreamExt, stream};
@@ -18,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Request, Status};
 
 use crate::decode::FlightRecordBatchStream;
@@ -63,6 +66,7 @@ pub(crate) const MAX_FRAME_BYTES: u32 = 1 << 20;
 pub struct ClientOptions {
     tls_ca: Option<Vec<u8>>,
     tls_domain: Option<String>,
+    identity: Option<(Vec<u8>, Vec<u8>)>,
     token: Option<String>,
     max_message_bytes: usize,
     window_bytes: u32,
@@ -76,6 +80,7 @@ impl Default for ClientOptions {
         Self {
             tls_ca: None,
             tls_domain: None,
+            identity: None,
             token: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             window_bytes: DEFAULT_WINDOW_BYTES,
@@ -92,6 +97,17 @@ impl ClientOptions {
     pub fn with_tls(mut self, ca_pem: impl Into<Vec<u8>>, domain: Option<String>) -> Self {
         self.tls_ca = Some(ca_pem.into());
         self.tls_domain = domain;
+        self
+    }
+
+    /// Mutual TLS: presents the certificate chain `cert_pem` and its key `key_pem` to a
+    /// `grpc+tls://` server that asks for a client certificate.
+    pub fn with_identity(
+        mut self,
+        cert_pem: impl Into<Vec<u8>>,
+        key_pem: impl Into<Vec<u8>>,
+    ) -> Self {
+        self.identity = Some((cert_pem.into(), key_pem.into()));
         self
     }
 
@@ -135,13 +151,30 @@ impl ClientOptions {
     }
 }
 
-/// Adds the bearer token to every call.
-#[derive(Debug, Clone)]
-pub struct Credentials(Option<MetadataValue<Ascii>>);
+/// Adds the bearer token to every call that carries no `authorization` of its own. The
+/// token is shared by the clones of a client, so that one obtained by
+/// [`FlightClient::authenticate_basic`] serves them all.
+#[derive(Debug, Clone, Default)]
+pub struct Credentials(Arc<RwLock<Option<MetadataValue<Ascii>>>>);
+
+impl Credentials {
+    fn set(&self, token: MetadataValue<Ascii>) {
+        *self
+            .0
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(token);
+    }
+}
 
 impl Interceptor for Credentials {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
-        if let Some(token) = &self.0 {
+        let token = self
+            .0
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(token) = token.as_ref()
+            && !request.metadata().contains_key("authorization")
+        {
             request
                 .metadata_mut()
                 .insert("authorization", token.clone());
@@ -161,6 +194,7 @@ pub type RawClient = FlightServiceClient<InterceptedService<PiecewiseChannel, Cr
 #[derive(Debug, Clone)]
 pub struct FlightClient {
     inner: RawClient,
+    credentials: Credentials,
     read: ReadOptions,
     write: WriteOptions,
     max_message_bytes: usize,
@@ -224,6 +258,9 @@ impl FlightClient {
             if let Some(domain) = &options.tls_domain {
                 config = config.domain_name(domain.clone());
             }
+            if let Some((cert, key)) = &options.identity {
+                config = config.identity(Identity::from_pem(cert, key));
+            }
             endpoint = endpoint.tls_config(config)?;
         }
         let channel = endpoint.connect().await?;
@@ -241,12 +278,17 @@ impl FlightClient {
             .map(|token| format!("Bearer {token}").parse::<MetadataValue<Ascii>>())
             .transpose()
             .map_err(|_| FlightError::protocol("the token is not a valid header value"))?;
+        let credentials = Credentials::default();
+        if let Some(token) = token {
+            credentials.set(token);
+        }
         let channel = PiecewiseChannel::new(channel, options.max_message_bytes);
-        let inner = FlightServiceClient::with_interceptor(channel, Credentials(token))
+        let inner = FlightServiceClient::with_interceptor(channel, credentials.clone())
             .max_decoding_message_size(options.max_message_bytes)
             .max_encoding_message_size(options.max_message_bytes);
         Ok(Self {
             inner,
+            credentials,
             read: options.read,
             write: options.write,
             max_message_bytes: options.max_message_bytes,
@@ -274,6 +316,33 @@ impl FlightClient {
             .await?
             .ok_or_else(|| FlightError::protocol("the handshake got no answer"))?;
         Ok(answer.payload)
+    }
+
+    /// Obtains the server's bearer token by a handshake with HTTP basic credentials (what
+    /// Arrow's clients call `authenticate_basic_token`), and sends it with every later call
+    /// of this client and its clones. Returns the token.
+    ///
+    /// # Errors
+    /// If the server refuses the credentials or answers no bearer token.
+    pub async fn authenticate_basic(&mut self, user: &str, password: &str) -> Result<String> {
+        let encoded = STANDARD.encode(format!("{user}:{password}"));
+        let basic = format!("Basic {encoded}")
+            .parse::<MetadataValue<Ascii>>()
+            .map_err(|_| FlightError::protocol("the credentials are not a valid header value"))?;
+        let mut request = Request::new(stream::iter(Vec::<HandshakeRequest>::new()));
+        request.metadata_mut().insert("authorization", basic);
+        let response = self.inner.handshake(request).await?;
+        let bearer = response
+            .metadata()
+            .get("authorization")
+            .filter(|value| value.to_str().is_ok_and(|v| v.starts_with("Bearer ")))
+            .cloned()
+            .ok_or_else(|| FlightError::protocol("the handshake answered no bearer token"))?;
+        let mut answers = response.into_inner();
+        while answers.message().await?.is_some() {}
+        let token = bearer.to_str().unwrap_or_default()["Bearer ".len()..].to_string();
+        self.credentials.set(bearer);
+        Ok(token)
     }
 
     /// The flights matching `expression` (empty: all of them).

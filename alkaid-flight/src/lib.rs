@@ -62,6 +62,7 @@
 #[cfg(not(any(feature = "tls-aws-lc", feature = "tls-ring")))]
 compile_error!("alkaid-flight needs a TLS provider: enable its `tls-aws-lc` or `tls-ring` feature");
 
+mod auth;
 mod client;
 mod codec;
 mod decode;
@@ -98,7 +99,7 @@ pub use proto::{
     Action, ActionType, FlightDescriptor, FlightEndpoint, FlightInfo, PollInfo, PutResult, Ticket,
 };
 pub use schema::{schema_from_ipc, schema_to_ipc};
-pub use server::{RequestBodyWatch, ServerOptions, TokenCheck, serve};
+pub use server::{RequestBodyWatch, ServerOptions, serve};
 
 impl FlightDescriptor {
     /// A descriptor naming a flight by `path`.

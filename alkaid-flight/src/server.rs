@@ -1,6 +1,7 @@
-//! Serving a [`FlightService`] on a TCP listener: TLS, a bearer-token check before any
-//! method runs, message size limits, a shutdown signal, and FlightData answers sent from
-//! the batches' own buffers.
+//! Serving a [`FlightService`] on a TCP listener: TLS (with client certificates, if asked),
+//! a bearer-token check before any method runs and the basic-auth handshake that hands the
+//! token out (`auth.rs`), message size limits, a shutdown signal, and FlightData answers
+//! sent from the batches' own buffers.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,15 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
 use tokio::net::TcpListener;
+use tonic::Status;
 use tonic::codegen::{Service, http};
-use tonic::metadata::MetadataMap;
-use tonic::service::interceptor::InterceptedService;
 use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
-use tonic::{Request, Status};
+use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
+use crate::auth::Auth;
 use crate::client::{DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES, window_in_range};
-use crate::error::Result;
+use crate::error::{FlightError, Result};
 use crate::framing::{Pending, PiecewiseBody, Side};
 use crate::piecewise_service::Piecewise;
 use crate::proto::flight_service_server::{FlightService, FlightServiceServer};
@@ -26,7 +26,9 @@ use crate::proto::flight_service_server::{FlightService, FlightServiceServer};
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
     tls: Option<(Vec<u8>, Vec<u8>)>,
+    client_ca: Option<Vec<u8>>,
     token: Option<String>,
+    basic: Option<(String, String)>,
     max_message_bytes: usize,
     window_bytes: u32,
 }
@@ -35,7 +37,9 @@ impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             tls: None,
+            client_ca: None,
             token: None,
+            basic: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             window_bytes: DEFAULT_WINDOW_BYTES,
         }
@@ -49,10 +53,29 @@ impl ServerOptions {
         self
     }
 
+    /// Mutual TLS: with [`with_tls`](Self::with_tls), refuses a client that does not
+    /// present a certificate signed by the CA `ca_pem`.
+    pub fn with_client_ca(mut self, ca_pem: impl Into<Vec<u8>>) -> Self {
+        self.client_ca = Some(ca_pem.into());
+        self
+    }
+
     /// Answers every call that lacks `authorization: Bearer <token>` with
     /// `Unauthenticated`, before the method runs.
     pub fn with_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Hands the token of [`with_token`](Self::with_token) out by handshake: a `Handshake`
+    /// call whose `authorization` header is `Basic` with `user` and `password` is answered
+    /// with the header `authorization: Bearer <token>` (pyarrow's
+    /// `authenticate_basic_token`, and [`FlightClient::authenticate_basic`]); wrong ones
+    /// with `Unauthenticated`. A handshake without basic credentials goes to the service.
+    ///
+    /// [`FlightClient::authenticate_basic`]: crate::FlightClient::authenticate_basic
+    pub fn with_basic_auth(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.basic = Some((user.into(), password.into()));
         self
     }
 
@@ -68,43 +91,6 @@ impl ServerOptions {
     pub fn with_window_bytes(mut self, bytes: u32) -> Self {
         self.window_bytes = window_in_range(bytes);
         self
-    }
-}
-
-/// Checks the bearer token of every call.
-#[derive(Debug, Clone)]
-pub struct TokenCheck(Option<String>);
-
-impl TokenCheck {
-    fn admits(&self, metadata: &MetadataMap) -> bool {
-        let Some(token) = &self.0 else {
-            return true;
-        };
-        let Some(given) = metadata
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-        else {
-            return false;
-        };
-        // Compared in time that does not depend on where the bytes differ.
-        given.len() == token.len()
-            && given
-                .bytes()
-                .zip(token.bytes())
-                .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-                == 0
-    }
-}
-
-impl tonic::service::Interceptor for TokenCheck {
-    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
-        match self.admits(request.metadata()) {
-            true => Ok(request),
-            false => Err(Status::unauthenticated(
-                "this server needs the header `authorization: Bearer <token>` with its token",
-            )),
-        }
     }
 }
 
@@ -152,12 +138,13 @@ impl http_body::Body for WatchedBody {
     }
 }
 
-/// A service whose requests carry a [`RequestBodyWatch`] and a watched body, and whose
-/// responses with [`Pending`] messages send them as a [`PiecewiseBody`] of at most
-/// `max_message_bytes` a message.
+/// A service whose calls are checked by [`Auth`] first, whose requests carry a
+/// [`RequestBodyWatch`] and a watched body, and whose responses with [`Pending`] messages
+/// send them as a [`PiecewiseBody`] of at most `max_message_bytes` a message.
 #[derive(Debug, Clone)]
 struct Watched<S> {
     inner: S,
+    auth: Arc<Auth>,
     max_message_bytes: usize,
 }
 
@@ -184,6 +171,12 @@ where
     }
 
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
+        if !self.auth.admits(request.uri().path(), request.headers()) {
+            let refused = Status::unauthenticated(
+                "this server needs the header `authorization: Bearer <token>` with its token",
+            );
+            return Box::pin(async move { Ok(refused.into_http()) });
+        }
         let watch = RequestBodyWatch::default();
         let (mut parts, body) = request.into_parts();
         parts.extensions.insert(watch.clone());
@@ -215,11 +208,24 @@ pub async fn serve<S: FlightService>(
     options: ServerOptions,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
-    let flight = FlightServiceServer::new(Piecewise(service))
-        .max_decoding_message_size(options.max_message_bytes)
-        .max_encoding_message_size(options.max_message_bytes);
+    if options.basic.is_some() && options.token.is_none() {
+        return Err(FlightError::protocol(
+            "basic authentication hands out the server's token: set one (with_token)",
+        ));
+    }
+    let auth = Arc::new(Auth {
+        token: options.token,
+        basic: options.basic,
+    });
+    let flight = FlightServiceServer::new(Piecewise {
+        service,
+        auth: Arc::clone(&auth),
+    })
+    .max_decoding_message_size(options.max_message_bytes)
+    .max_encoding_message_size(options.max_message_bytes);
     let service = Watched {
-        inner: InterceptedService::new(flight, TokenCheck(options.token)),
+        inner: flight,
+        auth,
         max_message_bytes: options.max_message_bytes,
     };
     let mut server = Server::builder()
@@ -228,8 +234,11 @@ pub async fn serve<S: FlightService>(
         .initial_connection_window_size(Some(options.window_bytes))
         .max_frame_size(crate::client::MAX_FRAME_BYTES);
     if let Some((cert, key)) = &options.tls {
-        server =
-            server.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
+        let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
+        if let Some(ca) = &options.client_ca {
+            tls = tls.client_ca_root(Certificate::from_pem(ca));
+        }
+        server = server.tls_config(tls)?;
     }
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     server
@@ -285,6 +294,7 @@ mod tests {
             .unwrap();
         for pending in [Some(body.clone()), None] {
             let mut service = Watched {
+                auth: Arc::default(),
                 inner: Answer {
                     body: pending.clone(),
                 },
@@ -306,27 +316,5 @@ mod tests {
                 None => assert!(chunks.is_empty() && trailers.is_none()),
             }
         }
-    }
-
-    #[test]
-    fn only_the_exact_token_is_admitted() {
-        let check = TokenCheck(Some("s3cret".into()));
-        let with = |value: &str| {
-            let mut metadata = MetadataMap::new();
-            metadata.insert("authorization", value.parse().unwrap());
-            check.admits(&metadata)
-        };
-        assert!(with("Bearer s3cret"));
-        for wrong in [
-            "Bearer s3cre",
-            "Bearer s3cret!",
-            "bearer s3cret",
-            "s3cret",
-            "Bearer ",
-        ] {
-            assert!(!with(wrong), "{wrong}");
-        }
-        assert!(!check.admits(&MetadataMap::new()));
-        assert!(TokenCheck(None).admits(&MetadataMap::new()));
     }
 }

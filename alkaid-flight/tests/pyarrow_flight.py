@@ -10,6 +10,7 @@
         `raise-KIND` (an error of that kind) exist.
 
     python pyarrow_flight.py client URI DIR UPLOAD [--token T] [--ca CERT]
+                                   [--basic USER PASSWORD] [--identity CERT KEY]
         A pyarrow Flight client of an Alkaid server of DIR's files: lists the flights,
         fetches each and compares it with pyarrow's own read of the file, uploads the
         IPC file UPLOAD under the name `from-pyarrow.arrow`, and checks the errors of a
@@ -198,9 +199,20 @@ def client(args):
     if "--ca" in args:
         kwargs["tls_root_certs"] = open(args[args.index("--ca") + 1], "rb").read()
         kwargs["override_hostname"] = "localhost"
-    options = flight.FlightCallOptions(
-        headers=[(b"authorization", f"Bearer {token}".encode())] if token else [])
+    if "--identity" in args:
+        at = args.index("--identity")
+        kwargs["cert_chain"] = open(args[at + 1], "rb").read()
+        kwargs["private_key"] = open(args[at + 2], "rb").read()
+    headers = [(b"authorization", f"Bearer {token}".encode())] if token else []
     conn = flight.connect(uri, **kwargs)
+    if "--basic" in args:
+        at = args.index("--basic")
+        # The server hands its token out for the credentials: (b"authorization", b"Bearer ...").
+        pair = conn.authenticate_basic_token(args[at + 1], args[at + 2])
+        assert pair[1].startswith(b"Bearer "), pair
+        headers = [pair]
+        token = pair[1][len(b"Bearer "):].decode()
+    options = flight.FlightCallOptions(headers=headers)
     infos = list(conn.list_flights(options=options))
     names = sorted(info.descriptor.path[0].decode() for info in infos)
     files = sorted(n for n in os.listdir(directory) if not n.startswith("."))

@@ -8,6 +8,7 @@ mod common;
 #[path = "../peers/mod.rs"]
 mod peers;
 
+mod auth;
 mod faults;
 mod pyarrow;
 mod service;

@@ -462,23 +462,42 @@ fn pyarrow_client_reads_and_writes_through_an_alkaid_server() {
     let upload = uploads.join("upload.arrow");
     write_file(&upload, schema, batches);
     let runtime = runtime();
-    for (with_tls, token) in [(false, None), (true, Some("s3cret"))] {
+    // In the clear; over TLS with a token; over mutual TLS, the token obtained by pyarrow's
+    // basic-auth handshake (`authenticate_basic_token`).
+    for (with_tls, token, mutual) in [
+        (false, None, false),
+        (true, Some("s3cret"), false),
+        (true, Some("s3cret"), true),
+    ] {
         let mut options = ServerOptions::default();
         let mut client_args = Vec::new();
         let cert_dir = scratch("alkaid_server_tls");
+        let path = |name: &str| cert_dir.join(name).display().to_string();
         if with_tls {
-            let key = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-            let (cert, private) = (key.cert.pem(), key.signing_key.serialize_pem());
-            std::fs::write(cert_dir.join("cert.pem"), &cert).unwrap();
-            options = options.with_tls(cert.into_bytes(), private.into_bytes());
-            client_args.extend([
-                "--ca".to_string(),
-                cert_dir.join("cert.pem").display().to_string(),
-            ]);
+            let certs = crate::auth::Certificates::new();
+            std::fs::write(cert_dir.join("ca.pem"), &certs.ca).unwrap();
+            std::fs::write(cert_dir.join("client.pem"), &certs.client.0).unwrap();
+            std::fs::write(cert_dir.join("client.key"), &certs.client.1).unwrap();
+            options = options.with_tls(certs.server.0.clone(), certs.server.1.clone());
+            client_args.extend(["--ca".to_string(), path("ca.pem")]);
+            if mutual {
+                options = options.with_client_ca(certs.ca.clone());
+                client_args.extend([
+                    "--identity".to_string(),
+                    path("client.pem"),
+                    path("client.key"),
+                ]);
+            }
         }
         if let Some(token) = token {
             options = options.with_token(token);
-            client_args.extend(["--token".to_string(), token.to_string()]);
+            match mutual {
+                true => {
+                    options = options.with_basic_auth("ann", "pa55");
+                    client_args.extend(["--basic", "ann", "pa55"].map(String::from));
+                }
+                false => client_args.extend(["--token".to_string(), token.to_string()]),
+            }
         }
         let _ = std::fs::remove_file(dir.join("from-pyarrow.arrow"));
         let server = AlkaidServer::start(&runtime, DirectoryService::new(&dir), options);
