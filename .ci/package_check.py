@@ -56,6 +56,13 @@ def main():
         with tarfile.open(os.path.join(target, "package", f"{crate.name}-{version}.crate")) as t:
             t.extractall(scratch, filter="data")
         folder_of[crate.folder] = f"{crate.name}-{version}"
+    # Cargo writes every file of a package with one fixed old time (reproducible packages),
+    # and judges a path dependency fresh by its files' times: with a warm target directory
+    # the check of the packages before would be taken for this one's. Their files are
+    # dated now instead.
+    for folder, _, files in os.walk(scratch):
+        for name in files:
+            os.utime(os.path.join(folder, name))
     for crate in members:
         if not crate.published:
             folder_of[crate.folder] = crate.folder
