@@ -67,10 +67,13 @@ pub fn cat(
                     .map_err(|e| Failure::new(format!("batch {i}: {e}")))?,
             ]
         }
-        (_, Some(i)) => match input.batches().nth(i) {
-            Some(batch) => vec![batch?.0],
-            None => return Err(Failure::new(format!("{path}: the stream has no batch {i}"))),
-        },
+        (_, Some(i)) => {
+            let kind = input.kind();
+            match input.batches().nth(i) {
+                Some(batch) => vec![batch?.0],
+                None => return Err(Failure::new(format!("{path}: the {kind} has no batch {i}"))),
+            }
+        }
         (_, None) => {
             let mut kept = Vec::new();
             let mut rows = 0;
@@ -132,7 +135,7 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
     let mut source = Input::open(input, &options.selection)?;
     let footer = match &source {
         Input::File { reader, .. } => Some(reader.metadata().clone()),
-        Input::Stream { .. } => None,
+        Input::Stream { .. } | Input::Rows { .. } => None,
     };
     let write_options = WriteOptions::default().with_compression(options.compression);
     let mut sink = Sink::create(output, source.schema(), options.output, write_options)?;

@@ -1,7 +1,7 @@
 //! Opening an input of any supported form: a file (`ALKAID1` or `ARROW1` magic, found by
 //! looking) or a stream (with or without the continuation marker, any byte order), from a
 //! path (memory-mapped, so file batches are read without copying), from standard input, or
-//! from an object-store URL (`remote.rs`).
+//! from an object-store URL (`remote.rs`); or Parquet, CSV or JSON (`tabular.rs`).
 
 use std::fs::File;
 use std::io::Read;
@@ -9,11 +9,13 @@ use std::ops::Range;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
+use alkaid_formats::Batches;
 use alkaid_ipc::{BufferStreamReader, FileReader, ReadOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
 use crate::recognise::foreign_format;
+use crate::tabular::{self, From};
 
 /// An opened input: its bytes and how to read them.
 // One per command: the size of the larger variant costs nothing worth a box.
@@ -29,6 +31,15 @@ pub enum Input {
         reader: BufferStreamReader,
         batches: Range<usize>,
     },
+    /// Parquet, CSV or JSON: batches in order, of which those in `batches` are kept, each
+    /// with only `columns` when the reader did not select them.
+    Rows {
+        format: From,
+        reader: Batches,
+        schema: SchemaRef,
+        columns: Option<Vec<String>>,
+        batches: Range<usize>,
+    },
 }
 
 /// What to read of an input: the command-line options of the commands that read batches.
@@ -42,6 +53,10 @@ pub struct Selection {
     /// other batches are not read at all; a stream's earlier ones are decoded and dropped.
     #[arg(long, value_parser = batch_range)]
     pub batches: Option<Range<usize>>,
+    /// The input's format (by default: Parquet, CSV or JSON by the extension, `.parquet`,
+    /// `.csv`, `.json`/`.ndjson`, or Parquet's first bytes; IPC otherwise).
+    #[arg(long, value_enum)]
+    pub from: Option<From>,
 }
 
 /// `i..j`, `i..` (to `usize::MAX`) or `i` as a range of batch indices.
@@ -166,6 +181,31 @@ impl Input {
             None => ReadOptions::default(),
         };
         let batches = selection.batches.clone();
+        let format = match selection.from {
+            Some(format) => Some(format),
+            None if path == "-" || path.contains("://") => None,
+            None => From::of(path),
+        };
+        if let Some(format) = format.filter(|&f| f != From::Ipc) {
+            let reader = tabular::open(path, format, selection.columns.as_deref())?;
+            let schema = reader.schema();
+            // Parquet selected the columns as it read; the others are projected.
+            let columns = match format {
+                From::Parquet => None,
+                _ => selection.columns.clone(),
+            };
+            let schema = match &columns {
+                Some(names) => tabular::project_schema(&schema, names)?,
+                None => schema,
+            };
+            return Ok(Input::Rows {
+                format,
+                reader,
+                schema,
+                columns,
+                batches: batches.unwrap_or(0..usize::MAX),
+            });
+        }
         let (reader, stream) = Self::open_bytes(path, options.clone())?;
         let reader = match reader {
             Some(reader) => reader,
@@ -209,8 +249,13 @@ impl Input {
             return Ok((Some(Files::Local(reader)), Buffer::empty()));
         }
         if let Some(format) = foreign_format(&bytes) {
+            let hint = match format {
+                "delimited text (CSV)" => " (--from csv reads it)",
+                "JSON text" => " (--from json reads it, one object per line)",
+                _ => "",
+            };
             return Err(Failure::new(format!(
-                "{path} is {format}, not an IPC file or stream"
+                "{path} is {format}, not an IPC file or stream{hint}"
             )));
         }
         Ok((None, bytes))
@@ -221,14 +266,21 @@ impl Input {
         match self {
             Input::File { reader, .. } => reader.schema(),
             Input::Stream { reader, .. } => reader.schema(),
+            Input::Rows { schema, .. } => schema.clone(),
         }
     }
 
-    /// "file" or "stream".
+    /// "file", "stream", or the format.
     pub fn kind(&self) -> &'static str {
         match self {
             Input::File { .. } => "file",
             Input::Stream { .. } => "stream",
+            Input::Rows { format, .. } => match format {
+                From::Parquet => "Parquet file",
+                From::Csv => "CSV file",
+                From::Json => "JSON file",
+                From::Ipc => "file",
+            },
         }
     }
 
@@ -243,6 +295,29 @@ impl Input {
                     .batch_with_metadata(i)
                     .map_err(|e| Failure::new(e.to_string()))
             })),
+            Input::Rows {
+                reader,
+                columns,
+                batches,
+                ..
+            } => {
+                let (schema, columns) = (reader.schema(), columns.clone());
+                let range = batches.clone();
+                Box::new(
+                    reader
+                        .by_ref()
+                        .take(range.end)
+                        .skip(range.start)
+                        .map(move |batch| {
+                            let batch = batch.map_err(|e| Failure::new(e.to_string()))?;
+                            let batch = match &columns {
+                                Some(names) => tabular::project(&batch, names, &schema)?,
+                                None => batch,
+                            };
+                            Ok((batch, Metadata::new()))
+                        }),
+                )
+            }
             Input::Stream { reader, batches } => {
                 let mut index = 0;
                 Box::new(std::iter::from_fn(move || {

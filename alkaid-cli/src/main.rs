@@ -1,8 +1,10 @@
 //! `alkaid`: the command-line tool of the Alkaid columnar format.
 //!
 //! `alkaid demo` runs every layer on a million-row table; `schema`, `cat`, `validate`,
-//! `inspect`, `convert` and `integration` work on IPC files and streams in any supported form (`ALKAID1` or `ARROW1`
-//! files, streams with or without the continuation marker, either byte order). Exit status:
+//! `inspect`, `convert` and `integration` work on IPC files and streams in any supported
+//! form (`ALKAID1` or `ARROW1` files, streams with or without the continuation marker,
+//! either byte order), and `schema`, `cat`, `validate` and `convert` on Parquet, CSV and
+//! newline-delimited JSON too (by extension, or `--from` and `--to`). Exit status:
 //! 0 on success, 1 when the input or the work failed (with one line on standard error
 //! saying what and where), 2 for a usage error.
 
@@ -21,6 +23,7 @@ mod recognise;
 mod remote;
 #[cfg(feature = "sql")]
 mod sql;
+mod tabular;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -156,15 +159,16 @@ enum Command {
         #[arg(long)]
         output: Option<String>,
     },
-    /// Read a file or stream in any supported form and write it again, losing nothing:
-    /// metadata at every level, dictionaries and batch boundaries survive.
+    /// Read a file or stream in any supported form and write it again: IPC to IPC loses
+    /// nothing (metadata at every level, dictionaries and batch boundaries survive);
+    /// Parquet, CSV and JSON keep what their format holds.
     Convert {
         /// The input (`-` reads standard input).
         input: String,
         /// The output (`-` writes standard output).
         output: String,
-        /// Write a stream or a file (default: from the extension, `.arrows` a stream, else
-        /// a file).
+        /// What to write (default: from the extension: `.arrows` a stream, `.parquet`,
+        /// `.csv`, `.json`/`.ndjson` those formats, else an IPC file).
         #[arg(long, value_enum)]
         to: Option<Form>,
         /// Buffer compression.

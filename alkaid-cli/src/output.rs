@@ -1,25 +1,35 @@
-//! Where a command writes batches: an IPC file or stream, with the Arrow or the Alkaid
-//! magic, chosen from the output's extension unless the options say otherwise, so that
-//! `out.arrow` opens in every Arrow reader.
+//! Where a command writes batches: an IPC file or stream (with the Arrow or the Alkaid
+//! magic), Parquet, CSV or newline-delimited JSON, chosen from the output's extension
+//! unless the options say otherwise, so that `out.arrow` opens in every Arrow reader and
+//! `out.parquet` is Parquet.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use alkaid_array::RecordBatch;
+use alkaid_formats::csv::CsvWriter;
+use alkaid_formats::json::JsonWriter;
+use alkaid_formats::parquet::ParquetWriter;
 use alkaid_ipc::{FileDictionaries, FileWriter, IpcError, Magic, StreamWriter, WriteOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 use clap::ValueEnum;
 
 use crate::failure::Failure;
 
-/// Whether to write a stream or a file (`--to`).
+/// What to write (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Form {
     /// An IPC stream.
     Stream,
     /// An IPC file.
     File,
+    /// Parquet (zstd pages, page statistics).
+    Parquet,
+    /// CSV with a header line.
+    Csv,
+    /// Newline-delimited JSON.
+    Json,
 }
 
 /// The magic a file is written with (`--magic`).
@@ -33,17 +43,23 @@ pub enum FileMagic {
 
 /// How an output is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Output {
-    /// A file (random access) rather than a stream.
-    pub file: bool,
-    /// The file magic (a stream has none; it decides the metadata's key names).
-    pub magic: Magic,
+pub enum Output {
+    /// IPC: a file (random access) or a stream, and the magic (a stream has none; it
+    /// decides the metadata's key names).
+    Ipc { file: bool, magic: Magic },
+    /// Parquet.
+    Parquet,
+    /// CSV.
+    Csv,
+    /// Newline-delimited JSON.
+    Json,
 }
 
 impl Output {
     /// The output for `path`, from its extension: `.arrow`, `.feather` and `.ipc` are
-    /// Arrow files, `.arrows` an Arrow stream, `.alkaid` an Alkaid file, and anything else
-    /// (standard output, `-`, among them) an Alkaid file. `form` and `magic` override.
+    /// Arrow files, `.arrows` an Arrow stream, `.alkaid` an Alkaid file, `.parquet`,
+    /// `.csv`, `.json`, `.ndjson` and `.jsonl` those formats, and anything else (standard
+    /// output, `-`, among them) an Alkaid file. `form` and `magic` override.
     pub fn for_path(path: &str, form: Option<Form>, magic: Option<FileMagic>) -> Self {
         let extension = Path::new(path)
             .extension()
@@ -51,6 +67,9 @@ impl Output {
         let (by_extension, arrow) = match extension.as_deref() {
             Some("arrow" | "feather" | "ipc") => (Form::File, true),
             Some("arrows") => (Form::Stream, true),
+            Some("parquet" | "pq") => (Form::Parquet, false),
+            Some("csv") => (Form::Csv, false),
+            Some("json" | "ndjson" | "jsonl") => (Form::Json, false),
             _ => (Form::File, false),
         };
         let magic = match magic {
@@ -59,21 +78,26 @@ impl Output {
             None if arrow => Magic::Arrow,
             None => Magic::Alkaid,
         };
-        Self {
-            file: form.unwrap_or(by_extension) == Form::File,
-            magic,
+        match form.unwrap_or(by_extension) {
+            Form::File => Output::Ipc { file: true, magic },
+            Form::Stream => Output::Ipc { file: false, magic },
+            Form::Parquet => Output::Parquet,
+            Form::Csv => Output::Csv,
+            Form::Json => Output::Json,
         }
     }
 
-    /// "file" or "stream", and the magic, for messages.
+    /// What is written, for messages.
     pub fn describe(&self) -> String {
-        let magic = match self.magic {
-            Magic::Arrow => "ARROW1",
-            Magic::Alkaid => "ALKAID1",
-        };
-        match self.file {
-            true => format!("{magic} file"),
-            false => "stream".to_string(),
+        match self {
+            Output::Ipc { file: true, magic } => match magic {
+                Magic::Arrow => "ARROW1 file".to_string(),
+                Magic::Alkaid => "ALKAID1 file".to_string(),
+            },
+            Output::Ipc { file: false, .. } => "stream".to_string(),
+            Output::Parquet => "Parquet".to_string(),
+            Output::Csv => "CSV".to_string(),
+            Output::Json => "JSON lines".to_string(),
         }
     }
 }
@@ -85,34 +109,52 @@ pub struct Sink {
 }
 
 enum Writer {
-    File(FileWriter<Box<dyn Write>>),
-    Stream(StreamWriter<Box<dyn Write>>),
+    File(FileWriter<Box<dyn Write + Send>>),
+    Stream(StreamWriter<Box<dyn Write + Send>>),
+    Parquet(ParquetWriter<Box<dyn Write + Send>>),
+    Csv(CsvWriter<Box<dyn Write + Send>>),
+    Json(JsonWriter<Box<dyn Write + Send>>),
 }
 
 impl Sink {
-    /// Creates `path` and writes the schema; `options` gives the compression, `output`
-    /// the form and magic.
+    /// Creates `path` and writes the schema; `options` gives an IPC output's compression,
+    /// `output` the format.
     pub fn create(
         path: &str,
         schema: SchemaRef,
         output: Output,
         options: WriteOptions,
     ) -> Result<Self, Failure> {
-        let sink: Box<dyn Write> = if path == "-" {
-            Box::new(BufWriter::new(std::io::stdout().lock()))
+        let sink: Box<dyn Write + Send> = if path == "-" {
+            Box::new(BufWriter::new(std::io::stdout()))
         } else {
             let file = File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
             Box::new(BufWriter::new(file))
         };
-        // A stream may replace its dictionaries; a file takes each batch, unified onto the
-        // dictionary it holds.
-        let options = options
-            .with_magic(output.magic)
-            .with_file_dictionaries(FileDictionaries::Unify);
         let failed = |e: IpcError| Failure::new(format!("{path}: {e}"));
-        let writer = match output.file {
-            true => Writer::File(FileWriter::try_new(sink, schema, options).map_err(failed)?),
-            false => Writer::Stream(StreamWriter::try_new(sink, schema, options).map_err(failed)?),
+        let formats = |e: alkaid_formats::FormatError| Failure::new(format!("{path}: {e}"));
+        let writer = match output {
+            Output::Ipc { file, magic } => {
+                // A stream may replace its dictionaries; a file takes each batch, unified
+                // onto the dictionary it holds.
+                let options = options
+                    .with_magic(magic)
+                    .with_file_dictionaries(FileDictionaries::Unify);
+                match file {
+                    true => {
+                        Writer::File(FileWriter::try_new(sink, schema, options).map_err(failed)?)
+                    }
+                    false => Writer::Stream(
+                        StreamWriter::try_new(sink, schema, options).map_err(failed)?,
+                    ),
+                }
+            }
+            Output::Parquet => {
+                let options = alkaid_formats::parquet::WriteOptions::default();
+                Writer::Parquet(ParquetWriter::try_new(sink, schema, &options).map_err(formats)?)
+            }
+            Output::Csv => Writer::Csv(CsvWriter::new(sink, &Default::default())),
+            Output::Json => Writer::Json(JsonWriter::new(sink)),
         };
         Ok(Self {
             path: path.to_string(),
@@ -122,11 +164,18 @@ impl Sink {
 
     /// Writes `batch` with its message's custom metadata.
     pub fn write(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<(), Failure> {
-        let written = match &mut self.writer {
-            Writer::File(writer) => writer.write_with_metadata(batch, metadata),
-            Writer::Stream(writer) => writer.write_with_metadata(batch, metadata),
-        };
-        written.map_err(|e| self.failed(e))
+        let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{}: {e}", self.path));
+        match &mut self.writer {
+            Writer::File(writer) => writer
+                .write_with_metadata(batch, metadata)
+                .map_err(|e| failed(&e)),
+            Writer::Stream(writer) => writer
+                .write_with_metadata(batch, metadata)
+                .map_err(|e| failed(&e)),
+            Writer::Parquet(writer) => writer.write(batch).map_err(|e| failed(&e)),
+            Writer::Csv(writer) => writer.write(batch).map_err(|e| failed(&e)),
+            Writer::Json(writer) => writer.write(batch).map_err(|e| failed(&e)),
+        }
     }
 
     /// Ends the file (with `footer` as its footer's metadata; a stream has none) or
@@ -146,13 +195,16 @@ impl Sink {
                 writer.finish().map_err(failed)?;
                 writer.into_inner().map_err(failed)?
             }
+            Writer::Parquet(writer) => writer
+                .finish()
+                .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+            Writer::Csv(writer) => writer.finish(),
+            Writer::Json(writer) => writer
+                .finish()
+                .map_err(|e| Failure::new(format!("{path}: {e}")))?,
         };
         sink.flush()
             .map_err(|e| Failure::new(format!("{path}: {e}")))
-    }
-
-    fn failed(&self, e: IpcError) -> Failure {
-        Failure::new(format!("{}: {e}", self.path))
     }
 }
 
@@ -162,11 +214,11 @@ mod tests {
 
     #[test]
     fn the_extension_chooses_form_and_magic_unless_told() {
-        let arrow_file = Output {
+        let arrow_file = Output::Ipc {
             file: true,
             magic: Magic::Arrow,
         };
-        let alkaid_file = Output {
+        let alkaid_file = Output::Ipc {
             file: true,
             magic: Magic::Alkaid,
         };
@@ -176,9 +228,11 @@ mod tests {
         for path in ["out.alkaid", "-", "out", "out.bin", "arrow"] {
             assert_eq!(Output::for_path(path, None, None), alkaid_file, "{path}");
         }
-        let arrow_stream = Output::for_path("s.arrows", None, None);
-        assert!(!arrow_stream.file);
-        assert_eq!(arrow_stream.magic, Magic::Arrow);
+        let arrow_stream = Output::Ipc {
+            file: false,
+            magic: Magic::Arrow,
+        };
+        assert_eq!(Output::for_path("s.arrows", None, None), arrow_stream);
         assert_eq!(
             Output::for_path("out.arrow", None, Some(FileMagic::Alkaid)),
             alkaid_file
@@ -187,7 +241,25 @@ mod tests {
             Output::for_path("out.alkaid", None, Some(FileMagic::Arrow)),
             arrow_file
         );
-        assert!(!Output::for_path("out.arrow", Some(Form::Stream), None).file);
-        assert!(Output::for_path("s.arrows", Some(Form::File), None).file);
+        assert_eq!(
+            Output::for_path("out.arrow", Some(Form::Stream), None),
+            arrow_stream
+        );
+        assert_eq!(
+            Output::for_path("s.arrows", Some(Form::File), None),
+            arrow_file
+        );
+        for (path, output) in [
+            ("t.parquet", Output::Parquet),
+            ("t.CSV", Output::Csv),
+            ("t.ndjson", Output::Json),
+            ("t.jsonl", Output::Json),
+        ] {
+            assert_eq!(Output::for_path(path, None, None), output, "{path}");
+        }
+        assert_eq!(
+            Output::for_path("t.arrow", Some(Form::Parquet), None),
+            Output::Parquet
+        );
     }
 }

@@ -51,19 +51,20 @@ fn the_extension_chooses_magic_and_form_and_the_options_override() {
 #[test]
 fn inputs_that_are_not_ipc_are_named() {
     let dir = scratch("not_ipc");
+    // Without an extension that names the format, text is not taken for a stream.
     let cases: [(&str, &[u8], &str); 4] = [
         (
-            "t.parquet",
-            b"PAR1\x15\x04\x15\x00PAR1",
-            "is a Parquet file, not an IPC file",
+            "table",
+            b"a,b\n1,2\n",
+            "is delimited text (CSV), not an IPC file or stream (--from csv",
         ),
         (
-            "t.csv",
-            b"a,b\n1,2\n",
-            "is delimited text (CSV), not an IPC file",
+            "lines",
+            b"{\"a\": 1}\n",
+            "is JSON text, not an IPC file or stream (--from json",
         ),
-        ("t.json", b"{\"a\": 1}\n", "is JSON text, not an IPC file"),
         ("t.gz", b"\x1f\x8b\x08\x00\x00", "is a gzip-compressed file"),
+        ("notes", b"hello\n", "is text, not an IPC file"),
     ];
     for (name, bytes, expected) in cases {
         let path = dir.join(name);
@@ -78,6 +79,19 @@ fn inputs_that_are_not_ipc_are_named() {
             );
         }
     }
+    // With --from, they read.
+    let out = alkaid(&["cat", dir.join("table").to_str().unwrap(), "--from", "csv"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A broken Parquet file is an error naming it.
+    let broken = dir.join("broken.parquet");
+    std::fs::write(&broken, b"PAR1\x15\x04\x15\x00PAR1").unwrap();
+    let out = alkaid(&["cat", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("broken.parquet"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = alkaid(&["cat", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
@@ -86,6 +100,69 @@ fn inputs_that_are_not_ipc_are_named() {
         "{stderr}"
     );
     assert!(stderr.contains("--table"), "{stderr}");
+}
+
+#[test]
+fn parquet_csv_and_json_convert_both_ways() {
+    let dir = scratch("tabular");
+    let source = fixture("all_types.arrow");
+    let columns = "int64,utf8,float64,bool,date32,ts_us,dictionary,nested";
+    let expected = text(&alkaid(&["cat", &source, "--columns", columns]).stdout);
+    let parquet = dir.join("t.parquet");
+    let run = alkaid(&[
+        "convert",
+        &source,
+        parquet.to_str().unwrap(),
+        "--columns",
+        columns,
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(std::fs::read(&parquet).unwrap().starts_with(b"PAR1"));
+    let cat = |path: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["cat", path.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = alkaid(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert_eq!(cat(&parquet, &[]), expected);
+    // Found by its first bytes, whatever its name.
+    let unnamed = dir.join("t.data");
+    std::fs::copy(&parquet, &unnamed).unwrap();
+    assert_eq!(cat(&unnamed, &[]), expected);
+    // Parquet selects columns as it reads.
+    let two = cat(&parquet, &["--columns", "utf8,int64"]);
+    assert!(two.contains("utf8") && !two.contains("float64"), "{two}");
+    // Back to IPC, and on to CSV and JSON (the flat columns) and back.
+    let arrow = dir.join("back.arrow");
+    let run = alkaid(&[
+        "convert",
+        parquet.to_str().unwrap(),
+        arrow.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(cat(&arrow, &[]), expected);
+    let flat = "int64,utf8,float64,bool";
+    let flat_expected = text(&alkaid(&["cat", &source, "--columns", flat]).stdout);
+    for name in ["t.csv", "t.ndjson"] {
+        let path = dir.join(name);
+        let run = alkaid(&[
+            "convert",
+            &source,
+            path.to_str().unwrap(),
+            "--columns",
+            flat,
+        ]);
+        assert!(run.status.success(), "{name}: {}", text(&run.stderr));
+        // JSON inference orders the keys it finds by name: asked for in the source's order.
+        assert_eq!(cat(&path, &["--columns", flat]), flat_expected, "{name}");
+    }
+    let schema = alkaid(&["schema", dir.join("t.csv").to_str().unwrap()]);
+    assert!(
+        text(&schema.stdout).contains("int64: Int64"),
+        "{}",
+        text(&schema.stdout)
+    );
 }
 
 #[test]

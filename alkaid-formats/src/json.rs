@@ -1,0 +1,156 @@
+//! Newline-delimited JSON, with arrow-rs's `arrow-json`: one object per line, read with a
+//! schema inferred from the first lines (nested objects as structs, arrays as lists) or
+//! given, and written.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use alkaid_array::RecordBatch;
+use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
+use alkaid_schema::SchemaRef;
+use arrow_json::reader::infer_json_schema_from_seekable;
+use arrow_json::{LineDelimitedWriter, ReaderBuilder};
+
+use crate::batches::Batches;
+use crate::error::{FormatError, Result};
+
+/// How newline-delimited JSON is read.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    schema: Option<SchemaRef>,
+    infer_rows: usize,
+    batch_size: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            schema: None,
+            infer_rows: 1000,
+            batch_size: 8192,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Reads with `schema` instead of inferring one (fields it lacks are not read).
+    pub fn with_schema(mut self, schema: SchemaRef) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// How many lines schema inference reads (1,000 by default).
+    pub fn with_infer_rows(mut self, rows: usize) -> Self {
+        self.infer_rows = rows.max(1);
+        self
+    }
+
+    /// Rows per batch (8,192 by default).
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+}
+
+/// The batches of the newline-delimited JSON file at `path`.
+///
+/// # Errors
+/// If the file cannot be opened, or inferring its schema fails.
+pub fn read(path: impl AsRef<Path>) -> Result<Batches> {
+    read_with(path, ReadOptions::default())
+}
+
+/// The batches of the newline-delimited JSON file at `path`, read with `options`.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches> {
+    let place = path.as_ref().display().to_string();
+    let file = File::open(path).map_err(|e| FormatError::new(&place, e))?;
+    reader(BufReader::new(file), place, options)
+}
+
+/// The batches of the newline-delimited JSON `input` (named `place` in errors).
+///
+/// # Errors
+/// If reading or inferring the schema fails.
+pub fn reader<R: BufRead + Seek + Send + 'static>(
+    mut input: R,
+    place: String,
+    options: ReadOptions,
+) -> Result<Batches> {
+    let failed = |e: arrow_schema_60::ArrowError| FormatError::new(&place, e);
+    let schema = match &options.schema {
+        Some(schema) => Arc::new(schema_to_arrow(schema)),
+        None => {
+            let (schema, _) = infer_json_schema_from_seekable(&mut input, Some(options.infer_rows))
+                .map_err(failed)?;
+            input
+                .seek(SeekFrom::Start(0))
+                .map_err(|e| FormatError::new(&place, e))?;
+            Arc::new(schema)
+        }
+    };
+    let reader = ReaderBuilder::new(Arc::clone(&schema))
+        .with_batch_size(options.batch_size)
+        .build(input)
+        .map_err(failed)?;
+    Batches::new(place, &schema, reader)
+}
+
+/// Alkaid batches being written as newline-delimited JSON: one object per row, nulls left
+/// out.
+pub struct JsonWriter<W: Write> {
+    inner: LineDelimitedWriter<W>,
+}
+
+impl<W: Write> JsonWriter<W> {
+    /// A writer to `sink`.
+    pub fn new(sink: W) -> Self {
+        Self {
+            inner: LineDelimitedWriter::new(sink),
+        }
+    }
+
+    /// Writes `batch`.
+    ///
+    /// # Errors
+    /// If a column's type has no JSON form or writing fails.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.inner
+            .write(&batch_to_arrow(batch))
+            .map_err(|e| FormatError::new("writing JSON", e))
+    }
+
+    /// Ends the output and hands the sink back.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn finish(mut self) -> Result<W> {
+        self.inner
+            .finish()
+            .map_err(|e| FormatError::new("writing JSON", e))?;
+        Ok(self.inner.into_inner())
+    }
+}
+
+/// Writes `batches` as the newline-delimited JSON file at `path`.
+///
+/// # Errors
+/// If the file cannot be created or a batch cannot be written.
+pub fn write(path: impl AsRef<Path>, batches: impl IntoIterator<Item = RecordBatch>) -> Result<()> {
+    let place = path.as_ref().display().to_string();
+    let file = File::create(&path).map_err(|e| FormatError::new(&place, e))?;
+    let mut writer = JsonWriter::new(BufWriter::new(file));
+    for batch in batches {
+        writer
+            .write(&batch)
+            .map_err(|e| FormatError::new(&place, e))?;
+    }
+    writer
+        .finish()?
+        .flush()
+        .map_err(|e| FormatError::new(&place, e))
+}

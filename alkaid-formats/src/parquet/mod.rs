@@ -1,0 +1,11 @@
+//! Parquet, with arrow-rs's `parquet` crate: [`read`] a file (or [`read_bytes`]) as Alkaid
+//! batches, with a projection, a choice of row groups and a row limit; [`ParquetWriter`]
+//! and [`write()`] with a codec, row-group size, dictionary encoding, statistics and
+//! key-value metadata. The Arrow schema is stored in the file, so that pyarrow (and this
+//! reader) read back the same types: dictionaries, time zones, large and view types.
+
+mod read;
+mod write;
+
+pub use read::{ReadOptions, read, read_bytes, read_with};
+pub use write::{Codec, ParquetWriter, Statistics, WriteOptions, write};

@@ -1,0 +1,275 @@
+//! Writing Alkaid batches as Parquet.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use alkaid_array::RecordBatch;
+use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
+use alkaid_compute::{CastOptions, cast};
+use alkaid_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+use crate::error::{FormatError, Result};
+
+/// A Parquet page codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// Pages as they are.
+    Uncompressed,
+    /// Snappy (pyarrow's default).
+    Snappy,
+    /// Gzip at a level from 0 to 9.
+    Gzip(u32),
+    /// Brotli at a level from 0 to 11.
+    Brotli(u32),
+    /// LZ4 (the raw form Parquet calls `LZ4_RAW`).
+    Lz4,
+    /// Zstandard at a level from 1 to 22.
+    Zstd(i32),
+}
+
+/// Which statistics a writer keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statistics {
+    /// None.
+    None,
+    /// Per column chunk (row group), which readers prune row groups with.
+    Chunk,
+    /// Per page too, with the page index (the default).
+    Page,
+}
+
+/// How a Parquet file is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    codec: Codec,
+    row_group_rows: usize,
+    dictionary: bool,
+    statistics: Statistics,
+    coerce_types: bool,
+    metadata: Vec<(String, String)>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        Self {
+            codec: Codec::Zstd(3),
+            row_group_rows: 1 << 20,
+            dictionary: true,
+            statistics: Statistics::Page,
+            coerce_types: true,
+            metadata: Vec::new(),
+        }
+    }
+}
+
+impl WriteOptions {
+    /// The page codec (zstd at level 3 by default).
+    pub fn with_codec(mut self, codec: Codec) -> Self {
+        self.codec = codec;
+        self
+    }
+
+    /// Rows per row group (1,048,576 by default; at least 1).
+    pub fn with_row_group_rows(mut self, rows: usize) -> Self {
+        self.row_group_rows = rows.max(1);
+        self
+    }
+
+    /// Whether columns are dictionary-encoded where it pays (on by default).
+    pub fn with_dictionary(mut self, dictionary: bool) -> Self {
+        self.dictionary = dictionary;
+        self
+    }
+
+    /// Which statistics are kept ([`Statistics::Page`] by default).
+    pub fn with_statistics(mut self, statistics: Statistics) -> Self {
+        self.statistics = statistics;
+        self
+    }
+
+    /// Whether types Parquet has no form for are stored as the nearest type other readers
+    /// understand (on by default), as pyarrow stores them: `Date64` as `Date32`, times and
+    /// timestamps in seconds as milliseconds (top-level columns), list and map entries
+    /// under the names the Parquet specification gives. Off, they are stored as arrow-rs
+    /// stores them, which arrow-rs (and this crate) read back exactly but pyarrow reads as
+    /// plain integers.
+    pub fn with_coerce_types(mut self, coerce: bool) -> Self {
+        self.coerce_types = coerce;
+        self
+    }
+
+    /// Adds a key-value pair to the file's metadata (the schema's own metadata is kept
+    /// too, in the stored Arrow schema).
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.metadata.push((key.into(), value.into()));
+        self
+    }
+
+    fn properties(&self) -> Result<WriterProperties> {
+        let bad = |e: parquet::errors::ParquetError| FormatError::new("the codec's level", e);
+        let compression = match self.codec {
+            Codec::Uncompressed => Compression::UNCOMPRESSED,
+            Codec::Snappy => Compression::SNAPPY,
+            Codec::Gzip(level) => Compression::GZIP(GzipLevel::try_new(level).map_err(bad)?),
+            Codec::Brotli(level) => Compression::BROTLI(BrotliLevel::try_new(level).map_err(bad)?),
+            Codec::Lz4 => Compression::LZ4_RAW,
+            Codec::Zstd(level) => Compression::ZSTD(ZstdLevel::try_new(level).map_err(bad)?),
+        };
+        let statistics = match self.statistics {
+            Statistics::None => EnabledStatistics::None,
+            Statistics::Chunk => EnabledStatistics::Chunk,
+            Statistics::Page => EnabledStatistics::Page,
+        };
+        let metadata = (!self.metadata.is_empty()).then(|| {
+            self.metadata
+                .iter()
+                .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
+                .collect()
+        });
+        Ok(WriterProperties::builder()
+            .set_compression(compression)
+            .set_max_row_group_row_count(Some(self.row_group_rows))
+            .set_dictionary_enabled(self.dictionary)
+            .set_statistics_enabled(statistics)
+            .set_key_value_metadata(metadata)
+            .set_coerce_types(self.coerce_types)
+            .build())
+    }
+}
+
+/// Alkaid batches being written as a Parquet file. Nothing is complete until
+/// [`finish`](Self::finish): a Parquet file's footer is written last.
+pub struct ParquetWriter<W: Write + Send> {
+    inner: ArrowWriter<W>,
+    /// The batches' schema.
+    schema: SchemaRef,
+    /// The schema stored: the batches', or with seconds as milliseconds.
+    stored: SchemaRef,
+}
+
+impl<W: Write + Send> ParquetWriter<W> {
+    /// A writer of batches of `schema` to `sink`.
+    ///
+    /// # Errors
+    /// If a codec level is out of range, or arrow-rs cannot write the schema.
+    pub fn try_new(sink: W, schema: SchemaRef, options: &WriteOptions) -> Result<Self> {
+        let stored = match options.coerce_types {
+            true => in_milliseconds(&schema),
+            false => schema.clone(),
+        };
+        let arrow_schema = Arc::new(schema_to_arrow(&stored));
+        let inner = ArrowWriter::try_new(sink, arrow_schema, Some(options.properties()?))
+            .map_err(|e| FormatError::new("writing Parquet", e))?;
+        Ok(Self {
+            inner,
+            schema,
+            stored,
+        })
+    }
+
+    /// Writes `batch`.
+    ///
+    /// # Errors
+    /// If its schema is not the writer's, or writing fails.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if !batch.schema().eq_ignoring_metadata(&self.schema) {
+            return Err(FormatError::new(
+                "writing Parquet",
+                format!(
+                    "the batch's schema ({}) differs from the writer's ({})",
+                    batch.schema(),
+                    self.schema
+                ),
+            ));
+        }
+        let written = match Arc::ptr_eq(&self.schema, &self.stored) {
+            true => batch.clone(),
+            false => {
+                let columns = batch
+                    .columns()
+                    .iter()
+                    .zip(self.stored.fields().iter())
+                    .map(
+                        |(column, field)| match column.data_type() == field.data_type() {
+                            true => Ok(column.clone()),
+                            false => cast(column.as_ref(), field.data_type(), CastOptions::STRICT),
+                        },
+                    )
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| FormatError::new("writing Parquet", e))?;
+                RecordBatch::try_new(self.stored.clone(), columns)
+                    .map_err(|e| FormatError::new("writing Parquet", e))?
+            }
+        };
+        self.inner
+            .write(&batch_to_arrow(&written))
+            .map_err(|e| FormatError::new("writing Parquet", e))
+    }
+
+    /// Writes the last row group and the footer, and hands the sink back.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn finish(self) -> Result<W> {
+        self.inner
+            .into_inner()
+            .map_err(|e| FormatError::new("writing Parquet", e))
+    }
+}
+
+/// Writes `batches` (of `schema`) as the Parquet file at `path`.
+///
+/// # Errors
+/// If the file cannot be created or a batch cannot be written.
+pub fn write(
+    path: impl AsRef<Path>,
+    schema: SchemaRef,
+    batches: impl IntoIterator<Item = RecordBatch>,
+    options: &WriteOptions,
+) -> Result<()> {
+    let place = path.as_ref().display().to_string();
+    let file = File::create(&path).map_err(|e| FormatError::new(&place, e))?;
+    let mut writer = ParquetWriter::try_new(BufWriter::new(file), schema, options)?;
+    for batch in batches {
+        writer.write(&batch)?;
+    }
+    writer
+        .finish()?
+        .flush()
+        .map_err(|e| FormatError::new(&place, e))
+}
+
+/// `schema` with its top-level times and timestamps in seconds in milliseconds: Parquet
+/// has no seconds unit, and a column arrow-rs writes in seconds is a plain integer to
+/// pyarrow. The same schema (shared) when there are none.
+fn in_milliseconds(schema: &SchemaRef) -> SchemaRef {
+    let coerced = |data_type: &DataType| match data_type {
+        DataType::Time(TimeUnit::Second) => Some(DataType::Time(TimeUnit::Millisecond)),
+        DataType::Timestamp(TimeUnit::Second, zone) => {
+            Some(DataType::Timestamp(TimeUnit::Millisecond, zone.clone()))
+        }
+        _ => None,
+    };
+    if !schema
+        .fields()
+        .iter()
+        .any(|f| coerced(f.data_type()).is_some())
+    {
+        return schema.clone();
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match coerced(f.data_type()) {
+            Some(data_type) => f.as_ref().clone().with_data_type(data_type),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new(fields).with_metadata(schema.metadata().clone()))
+}
