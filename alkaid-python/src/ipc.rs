@@ -81,7 +81,7 @@ pub fn read_ipc_file(
 
 /// The schema and batches of `data`: an Alkaid batch or reader, or any stream or batch
 /// producer.
-fn batches_of(data: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Batches)> {
+pub(crate) fn batches_of(data: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Batches)> {
     if let Ok(batch) = data.cast::<PyRecordBatch>() {
         let batch: RecordBatch = batch.get().0.clone();
         return Ok((batch.schema().clone(), Box::new(std::iter::once(Ok(batch)))));

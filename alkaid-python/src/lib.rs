@@ -6,8 +6,8 @@
 //! `__arrow_c_array__`, `__arrow_c_stream__` and the device variants), so that pyarrow,
 //! Polars, DuckDB and any other consumer take them without a copy; `alkaid.array`,
 //! `alkaid.record_batch`, `alkaid.reader` and `alkaid.schema` take any producer's data
-//! the same way, checked before use. IPC reading and writing, validation and the select
-//! kernels come with it.
+//! the same way, checked before use. IPC, Parquet, CSV and JSON reading and writing,
+//! validation and the select kernels come with it.
 //!
 //! For a pyo3 extension of your own, depend on this crate as a library: its classes
 //! convert from Alkaid values, so a function returns Alkaid data to Python in one line,
@@ -31,6 +31,7 @@ pub mod capsule;
 mod array;
 mod batch;
 mod error;
+mod formats;
 mod ipc;
 mod reader;
 mod schema;
@@ -93,6 +94,12 @@ fn alkaid_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ipc::read_ipc_file, m)?)?;
     m.add_function(wrap_pyfunction!(ipc::write_ipc_stream, m)?)?;
     m.add_function(wrap_pyfunction!(ipc::write_ipc_file, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::read_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::write_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::read_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::write_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::read_json, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::write_json, m)?)?;
     m.add_function(wrap_pyfunction!(select::filter, m)?)?;
     m.add_function(wrap_pyfunction!(select::take, m)?)?;
     m.add_function(wrap_pyfunction!(select::concat, m)?)?;

@@ -16,9 +16,11 @@ use std::io::Cursor;
 mod c_data;
 mod cast;
 mod formats;
+mod tabular;
 pub use c_data::c_data;
 pub use cast::cast_text;
 pub use formats::{integration_json, tensor};
+pub use tabular::{csv, json, parquet};
 
 use alkaid_array::display::format_value;
 use alkaid_array::{RecordBatch, make_array};

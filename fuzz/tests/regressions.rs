@@ -6,7 +6,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 8] = [
+const TARGETS: [(&str, Target); 11] = [
     ("ipc_stream", alkaid_fuzz::ipc_stream),
     ("ipc_file", alkaid_fuzz::ipc_file),
     ("ipc_zero_copy", alkaid_fuzz::ipc_zero_copy),
@@ -15,6 +15,9 @@ const TARGETS: [(&str, Target); 8] = [
     ("tensor", alkaid_fuzz::tensor),
     ("integration_json", alkaid_fuzz::integration_json),
     ("cast_text", alkaid_fuzz::cast_text),
+    ("parquet", alkaid_fuzz::parquet),
+    ("csv", alkaid_fuzz::csv),
+    ("json", alkaid_fuzz::json),
 ];
 
 fn files(dir: &Path) -> Vec<std::path::PathBuf> {

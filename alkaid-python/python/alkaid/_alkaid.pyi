@@ -1,7 +1,7 @@
 """Type stubs of the extension module (alkaid-python, Rust)."""
 
 from os import PathLike
-from typing import Any, BinaryIO, Iterator, Optional, Sequence, Union
+from typing import Any, BinaryIO, Iterator, Optional, Sequence, Tuple, Union
 
 Source = Union[bytes, bytearray, memoryview, str, PathLike, BinaryIO]
 Sink = Union[None, str, PathLike, BinaryIO]
@@ -121,6 +121,18 @@ def write_ipc_stream(data: Any, sink: Sink = None, compression: Optional[str] = 
     """Writes an IPC stream; returns the bytes when ``sink`` is None."""
 def write_ipc_file(data: Any, sink: Sink = None, compression: Optional[str] = None) -> Optional[bytes]:
     """Writes an IPC file (``ARROW1``); returns the bytes when ``sink`` is None."""
+def read_parquet(path: Any, columns: Optional[Sequence[str]] = None, row_groups: Optional[Sequence[int]] = None, limit: Optional[int] = None, batch_size: int = 8192) -> RecordBatchReader:
+    """Reads a Parquet file: only ``columns`` (``a.b`` for a struct's field), ``row_groups``, at most ``limit`` rows."""
+def write_parquet(data: Any, path: Any, compression: str = "zstd", compression_level: Optional[int] = None, row_group_size: Optional[int] = None, metadata: Optional[Sequence[Tuple[str, str]]] = None) -> None:
+    """Writes a batch, reader or producer as a Parquet file."""
+def read_csv(path: Any, delimiter: str = ",", header: bool = True, nulls: Optional[Sequence[str]] = None, batch_size: int = 8192) -> RecordBatchReader:
+    """Reads a CSV file, its column types inferred from the first rows."""
+def write_csv(data: Any, path: Any, delimiter: str = ",", header: bool = True) -> None:
+    """Writes a batch, reader or producer as CSV."""
+def read_json(path: Any, batch_size: int = 8192) -> RecordBatchReader:
+    """Reads newline-delimited JSON, its schema inferred from the first lines."""
+def write_json(data: Any, path: Any) -> None:
+    """Writes a batch, reader or producer as newline-delimited JSON."""
 def filter(array: Any, mask: Any) -> Array:
     """The values where ``mask`` is true."""
 def take(array: Any, indices: Any) -> Array:
