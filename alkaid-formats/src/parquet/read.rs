@@ -7,7 +7,8 @@ use arrow_array_60::RecordBatchReader;
 use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::file::reader::ChunkReader;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::{ChunkReader, Length};
 
 use crate::batches::Batches;
 use crate::error::{FormatError, Result};
@@ -93,7 +94,9 @@ fn open<T: ChunkReader + 'static>(
     options: ReadOptions,
 ) -> Result<Batches> {
     let failed = |e: parquet::errors::ParquetError| FormatError::new(&place, e);
+    let file_len = reader.len();
     let mut builder = ParquetRecordBatchReaderBuilder::try_new(reader).map_err(failed)?;
+    check_chunks(builder.metadata(), file_len).map_err(|e| FormatError::new(&place, e))?;
     if let Some(names) = &options.columns {
         let parquet_schema = builder.parquet_schema();
         let paths: Vec<String> = parquet_schema
@@ -134,4 +137,31 @@ fn open<T: ChunkReader + 'static>(
         .map_err(failed)?;
     let schema = reader.schema();
     Batches::new(place, &schema, reader)
+}
+
+/// Checks that every column chunk the footer lists lies inside the file. arrow-rs trusts
+/// these numbers and panics on a negative one (found by the `parquet` fuzz target), so a
+/// hostile footer is refused here, naming the row group and column.
+fn check_chunks(metadata: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for (c, chunk) in group.columns().iter().enumerate() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or_else(|| chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(start, len)| start.checked_add(len))
+                .is_some_and(|end| end <= file_len);
+            if !inside {
+                return Err(format!(
+                    "row group {g}, column {c} ({}): {len} bytes at {start} lie outside the \
+                     {file_len}-byte file",
+                    chunk.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
 }

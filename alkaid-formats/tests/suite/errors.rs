@@ -123,6 +123,16 @@ fn bad_input_is_an_error_naming_the_file() {
         "{err}"
     );
 
+    // A footer with a column chunk at a negative offset (arrow-rs panics on it; the fuzz
+    // target found it).
+    let hostile = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions/parquet/negative_chunk_offset");
+    let err = parquet::read(&hostile)
+        .and_then(|b| b.collect_all())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("lie outside the"), "{err}");
+
     let ragged = dir.join("ragged.csv");
     std::fs::write(&ragged, "a,b\n1,2\n3\n").unwrap();
     let err = csv::read(&ragged)
