@@ -8,9 +8,9 @@ use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::ParquetMetaData;
-use parquet::file::reader::{ChunkReader, Length};
+use parquet::file::reader::ChunkReader;
 
-use crate::batches::Batches;
+use crate::batches::{Batches, unpanicked};
 use crate::error::{FormatError, Result};
 
 /// What to read of a Parquet file.
@@ -95,7 +95,9 @@ fn open<T: ChunkReader + 'static>(
 ) -> Result<Batches> {
     let failed = |e: parquet::errors::ParquetError| FormatError::new(&place, e);
     let file_len = reader.len();
-    let mut builder = ParquetRecordBatchReaderBuilder::try_new(reader).map_err(failed)?;
+    let mut builder = unpanicked(|| ParquetRecordBatchReaderBuilder::try_new(reader))
+        .map_err(|e| FormatError::new(&place, e))?
+        .map_err(failed)?;
     check_chunks(builder.metadata(), file_len).map_err(|e| FormatError::new(&place, e))?;
     if let Some(names) = &options.columns {
         let parquet_schema = builder.parquet_schema();
@@ -131,9 +133,8 @@ fn open<T: ChunkReader + 'static>(
     if let Some(limit) = options.limit {
         builder = builder.with_limit(limit);
     }
-    let reader = builder
-        .with_batch_size(options.batch_size)
-        .build()
+    let reader = unpanicked(|| builder.with_batch_size(options.batch_size).build())
+        .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
     let schema = reader.schema();
     Batches::new(place, &schema, reader)

@@ -132,6 +132,14 @@ fn bad_input_is_an_error_naming_the_file() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("lie outside the"), "{err}");
+    // A page that needs a dictionary its chunk lacks: arrow-rs panics deep in decoding;
+    // the panic is an error here, and the process goes on.
+    let hostile = hostile.with_file_name("page_without_its_dictionary");
+    let err = parquet::read(&hostile)
+        .and_then(|b| b.collect_all())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the reader failed on invalid input"), "{err}");
 
     let ragged = dir.join("ragged.csv");
     std::fs::write(&ragged, "a,b\n1,2\n3\n").unwrap();
