@@ -70,3 +70,15 @@ def test_csv_and_json_both_ways(tmp_path, table):
     assert read.column("n").to_pylist() == [1, None, 3, 4]
     with pytest.raises(alkaid.AlkaidError, match="not one ASCII character"):
         alkaid.read_csv(path, delimiter="ab")
+
+
+def test_polars_and_duckdb_read_the_parquet_alkaid_writes(tmp_path, table):
+    polars = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    flat = table.select(["n", "s", "f", "t"])
+    path = tmp_path / "t.parquet"
+    alkaid.write_parquet(alkaid.record_batch(flat.to_batches()[0]), path, row_group_size=2)
+    frame = polars.read_parquet(path)
+    assert frame.to_arrow().to_pydict() == flat.to_pydict()
+    rows = duckdb.sql(f"SELECT n, s FROM read_parquet('{path}') ORDER BY n NULLS FIRST").fetchall()
+    assert rows == [(None, "ünï ✓"), (1, "a"), (3, None), (4, 'quote " and, comma')]
