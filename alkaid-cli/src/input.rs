@@ -15,7 +15,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
 use crate::recognise::foreign_format;
-use crate::tabular::{self, From};
+use crate::tabular::{self, InputFormat};
 
 /// An opened input: its bytes and how to read them.
 // One per command: the size of the larger variant costs nothing worth a box.
@@ -34,7 +34,7 @@ pub enum Input {
     /// Parquet, CSV or JSON: batches in order, of which those in `batches` are kept, each
     /// with only `columns` when the reader did not select them.
     Rows {
-        format: From,
+        format: InputFormat,
         reader: Batches,
         schema: SchemaRef,
         columns: Option<Vec<String>>,
@@ -56,7 +56,7 @@ pub struct Selection {
     /// The input's format (by default: Parquet, CSV or JSON by the extension, `.parquet`,
     /// `.csv`, `.json`/`.ndjson`, or Parquet's first bytes; IPC otherwise).
     #[arg(long, value_enum)]
-    pub from: Option<From>,
+    pub from: Option<InputFormat>,
 }
 
 /// `i..j`, `i..` (to `usize::MAX`) or `i` as a range of batch indices.
@@ -184,14 +184,14 @@ impl Input {
         let format = match selection.from {
             Some(format) => Some(format),
             None if path == "-" || path.contains("://") => None,
-            None => From::of(path),
+            None => InputFormat::of(path),
         };
-        if let Some(format) = format.filter(|&f| f != From::Ipc) {
+        if let Some(format) = format.filter(|&f| f != InputFormat::Ipc) {
             let reader = tabular::open(path, format, selection.columns.as_deref())?;
             let schema = reader.schema();
             // Parquet selected the columns as it read; the others are projected.
             let columns = match format {
-                From::Parquet => None,
+                InputFormat::Parquet => None,
                 _ => selection.columns.clone(),
             };
             let schema = match &columns {
@@ -276,10 +276,10 @@ impl Input {
             Input::File { .. } => "file",
             Input::Stream { .. } => "stream",
             Input::Rows { format, .. } => match format {
-                From::Parquet => "Parquet file",
-                From::Csv => "CSV file",
-                From::Json => "JSON file",
-                From::Ipc => "file",
+                InputFormat::Parquet => "Parquet file",
+                InputFormat::Csv => "CSV file",
+                InputFormat::Json => "JSON file",
+                InputFormat::Ipc => "file",
             },
         }
     }

@@ -12,7 +12,7 @@ use crate::failure::Failure;
 
 /// An input's format (`--from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum From {
+pub enum InputFormat {
     /// An IPC file or stream (found by looking).
     Ipc,
     /// Parquet.
@@ -23,28 +23,32 @@ pub enum From {
     Json,
 }
 
-impl From {
+impl InputFormat {
     /// The format of `path` by its extension, or by its first bytes (Parquet's `PAR1`).
     pub fn of(path: &str) -> Option<Self> {
         let extension = Path::new(path)
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
         match extension.as_deref() {
-            Some("parquet" | "pq") => return Some(From::Parquet),
-            Some("csv") => return Some(From::Csv),
-            Some("json" | "ndjson" | "jsonl") => return Some(From::Json),
+            Some("parquet" | "pq") => return Some(InputFormat::Parquet),
+            Some("csv") => return Some(InputFormat::Csv),
+            Some("json" | "ndjson" | "jsonl") => return Some(InputFormat::Json),
             _ => {}
         }
         let mut magic = [0u8; 4];
         let parquet = std::fs::File::open(path)
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
             .is_ok_and(|()| &magic == b"PAR1");
-        parquet.then_some(From::Parquet)
+        parquet.then_some(InputFormat::Parquet)
     }
 }
 
 /// The batches of `path` in `format` (not IPC), with only `columns` when given.
-pub fn open(path: &str, format: From, columns: Option<&[String]>) -> Result<Batches, Failure> {
+pub fn open(
+    path: &str,
+    format: InputFormat,
+    columns: Option<&[String]>,
+) -> Result<Batches, Failure> {
     if path == "-" {
         return Err(Failure::new(format!(
             "standard input is read as IPC only; write the {format:?} data to a file"
@@ -52,16 +56,16 @@ pub fn open(path: &str, format: From, columns: Option<&[String]>) -> Result<Batc
     }
     let failed = |e: alkaid_formats::FormatError| Failure::new(e.to_string());
     let batches = match format {
-        From::Parquet => {
+        InputFormat::Parquet => {
             let mut options = parquet::ReadOptions::default();
             if let Some(columns) = columns {
                 options = options.with_columns(columns.iter().cloned());
             }
             parquet::read_with(path, options).map_err(failed)?
         }
-        From::Csv => csv::read(path).map_err(failed)?,
-        From::Json => json::read(path).map_err(failed)?,
-        From::Ipc => unreachable!("IPC is read by input.rs"),
+        InputFormat::Csv => csv::read(path).map_err(failed)?,
+        InputFormat::Json => json::read(path).map_err(failed)?,
+        InputFormat::Ipc => unreachable!("IPC is read by input.rs"),
     };
     Ok(batches)
 }

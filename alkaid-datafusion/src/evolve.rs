@@ -8,7 +8,7 @@ use std::sync::Arc;
 use alkaid_array::{ArrayRef, RecordBatch};
 use alkaid_arrow::arrow59::{array_from_arrow, data_type_from_arrow};
 use alkaid_compute::{CastOptions, cast};
-use alkaid_schema::{DataType, Field, Schema};
+use alkaid_schema::{Field, Schema, SchemaRef};
 use datafusion::arrow::array::new_null_array;
 use datafusion::arrow::datatypes::{DataType as ArrowType, Schema as ArrowSchema};
 use datafusion::common::Result;
@@ -16,30 +16,30 @@ use datafusion::common::Result;
 /// What a batch or a filter failed with.
 type ScanError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The columns a scan reads, by name, with the table's type of each.
+/// The columns a scan reads, by name, with the table's type of each: the schema every
+/// batch is conformed to (all nullable: a file may lack any of them), made once.
 #[derive(Debug, Clone)]
 pub(crate) struct TableColumns {
+    schema: SchemaRef,
     names: Vec<String>,
-    types: Vec<DataType>,
     arrow_types: Vec<ArrowType>,
 }
 
 impl TableColumns {
     /// The columns `names` of the table whose file schema is `table`.
     pub fn new(table: &ArrowSchema, names: Vec<String>) -> Result<Self> {
-        let mut types = Vec::with_capacity(names.len());
+        let mut fields = Vec::with_capacity(names.len());
         let mut arrow_types = Vec::with_capacity(names.len());
         for name in &names {
             let arrow_type = table.field_with_name(name)?.data_type().clone();
-            types.push(
-                data_type_from_arrow(&arrow_type)
-                    .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?,
-            );
+            let data_type = data_type_from_arrow(&arrow_type)
+                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            fields.push(Field::new(name.as_str(), data_type, true));
             arrow_types.push(arrow_type);
         }
         Ok(Self {
+            schema: Arc::new(Schema::new(fields)),
             names,
-            types,
             arrow_types,
         })
     }
@@ -51,15 +51,24 @@ impl TableColumns {
 
     /// `batch` (a file's, with those of the names the file has) as the table's columns:
     /// each name in order, the file's column cast to the table's type where it differs,
-    /// nulls where the file has none.
+    /// nulls where the file has none. A batch that has them all already passes as it is.
     pub fn conform(&self, batch: RecordBatch) -> std::result::Result<RecordBatch, ScanError> {
+        let fields = self.schema.fields();
+        let same = batch.schema().fields().len() == fields.len()
+            && batch
+                .schema()
+                .fields()
+                .iter()
+                .zip(fields.iter())
+                .all(|(a, b)| a.name() == b.name() && a.data_type() == b.data_type());
+        if same {
+            return Ok(batch);
+        }
         let rows = batch.num_rows();
         let schema = batch.schema().clone();
-        let mut fields = Vec::with_capacity(self.names.len());
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.names.len());
-        for ((name, data_type), arrow_type) in
-            self.names.iter().zip(&self.types).zip(&self.arrow_types)
-        {
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+        for (field, arrow_type) in fields.iter().zip(&self.arrow_types) {
+            let (name, data_type) = (field.name(), field.data_type());
             let column = match schema.index_of(name) {
                 Ok(i) if batch.column(i).data_type() == data_type => batch.column(i).clone(),
                 Ok(i) => cast(batch.column(i).as_ref(), data_type, CastOptions::SAFE)
@@ -67,12 +76,10 @@ impl TableColumns {
                 // Made as arrow-rs makes it (one shared zeroed buffer), then shared.
                 Err(_) => array_from_arrow(new_null_array(arrow_type, rows).as_ref())?,
             };
-            fields.push(Field::new(name.as_str(), data_type.clone(), true));
             columns.push(column);
         }
-        let schema = Arc::new(Schema::new(fields));
         Ok(RecordBatch::try_new_with_options(
-            schema,
+            self.schema.clone(),
             columns,
             &alkaid_array::RecordBatchOptions {
                 num_rows: Some(rows),
@@ -105,6 +112,8 @@ pub(crate) fn nullable_where_missing(merged: ArrowSchema, files: &[ArrowSchema])
 mod tests {
     use alkaid_array::{Int32Array, Int64Array, StringArray};
     use datafusion::arrow::datatypes::Field as ArrowField;
+
+    use alkaid_schema::DataType;
 
     use super::*;
 
