@@ -317,6 +317,40 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
     timer.time("cast", "dictionary_to_utf8", lambda: pc.cast(col("dictionary"), pa.string()))
 
 
+def formats(timer: Timer, data: pathlib.Path) -> None:
+    """Parquet read and written, CSV read: the `formats` bench's bytes, one thread."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    parquet = pa.py_buffer((data / "formats_input.parquet").read_bytes())
+    batch = read_file(data / "formats_input.arrow")
+    table = pa.Table.from_batches([batch])
+
+    def parquet_read():
+        return pq.read_table(pa.BufferReader(parquet), use_threads=False).num_rows
+
+    def parquet_write():
+        sink = pa.BufferOutputStream()
+        # As alkaid-formats writes by default: zstd level 3, dictionaries, page statistics
+        # (with the page index, which pyarrow leaves out unless asked).
+        pq.write_table(table, sink, compression="zstd", compression_level=3,
+                       write_page_index=True)
+        return sink.getvalue().size
+
+    timer.time("formats", "parquet_read", parquet_read)
+    timer.time("formats", "parquet_write", parquet_write)
+    text = pa.py_buffer((data / "formats_input.csv").read_bytes())
+    flat = pa.schema([table.schema.field(i) for i in range(4)])
+    convert = pcsv.ConvertOptions(column_types=flat)
+
+    def csv_read():
+        options = pcsv.ReadOptions(use_threads=False)
+        return pcsv.read_csv(pa.BufferReader(text), read_options=options,
+                             convert_options=convert).num_rows
+
+    timer.time("formats", "csv_read", csv_read)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="target/bench-data", type=pathlib.Path)
@@ -328,7 +362,8 @@ def main() -> None:
     # Each part runs on the inputs its Rust bench binary wrote; a part whose inputs are
     # missing is skipped, naming the binary to run first.
     parts = [(ipc, "ipc_file_4096Ki.arrow", "ipc"), (select, "select_inputs.arrow", "select"),
-             (flight, "ipc_file_4096Ki.arrow", "ipc"), (compute, "compute_inputs.arrow", "compute")]
+             (flight, "ipc_file_4096Ki.arrow", "ipc"), (compute, "compute_inputs.arrow", "compute"),
+             (formats, "formats_input.parquet", "formats")]
     ran = 0
     for part, needs, bench in parts:
         if (args.data / needs).exists():

@@ -9,12 +9,12 @@ use std::ops::Range;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_formats::Batches;
 use alkaid_ipc::{BufferStreamReader, FileReader, ReadOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
 use crate::recognise::foreign_format;
+use crate::rows::RowReader;
 use crate::tabular::{self, InputFormat};
 
 /// An opened input: its bytes and how to read them.
@@ -35,7 +35,7 @@ pub enum Input {
     /// with only `columns` when the reader did not select them.
     Rows {
         format: InputFormat,
-        reader: Batches,
+        reader: RowReader,
         schema: SchemaRef,
         columns: Option<Vec<String>>,
         batches: Range<usize>,
@@ -183,17 +183,17 @@ impl Input {
         let batches = selection.batches.clone();
         let format = match selection.from {
             Some(format) => Some(format),
-            None if path == "-" || path.contains("://") => None,
+            None if path == "-" => None,
+            // A URL's format by its extension alone (its first bytes cost a request).
+            None if path.contains("://") => InputFormat::by_extension(path),
             None => InputFormat::of(path),
         };
         if let Some(format) = format.filter(|&f| f != InputFormat::Ipc) {
             let reader = tabular::open(path, format, selection.columns.as_deref())?;
             let schema = reader.schema();
-            // Parquet selected the columns as it read; the others are projected.
-            let columns = match format {
-                InputFormat::Parquet => None,
-                _ => selection.columns.clone(),
-            };
+            // Parquet selected the columns as it read, in the file's order; every format's
+            // are put in the order asked for.
+            let columns = selection.columns.clone();
             let schema = match &columns {
                 Some(names) => tabular::project_schema(&schema, names)?,
                 None => schema,
@@ -309,7 +309,7 @@ impl Input {
                         .take(range.end)
                         .skip(range.start)
                         .map(move |batch| {
-                            let batch = batch.map_err(|e| Failure::new(e.to_string()))?;
+                            let batch = batch?;
                             let batch = match &columns {
                                 Some(names) => tabular::project(&batch, names, &schema)?,
                                 None => batch,

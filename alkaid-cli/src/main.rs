@@ -21,6 +21,7 @@ mod progress;
 mod recognise;
 #[cfg(feature = "object-store")]
 mod remote;
+mod rows;
 #[cfg(feature = "sql")]
 mod sql;
 mod tabular;
@@ -145,13 +146,15 @@ enum Command {
         #[command(flatten)]
         connection: flight::Connection,
     },
-    /// Run a SQL query with DataFusion over IPC files registered as tables, and print the
-    /// result (needs the `sql` feature).
+    /// Run a SQL query with DataFusion over IPC, Parquet, CSV or JSON files registered as
+    /// tables, and print the result (needs the `sql` feature).
     #[cfg(feature = "sql")]
     Sql {
         /// The query.
         query: String,
-        /// A table: NAME=PATH, a file, or a directory of files when PATH ends in `/`.
+        /// A table: NAME=PATH, a file, or a directory of files when PATH ends in `/`. The
+        /// format by the extension (`.parquet`, `.csv`, `.json`/`.ndjson`; IPC otherwise);
+        /// a local directory's by the extension its files share.
         #[arg(long = "table", value_name = "NAME=PATH")]
         tables: Vec<String>,
         /// Write the result to this IPC file instead of printing it (form and magic from

@@ -8,12 +8,15 @@ use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
+use alkaid_formats::parquet::ReadOptions as ParquetOptions;
 use alkaid_ipc::{ReadOptions, Result};
 use alkaid_ipc_async::{AsyncFileReader, ObjectStoreSource, RangeSource};
 use alkaid_schema::{Metadata, SchemaRef};
+use futures_util::StreamExt;
 use tokio::runtime::Runtime;
 
 use crate::failure::Failure;
+use crate::rows::RowReader;
 
 /// Whether `path` is a URL rather than a local path: a scheme of letters, then `://`.
 pub fn is_url(path: &str) -> bool {
@@ -49,17 +52,51 @@ fn store_options() -> impl Iterator<Item = (String, String)> {
     })
 }
 
-/// Opens the object at `url`: a file (it ends with a file magic) or a stream.
-pub fn open(url: &str, options: ReadOptions) -> Result<Remote, Failure> {
+/// The object at `url`, and a runtime to read it on.
+fn source(url: &str) -> Result<(ObjectStoreSource, Runtime), Failure> {
     let place = |e: &dyn std::fmt::Display| Failure::new(format!("{url}: {e}"));
     let parsed = url::Url::parse(url).map_err(|e| place(&e))?;
     let (store, path) =
         object_store::parse_url_opts(&parsed, store_options()).map_err(|e| place(&e))?;
-    let source = ObjectStoreSource::new(Arc::from(store), path);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| place(&e))?;
+    Ok((ObjectStoreSource::new(Arc::from(store), path), runtime))
+}
+
+/// The Parquet object at `url`, read by ranges: the footer, then the selected columns'
+/// chunks, one row group at a time.
+pub fn parquet(url: &str, options: ParquetOptions) -> Result<RowReader, Failure> {
+    // Errors name the URL, not only the object's path.
+    let (source, runtime) = source(url)?;
+    let mut stream = runtime
+        .block_on(alkaid_formats::parquet::read_source(source, url, options))
+        .map_err(|e| Failure::new(e.to_string()))?;
+    let schema = stream.schema();
+    let batches = std::iter::from_fn(move || {
+        let next = runtime.block_on(stream.next())?;
+        Some(next.map_err(|e| Failure::new(e.to_string())))
+    });
+    Ok(RowReader::new(schema, batches))
+}
+
+/// Every byte of the object at `url` (text formats, which have no index to seek by).
+pub fn fetch_whole(url: &str) -> Result<Buffer, Failure> {
+    let (source, runtime) = source(url)?;
+    let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("{url}: {e}"));
+    runtime.block_on(async {
+        let len = source.size().await.map_err(failed)?;
+        match len {
+            0 => Ok(Buffer::empty()),
+            _ => source.fetch(0..len).await.map_err(failed),
+        }
+    })
+}
+
+/// Opens the object at `url`: a file (it ends with a file magic) or a stream.
+pub fn open(url: &str, options: ReadOptions) -> Result<Remote, Failure> {
+    let (source, runtime) = source(url)?;
     let prefetch = options.footer_prefetch() as u64;
     let (len, tail) = runtime
         .block_on(source.fetch_suffix(prefetch))

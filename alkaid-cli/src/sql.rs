@@ -1,5 +1,7 @@
-//! `sql`: a query over IPC files with DataFusion, through alkaid-datafusion's provider,
-//! printed with Alkaid's table display.
+//! `sql`: a query with DataFusion over IPC and Parquet files, through alkaid-datafusion's
+//! providers (Alkaid's readers, with the filters evaluated, and for Parquet pruning, in
+//! the scan), and over CSV and newline-delimited JSON files through DataFusion's own
+//! readers; printed with Alkaid's table display.
 
 use alkaid_array::display::pretty_format_batches;
 use std::sync::Arc;
@@ -7,14 +9,15 @@ use std::sync::Arc;
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
 use alkaid_datafusion::{AlkaidContextExt, register_alkaid_format};
 use alkaid_ipc::WriteOptions;
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{CsvReadOptions, JsonReadOptions, SessionContext};
 
 use crate::failure::Failure;
 use crate::output::{Output, Sink};
+use crate::tabular::InputFormat;
 
-/// Runs `query` with each `name=path` of `tables` registered as an Alkaid table (a file,
-/// or a directory of files when the path ends in `/`), and prints the result, or writes it
-/// to `output` (its form and path).
+/// Runs `query` with each `name=path` of `tables` registered as a table (a file, or a
+/// directory of files when the path ends in `/`) of the format [`table_format`] finds, and
+/// prints the result, or writes it to `output` (its form and path).
 pub fn run(
     query: &str,
     tables: &[String],
@@ -33,7 +36,7 @@ pub fn run(
                     "--table {table:?}: expected NAME=PATH"
                 )));
             };
-            ctx.register_alkaid(name, path)
+            register(&ctx, name, path)
                 .await
                 .map_err(|e| Failure::new(format!("table {name}: {e}")))?;
         }
@@ -74,4 +77,49 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Registers the file or directory at `path` as the table `name`.
+async fn register(ctx: &SessionContext, name: &str, path: &str) -> datafusion::common::Result<()> {
+    let (format, extension) = table_format(path);
+    match format {
+        InputFormat::Parquet => ctx.register_alkaid_parquet(name, path).await,
+        InputFormat::Csv => {
+            let options = CsvReadOptions::new().file_extension(&extension);
+            ctx.register_csv(name, path, options).await
+        }
+        InputFormat::Json => {
+            let options = JsonReadOptions::default().file_extension(&extension);
+            ctx.register_json(name, path, options).await
+        }
+        InputFormat::Ipc => ctx.register_alkaid(name, path).await,
+    }
+}
+
+/// The format of the table at `path`, and the extension (with its dot) of the files it is
+/// read from: a file's by its extension; a local directory's by the one extension its
+/// files of a known format share (IPC when they share none, or it is not local), so that
+/// the markers writers leave beside their files are not read.
+fn table_format(path: &str) -> (InputFormat, String) {
+    let extension = |name: &str| {
+        std::path::Path::new(name)
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_default()
+    };
+    if !path.ends_with('/') {
+        let format = InputFormat::by_extension(path).unwrap_or(InputFormat::Ipc);
+        return (format, extension(path));
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return (InputFormat::Ipc, String::new());
+    };
+    let mut found = entries.filter_map(|entry| {
+        let name = entry.ok()?.file_name().to_string_lossy().into_owned();
+        Some((InputFormat::by_extension(&name)?, extension(&name)))
+    });
+    match found.next() {
+        Some(first) if found.all(|other| other == first) => first,
+        _ => (InputFormat::Ipc, String::new()),
+    }
 }

@@ -1,14 +1,17 @@
 //! Inputs in Parquet, CSV and newline-delimited JSON, read through alkaid-formats: the
 //! format from `--from`, else the extension, else (for Parquet) the file's first bytes.
+//! From an object-store URL, Parquet is read by ranges (`remote.rs`); CSV and JSON, which
+//! have no index to seek by, are fetched whole.
 
 use std::path::Path;
 
 use alkaid_array::RecordBatch;
-use alkaid_formats::{Batches, csv, json, parquet};
+use alkaid_formats::{csv, json, parquet};
 use alkaid_schema::SchemaRef;
 use clap::ValueEnum;
 
 use crate::failure::Failure;
+use crate::rows::RowReader;
 
 /// An input's format (`--from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -26,14 +29,8 @@ pub enum InputFormat {
 impl InputFormat {
     /// The format of `path` by its extension, or by its first bytes (Parquet's `PAR1`).
     pub fn of(path: &str) -> Option<Self> {
-        let extension = Path::new(path)
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match extension.as_deref() {
-            Some("parquet" | "pq") => return Some(InputFormat::Parquet),
-            Some("csv") => return Some(InputFormat::Csv),
-            Some("json" | "ndjson" | "jsonl") => return Some(InputFormat::Json),
-            _ => {}
+        if let Some(format) = Self::by_extension(path) {
+            return Some(format);
         }
         let mut magic = [0u8; 4];
         let parquet = std::fs::File::open(path)
@@ -41,33 +38,68 @@ impl InputFormat {
             .is_ok_and(|()| &magic == b"PAR1");
         parquet.then_some(InputFormat::Parquet)
     }
+
+    /// The format `path`'s extension names, if any but IPC's.
+    pub fn by_extension(path: &str) -> Option<Self> {
+        let extension = Path::new(path)
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("parquet" | "pq") => Some(InputFormat::Parquet),
+            Some("csv") => Some(InputFormat::Csv),
+            Some("json" | "ndjson" | "jsonl") => Some(InputFormat::Json),
+            _ => None,
+        }
+    }
 }
 
-/// The batches of `path` in `format` (not IPC), with only `columns` when given.
+fn failed(e: alkaid_formats::FormatError) -> Failure {
+    Failure::new(e.to_string())
+}
+
+/// The batches of `path` (a local path or an object-store URL) in `format` (not IPC), with
+/// only `columns` when given.
 pub fn open(
     path: &str,
     format: InputFormat,
     columns: Option<&[String]>,
-) -> Result<Batches, Failure> {
+) -> Result<RowReader, Failure> {
     if path == "-" {
         return Err(Failure::new(format!(
             "standard input is read as IPC only; write the {format:?} data to a file"
         )));
     }
-    let failed = |e: alkaid_formats::FormatError| Failure::new(e.to_string());
-    let batches = match format {
-        InputFormat::Parquet => {
-            let mut options = parquet::ReadOptions::default();
-            if let Some(columns) = columns {
-                options = options.with_columns(columns.iter().cloned());
+    let mut parquet_options = parquet::ReadOptions::default();
+    if let Some(columns) = columns {
+        parquet_options = parquet_options.with_columns(columns.iter().cloned());
+    }
+    #[cfg(feature = "object-store")]
+    if crate::remote::is_url(path) {
+        let place = path.to_string();
+        return match format {
+            InputFormat::Parquet => crate::remote::parquet(path, parquet_options),
+            InputFormat::Csv => {
+                let text = std::io::Cursor::new(crate::remote::fetch_whole(path)?);
+                Ok(csv::reader(text, place, csv::ReadOptions::default())
+                    .map_err(failed)?
+                    .into())
             }
-            parquet::read_with(path, options).map_err(failed)?
-        }
+            InputFormat::Json => {
+                let text = std::io::Cursor::new(crate::remote::fetch_whole(path)?);
+                Ok(json::reader(text, place, json::ReadOptions::default())
+                    .map_err(failed)?
+                    .into())
+            }
+            InputFormat::Ipc => unreachable!("IPC is read by input.rs"),
+        };
+    }
+    let batches = match format {
+        InputFormat::Parquet => parquet::read_with(path, parquet_options).map_err(failed)?,
         InputFormat::Csv => csv::read(path).map_err(failed)?,
         InputFormat::Json => json::read(path).map_err(failed)?,
         InputFormat::Ipc => unreachable!("IPC is read by input.rs"),
     };
-    Ok(batches)
+    Ok(batches.into())
 }
 
 /// The positions of the columns `names` in `schema`.

@@ -639,6 +639,43 @@ fn object_store_urls_read_like_paths() {
     assert!(converted.status.success(), "{}", text(&converted.stderr));
     let check = alkaid(&["validate", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", text(&check.stderr));
+    // Parquet by ranges, CSV and JSON whole: read as the same files are read locally.
+    let dir = scratch("s3_tabular");
+    let flat = "int64,utf8,float64,bool";
+    for name in ["t.parquet", "t.csv", "t.ndjson"] {
+        let local = dir.join(name);
+        let made = alkaid(&[
+            "convert",
+            &fixture("all_types.arrow"),
+            local.to_str().unwrap(),
+            "--columns",
+            flat,
+        ]);
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        moto.put_object(
+            "cli",
+            &format!("data/{name}"),
+            &std::fs::read(&local).unwrap(),
+        );
+        let url = format!("s3://cli/data/{name}");
+        let remote = run(&["cat", &url, "--columns", "utf8,int64"]);
+        assert!(remote.status.success(), "{name}: {}", text(&remote.stderr));
+        let here = alkaid(&["cat", local.to_str().unwrap(), "--columns", "utf8,int64"]);
+        assert_eq!(text(&remote.stdout), text(&here.stdout), "{name}");
+    }
+    let out = dir.join("from_s3.arrow");
+    let converted = run(&[
+        "convert",
+        "s3://cli/data/t.parquet",
+        out.to_str().unwrap(),
+        "--columns",
+        "bool,float64",
+    ]);
+    assert!(converted.status.success(), "{}", text(&converted.stderr));
+    assert_eq!(
+        text(&alkaid(&["schema", out.to_str().unwrap()]).stdout),
+        "bool: Boolean\nfloat64: Float64\n"
+    );
     // A missing object: status 1, one line naming it.
     let missing = run(&["schema", "s3://cli/data/absent.arrow"]);
     assert_eq!(missing.status.code(), Some(1));
@@ -903,6 +940,70 @@ fn sql_runs_a_query_over_files_with_datafusion() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("utf8_view"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // The same rows as Parquet, CSV and JSON files, and directories of them, joined with the
+    // IPC file: the same answers.
+    let dir = scratch("sql_formats");
+    let flat = "int64,utf8,float64,bool";
+    let query = |name: &str| {
+        format!(
+            "SELECT count(*) AS n, count({name}.utf8) AS texts, sum({name}.int64) AS total \
+             FROM {name} JOIN t ON {name}.int64 = t.int64"
+        )
+    };
+    let expected = {
+        let ipc = dir.join("flat.arrow");
+        let made = alkaid(&[
+            "convert",
+            &fixture("all_types.arrow"),
+            ipc.to_str().unwrap(),
+            "--columns",
+            flat,
+        ]);
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        let other = format!("x={}", ipc.display());
+        let out = alkaid(&["sql", &query("x"), "--table", &other, "--table", &table]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert!(expected.contains("15999999999980"), "{expected}");
+    for (extension, directory) in [("parquet", "pq"), ("csv", "csv"), ("ndjson", "json")] {
+        let sub = dir.join(directory);
+        std::fs::create_dir_all(&sub).unwrap();
+        let file = sub.join(format!("part-0.{extension}"));
+        let made = alkaid(&[
+            "convert",
+            &fixture("all_types.arrow"),
+            file.to_str().unwrap(),
+            "--columns",
+            flat,
+        ]);
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        // A marker beside the files, as Spark leaves: not read.
+        std::fs::write(sub.join("_SUCCESS"), b"").unwrap();
+        for path in [
+            file.to_str().unwrap().to_string(),
+            format!("{}/", sub.display()),
+        ] {
+            let other = format!("x={path}");
+            let out = alkaid(&["sql", &query("x"), "--table", &other, "--table", &table]);
+            assert!(out.status.success(), "{path}: {}", text(&out.stderr));
+            assert_eq!(text(&out.stdout), expected, "{path}");
+        }
+    }
+    // Filters reach the Parquet scan.
+    let parquet = format!("p={}/", dir.join("pq").display());
+    let out = alkaid(&[
+        "sql",
+        "EXPLAIN SELECT utf8 FROM p WHERE int64 > 0",
+        "--table",
+        &parquet,
+    ]);
+    assert!(
+        text(&out.stdout).contains("alkaid_filters=[int64@"),
         "{}",
         text(&out.stdout)
     );

@@ -94,6 +94,7 @@ mod list_items;
 mod operand;
 mod order;
 mod pack;
+pub mod predicate;
 pub mod row;
 mod row_eq;
 pub mod sort;
@@ -112,6 +113,7 @@ pub use cmp::{
 };
 pub use error::ComputeError;
 pub use hash::{hash_rows, unique, value_counts};
+pub use predicate::Predicate;
 pub use sort::{
     SortColumn, SortOptions, lexsort, lexsort_to_indices, lower_bound, rank, sort_to_indices,
     top_k, upper_bound,

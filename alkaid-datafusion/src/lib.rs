@@ -9,6 +9,7 @@
 //! | [`AlkaidSource`] | the scan: Alkaid's async file reader, filters evaluated with alkaid-compute, batches handed over without a copy ([`alkaid_arrow`]) |
 //! | [`AlkaidSink`] | the write: Alkaid's async file writer, one upload per file, completed only when whole |
 //! | [`AlkaidTable`] | the table `register_alkaid` registers: a listing table over [`AlkaidFormat`] that plan codecs recognise |
+//! | [`AlkaidContextExt::register_alkaid_parquet`], [`AlkaidParquetFormat`] | Parquet tables read through alkaid-formats, scanned as IPC tables are, with the filters pruning row groups and pages |
 //!
 //! With the `proto` feature, `AlkaidLogicalCodec` and `AlkaidPhysicalCodec` carry Alkaid
 //! tables and scans through DataFusion's plan serialization (`datafusion-proto`); with the
@@ -71,6 +72,7 @@ mod error;
 mod evolve;
 mod filter;
 mod format;
+mod parquet;
 mod sink;
 mod source;
 mod store;
@@ -89,6 +91,7 @@ use datafusion::prelude::SessionContext;
 #[cfg(feature = "proto")]
 pub use codec::{AlkaidLogicalCodec, AlkaidPhysicalCodec};
 pub use format::{AlkaidFormat, AlkaidFormatFactory, EXTENSION};
+pub use parquet::{AlkaidParquetFormat, PARQUET_EXTENSION};
 pub use sink::AlkaidSink;
 pub use source::AlkaidSource;
 pub use store::StoreSource;
@@ -123,6 +126,17 @@ pub trait AlkaidContextExt {
     /// If the URL does not parse, no file is found, a file is not an IPC file (the error
     /// names it), or the schemas do not merge.
     async fn register_alkaid(&self, name: &str, url: &str) -> Result<()>;
+
+    /// Registers the Parquet file at `url`, or every `*.parquet` file under it when `url`
+    /// ends in `/`, as the table `name`, read through alkaid-formats
+    /// ([`AlkaidParquetFormat`]): the schema from the footers (merged when they differ),
+    /// scans as of IPC tables, with the filters also pruning row groups and pages. Read
+    /// only.
+    ///
+    /// # Errors
+    /// If the URL does not parse, no file is found, a file is not Parquet (the error names
+    /// it), or the schemas do not merge.
+    async fn register_alkaid_parquet(&self, name: &str, url: &str) -> Result<()>;
 }
 
 #[async_trait]
@@ -140,6 +154,24 @@ impl AlkaidContextExt for SessionContext {
             .await?;
         let table = AlkaidTable::try_new(ListingTable::try_new(config)?)?;
         self.register_table(name, Arc::new(table))?;
+        Ok(())
+    }
+
+    async fn register_alkaid_parquet(&self, name: &str, url: &str) -> Result<()> {
+        let table_url = ListingTableUrl::parse(url)?;
+        // A directory's Parquet files by their extension (not the `_SUCCESS` files and the
+        // like that writers leave beside them); a single file by its name.
+        let extension = match url.ends_with('/') {
+            true => format!(".{PARQUET_EXTENSION}"),
+            false => String::new(),
+        };
+        let options =
+            ListingOptions::new(Arc::new(AlkaidParquetFormat)).with_file_extension(extension);
+        let config = ListingTableConfig::new(table_url)
+            .with_listing_options(options)
+            .infer_schema(&self.state())
+            .await?;
+        self.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
         Ok(())
     }
 }

@@ -2,7 +2,9 @@
 //! Alkaid's async file reader: only the selected columns' bytes are fetched, each file
 //! (or each byte range of one, for parallel scans) is read batch by batch, the filters the
 //! scan took over (`filter.rs`) are evaluated with Alkaid's kernels and its filter, and
-//! every batch reaches DataFusion through the zero-copy bridge.
+//! every batch reaches DataFusion through the zero-copy bridge. Parquet files are scanned
+//! alike, through alkaid-formats, whose reader also prunes row groups and pages with the
+//! filters.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::config::ConfigOptions;
-use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::listing::{FileRange, PartitionedFile};
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
@@ -31,8 +33,17 @@ use futures_util::future::ready;
 
 use crate::error::file_error;
 use crate::evolve::TableColumns;
-use crate::filter::Predicate;
 use crate::store::StoreSource;
+use alkaid_compute::Predicate;
+
+/// What files a scan reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScanFormat {
+    /// IPC files, through alkaid-ipc-async.
+    Ipc,
+    /// Parquet files, through alkaid-formats.
+    Parquet,
+}
 
 /// The [`FileSource`] of [`AlkaidFormat`](crate::AlkaidFormat): a scan of IPC files
 /// (`ALKAID1` or `ARROW1`) with the table's projection pushed into the reads, and the
@@ -46,6 +57,7 @@ pub struct AlkaidSource {
     /// DataFusion gave for them.
     filters: Vec<(Predicate, Arc<dyn PhysicalExpr>)>,
     metrics: ExecutionPlanMetricsSet,
+    format: ScanFormat,
 }
 
 impl AlkaidSource {
@@ -57,7 +69,22 @@ impl AlkaidSource {
             table_schema,
             filters: Vec::new(),
             metrics: ExecutionPlanMetricsSet::new(),
+            format: ScanFormat::Ipc,
         }
+    }
+
+    /// A scan of Parquet files of `table_schema`, every column selected
+    /// ([`AlkaidParquetFormat`](crate::AlkaidParquetFormat)'s).
+    pub fn parquet(table_schema: impl Into<TableSchema>) -> Self {
+        Self {
+            format: ScanFormat::Parquet,
+            ..Self::new(table_schema)
+        }
+    }
+
+    /// Whether the scan reads Parquet files rather than IPC files.
+    pub fn is_parquet(&self) -> bool {
+        self.format == ScanFormat::Parquet
     }
 
     /// The filters the scan took over, as DataFusion gave them (over the table's schema).
@@ -80,7 +107,8 @@ impl AlkaidSource {
 
     /// Takes `filter` over if Alkaid's kernels evaluate it; says whether it did.
     fn take_filter(&mut self, filter: &Arc<dyn PhysicalExpr>) -> bool {
-        let Some(predicate) = Predicate::translate(filter, self.table_schema.file_schema()) else {
+        let Some(predicate) = crate::filter::translate(filter, self.table_schema.file_schema())
+        else {
             return false;
         };
         self.filters.push((predicate, Arc::clone(filter)));
@@ -105,7 +133,7 @@ impl FileSource for AlkaidSource {
         // The filters' columns are read too, and dropped once the rows are chosen.
         let mut read: BTreeSet<String> = BTreeSet::new();
         for (predicate, _) in &self.filters {
-            predicate.columns(&mut read);
+            read.extend(predicate.columns());
         }
         read.retain(|name| !names.contains(name));
         let mut read_names = names.clone();
@@ -117,6 +145,7 @@ impl FileSource for AlkaidSource {
             selected: names.len(),
             filters: self.filters.iter().map(|(p, _)| p.clone()).collect(),
             output,
+            format: self.format,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -145,7 +174,10 @@ impl FileSource for AlkaidSource {
     }
 
     fn file_type(&self) -> &str {
-        "alkaid"
+        match self.format {
+            ScanFormat::Ipc => "alkaid",
+            ScanFormat::Parquet => "parquet",
+        }
     }
 
     fn fmt_extra(
@@ -220,6 +252,7 @@ struct AlkaidOpener {
     filters: Vec<Predicate>,
     /// The schema of the batches handed on: the table's file schema, projected.
     output: SchemaRef,
+    format: ScanFormat,
 }
 
 impl FileOpener for AlkaidOpener {
@@ -233,47 +266,21 @@ impl FileOpener for AlkaidOpener {
         let (read, selected) = (self.read.clone(), self.selected);
         let filters = self.filters.clone();
         let output = Arc::clone(&self.output);
+        let format = self.format;
         Ok(Box::pin(async move {
             let source = StoreSource::open(store, meta, local)
                 .await
                 .map_err(|e| file_error(&location, e))?;
-            let local_reads = source.is_local();
-            let options = ReadOptions::default().with_present_column_names(read.names());
-            let mut reader = AsyncFileReader::open(source, options)
-                .await
-                .map_err(|e| file_error(&location, e))?;
-            if local_reads {
-                // Read on this task, a batch at a time: reading ahead overlaps nothing
-                // here, and the bytes read ahead are out of the caches by the time they
-                // are validated and handed on.
-                reader = reader.with_readahead(1);
+            let batches = match format {
+                ScanFormat::Ipc => ipc_batches(source, &read, file.range.as_ref()).await,
+                ScanFormat::Parquet => {
+                    parquet_batches(source, &location, &read, &filters, file.range.as_ref()).await
+                }
             }
-            if let Some(range) = &file.range {
-                // A parallel scan splits files into byte ranges; a range reads the
-                // batches that start inside it, so that each batch is read once.
-                let (start, end) = (range.start.max(0) as u64, range.end.max(0) as u64);
-                // The footer lists batches in file order, so those form one run.
-                let starts: Vec<bool> = (0..reader.num_batches())
-                    .map(|i| {
-                        reader
-                            .batch_offset(i)
-                            .is_some_and(|at| start <= at && at < end)
-                    })
-                    .collect();
-                let first = starts.iter().position(|&inside| inside);
-                let last = starts.iter().rposition(|&inside| inside);
-                let selected = match (first, last) {
-                    (Some(first), Some(last)) => first..last + 1,
-                    _ => 0..0,
-                };
-                reader
-                    .select_batches(selected)
-                    .map_err(|e| file_error(&location, e))?;
-            }
+            .map_err(|e| file_error(&location, e))?;
             let filtered = !filters.is_empty();
-            let stream = reader.into_stream().filter_map(move |batch| {
+            let stream = batches.filter_map(move |batch| {
                 let batch = batch
-                    .map_err(ScanError::from)
                     .and_then(|batch| read.conform(batch))
                     .and_then(|batch| keep_passing(batch, &filters))
                     .map_err(|e| file_error(&location, e));
@@ -300,6 +307,79 @@ impl FileOpener for AlkaidOpener {
         }))
     }
 }
+
+/// The batches of the IPC file `source`: of `read`'s columns those the file has, and of
+/// `range` (of a parallel scan) the batches that start inside it.
+async fn ipc_batches(
+    source: StoreSource,
+    read: &TableColumns,
+    range: Option<&FileRange>,
+) -> std::result::Result<Batches, ScanError> {
+    let local_reads = source.is_local();
+    let options = ReadOptions::default().with_present_column_names(read.names());
+    let mut reader = AsyncFileReader::open(source, options).await?;
+    if local_reads {
+        // Read on this task, a batch at a time: reading ahead overlaps nothing here, and
+        // the bytes read ahead are out of the caches by the time they are validated and
+        // handed on.
+        reader = reader.with_readahead(1);
+    }
+    if let Some(range) = range {
+        // A parallel scan splits files into byte ranges; a range reads the batches that
+        // start inside it, so that each batch is read once.
+        let (start, end) = (range.start.max(0) as u64, range.end.max(0) as u64);
+        // The footer lists batches in file order, so those form one run.
+        let starts: Vec<bool> = (0..reader.num_batches())
+            .map(|i| {
+                reader
+                    .batch_offset(i)
+                    .is_some_and(|at| start <= at && at < end)
+            })
+            .collect();
+        let first = starts.iter().position(|&inside| inside);
+        let last = starts.iter().rposition(|&inside| inside);
+        let selected = match (first, last) {
+            (Some(first), Some(last)) => first..last + 1,
+            _ => 0..0,
+        };
+        reader.select_batches(selected)?;
+    }
+    Ok(reader
+        .into_stream()
+        .map(|b| b.map_err(ScanError::from))
+        .boxed())
+}
+
+/// The batches of the Parquet file `source`: of `read`'s columns those the file has, of
+/// `range` (of a parallel scan) the row groups whose middle lies inside it, and of those
+/// the row groups and pages the filters' statistics do not rule out.
+async fn parquet_batches(
+    source: StoreSource,
+    location: &str,
+    read: &TableColumns,
+    filters: &[Predicate],
+    range: Option<&FileRange>,
+) -> std::result::Result<Batches, ScanError> {
+    use alkaid_formats::parquet::{ReadOptions, read_source};
+    let mut options = ReadOptions::default().with_columns_if_present(read.names());
+    if let Some(range) = range {
+        options = options.with_byte_range(range.start.max(0) as u64..range.end.max(0) as u64);
+    }
+    // The rows are filtered again once conformed to the table (where a file's column of
+    // another type is cast); this read skips what the statistics rule out, where the file's
+    // own columns take the filters.
+    if let Some(all) = filters.iter().cloned().reduce(Predicate::and) {
+        options = options.with_predicate_if_applicable(all);
+    }
+    let stream = read_source(source, location, options).await?;
+    Ok(stream.map(|b| b.map_err(ScanError::from)).boxed())
+}
+
+/// Alkaid batches read from a file.
+type Batches = futures_util::stream::BoxStream<
+    'static,
+    std::result::Result<alkaid_array::RecordBatch, ScanError>,
+>;
 
 /// The rows of `batch` that pass every filter, chosen with Alkaid's filter kernel.
 fn keep_passing(

@@ -253,6 +253,10 @@ def client(args):
         except flight.FlightUnauthenticatedError:
             pass
     print(f"ok {len(infos)}", flush=True)
+    # Every check passed: leave without the interpreter's teardown, in which gRPC's TLS
+    # threads now and then crash the process after the work is done (seen as an exit by
+    # signal with "ok" printed, about one run in five).
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use alkaid_arrow::arrow60::batch_to_arrow;
-use alkaid_benches::{VersusGroup, ipc_batch};
+use alkaid_benches::{VersusGroup, export, ipc_batch};
 use alkaid_formats::{csv as acsv, parquet as apq};
 use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -39,6 +39,9 @@ fn formats(c: &mut Criterion) {
     writer.write(&theirs).unwrap();
     writer.close().unwrap();
     let file = Bytes::from(written);
+    // The same bytes for pyarrow_bench.py: the Parquet file, the batch, the CSV text.
+    export::bytes("formats_input.parquet", &file);
+    export::batch("formats_input", &ours);
     group.versus(
         "parquet_read",
         || {
@@ -80,6 +83,7 @@ fn formats(c: &mut Criterion) {
     let mut csv_writer = acsv::CsvWriter::new(&mut text, &acsv::WriteOptions::default());
     csv_writer.write(&flat).unwrap();
     drop(csv_writer);
+    export::bytes("formats_input.csv", &text);
     let text = Arc::new(text);
     let flat_schema = flat.schema().clone();
     let arrow_schema = batch_to_arrow(&flat).schema();

@@ -111,6 +111,11 @@ impl PhysicalExtensionCodec for AlkaidPhysicalCodec {
         let Some((config, source)) = scan else {
             return encode_inner(buf, |buf| self.inner.try_encode(node, buf, proto_converter));
         };
+        if source.is_parquet() {
+            return datafusion::common::not_impl_err!(
+                "a scan of Parquet files through Alkaid is not serialized (IPC tables are)"
+            );
+        }
         let message = ScanMessage {
             config: Some(serialize_file_scan_config(config, self, proto_converter)?),
             filters: source

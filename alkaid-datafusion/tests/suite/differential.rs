@@ -5,6 +5,9 @@
 //! of the same rows under the merged schema; the answers must be the same rows. A filter
 //! the scan takes over (`alkaid_filters`) must never change an answer.
 //!
+//! The same runs over Parquet files (alkaid-formats' reader, with the filters pruning row
+//! groups and pages of a few rows each) as over IPC files.
+//!
 //! Seeds are fixed, so a failure repeats; its message names the seed and the query.
 
 use std::path::Path;
@@ -135,23 +138,51 @@ fn rows(rng: &mut Rng, first: i64, rows: usize) -> RecordBatch {
     RecordBatch::try_new(schema(), columns).unwrap()
 }
 
+/// The files a table is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Files {
+    Ipc,
+    Parquet,
+}
+
 /// Writes `batch` without the columns `dropped` (a file of an older or newer schema) and
 /// returns the rows as the table holds them: nulls in the dropped columns.
-fn write_file(path: &Path, batch: &RecordBatch, dropped: &[usize]) -> RecordBatch {
+fn write_file(files: Files, path: &Path, batch: &RecordBatch, dropped: &[usize]) -> RecordBatch {
     let kept: Vec<usize> = (0..batch.num_columns())
         .filter(|c| !dropped.contains(c))
         .collect();
     let file_batch = batch_from_arrow(&batch.project(&kept).unwrap()).unwrap();
     let file = std::fs::File::create(path).unwrap();
-    let options = WriteOptions::default();
-    let mut writer = FileWriter::try_new(file, file_batch.schema().clone(), options).unwrap();
     // Two batches per file, the second a slice.
     let half = file_batch.num_rows() / 2;
-    writer.write(&file_batch.slice(0, half)).unwrap();
-    writer
-        .write(&file_batch.slice(half, file_batch.num_rows() - half))
-        .unwrap();
-    writer.finish().unwrap();
+    let halves = [
+        file_batch.slice(0, half),
+        file_batch.slice(half, file_batch.num_rows() - half),
+    ];
+    match files {
+        Files::Ipc => {
+            let options = WriteOptions::default();
+            let mut writer =
+                FileWriter::try_new(file, file_batch.schema().clone(), options).unwrap();
+            for half in &halves {
+                writer.write(half).unwrap();
+            }
+            writer.finish().unwrap();
+        }
+        Files::Parquet => {
+            // Row groups of 16 rows and pages of 4: statistics to prune by.
+            let options = alkaid_formats::parquet::WriteOptions::default()
+                .with_row_group_rows(16)
+                .with_page_rows(4);
+            let schema = file_batch.schema().clone();
+            let mut writer =
+                alkaid_formats::parquet::ParquetWriter::try_new(file, schema, &options).unwrap();
+            for half in &halves {
+                writer.write(half).unwrap();
+            }
+            writer.finish().unwrap();
+        }
+    }
     let columns = (0..batch.num_columns())
         .map(|c| match dropped.contains(&c) {
             true => new_null_array(batch.column(c).data_type(), batch.num_rows()),
@@ -250,6 +281,15 @@ fn query(rng: &mut Rng) -> String {
 
 #[test]
 fn random_queries_over_random_tables_answer_as_datafusion_does() {
+    random_queries_answer_as_datafusion_does(Files::Ipc);
+}
+
+#[test]
+fn random_queries_over_random_parquet_tables_answer_as_datafusion_does() {
+    random_queries_answer_as_datafusion_does(Files::Parquet);
+}
+
+fn random_queries_answer_as_datafusion_does(files: Files) {
     let (mut queries_run, mut pushed_down, mut answered) = (0, 0, 0);
     for seed in 1..=8u64 {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -262,22 +302,33 @@ fn random_queries_over_random_tables_answer_as_datafusion_does() {
             first += batch.num_rows() as i64;
             // Files of an evolving table: some lack a column or two (never the row id).
             let dropped: Vec<usize> = (1..8).filter(|_| rng.chance(15)).collect();
+            let extension = match files {
+                Files::Ipc => "alkaid",
+                Files::Parquet => "parquet",
+            };
             held.push(write_file(
-                &root.path().join(format!("part-{part}.alkaid")),
+                files,
+                &root.path().join(format!("part-{part}.{extension}")),
                 &batch,
                 &dropped,
             ));
         }
         runtime().block_on(async {
             let ours = SessionContext::new();
-            ours.register_alkaid("t", &url(root.path())).await.unwrap();
+            match files {
+                Files::Ipc => ours.register_alkaid("t", &url(root.path())).await.unwrap(),
+                Files::Parquet => ours
+                    .register_alkaid_parquet("t", &url(root.path()))
+                    .await
+                    .unwrap(),
+            }
             let theirs = SessionContext::new();
             let memory = MemTable::try_new(schema_nullable(), vec![held]).unwrap();
             theirs.register_table("t", Arc::new(memory)).unwrap();
             for _ in 0..25 {
                 let sql = query(&mut rng);
                 let (a, b) = (table(&ours, &sql).await, table(&theirs, &sql).await);
-                assert_eq!(a, b, "seed {seed}: {sql}");
+                assert_eq!(a, b, "{files:?}, seed {seed}: {sql}");
                 // A header, a rule and a border: more lines hold rows.
                 answered += usize::from(a.lines().count() > 4);
                 let plan = table(&ours, &format!("EXPLAIN {sql}")).await;

@@ -10,4 +10,5 @@ mod ballista;
 mod codec;
 mod differential;
 mod evolving;
+mod parquet;
 mod sql;

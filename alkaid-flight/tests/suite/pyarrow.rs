@@ -514,7 +514,8 @@ fn pyarrow_client_reads_and_writes_through_an_alkaid_server() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
-            "tls {with_tls}: {stdout}\n{}",
+            "tls {with_tls}: {} {stdout}\n{}",
+            out.status,
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(stdout.trim(), format!("ok {}", cases.len()));

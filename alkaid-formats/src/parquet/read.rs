@@ -3,23 +3,40 @@
 use std::fs::File;
 use std::path::Path;
 
+use std::ops::Range;
+use std::sync::Arc;
+
+use alkaid_arrow::arrow60::{array_to_arrow, batch_from_arrow, schema_from_arrow};
+use alkaid_compute::Predicate;
 use arrow_array_60::RecordBatchReader;
+use arrow_array_60::cast::AsArray;
+use arrow_schema_60::ArrowError;
 use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::file::metadata::ParquetMetaData;
+use parquet::arrow::arrow_reader::{
+    ArrowPredicate, ArrowPredicateFn, ArrowReaderBuilder, ArrowReaderMetadata, ArrowReaderOptions,
+    ParquetRecordBatchReaderBuilder, RowFilter,
+};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, RowGroupMetaData};
 use parquet::file::reader::ChunkReader;
 
+use super::prune::Pruning;
 use crate::batches::{Batches, unpanicked};
 use crate::error::{FormatError, Result};
 
 /// What to read of a Parquet file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadOptions {
     columns: Option<Vec<String>>,
     row_groups: Option<Vec<usize>>,
     limit: Option<usize>,
     batch_size: usize,
+    predicate: Option<Predicate>,
+    /// Names in `columns` the file lacks are passed over rather than refused.
+    absent_columns_allowed: bool,
+    /// A predicate the file's columns do not take is dropped rather than refused.
+    predicate_if_applicable: bool,
+    byte_range: Option<Range<u64>>,
 }
 
 impl Default for ReadOptions {
@@ -29,6 +46,10 @@ impl Default for ReadOptions {
             row_groups: None,
             limit: None,
             batch_size: 8192,
+            predicate: None,
+            absent_columns_allowed: false,
+            predicate_if_applicable: false,
+            byte_range: None,
         }
     }
 }
@@ -42,6 +63,23 @@ impl ReadOptions {
         self
     }
 
+    /// As [`with_columns`](Self::with_columns), but a name the file does not have is
+    /// passed over: for a table of files whose columns differ.
+    pub fn with_columns_if_present(
+        mut self,
+        names: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.absent_columns_allowed = true;
+        self.with_columns(names)
+    }
+
+    /// Reads only the row groups whose middle byte lies in `range`: a file split into
+    /// byte ranges among readers is read once, each row group by one reader.
+    pub fn with_byte_range(mut self, range: Range<u64>) -> Self {
+        self.byte_range = Some(range);
+        self
+    }
+
     /// Reads only these row groups, in this order.
     pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
         self.row_groups = Some(row_groups.into_iter().collect());
@@ -52,6 +90,25 @@ impl ReadOptions {
     pub fn with_limit(mut self, rows: usize) -> Self {
         self.limit = Some(rows);
         self
+    }
+
+    /// Reads only the rows where `predicate` is true (a null is false, as in `WHERE`). Row
+    /// groups whose statistics rule it out are skipped, then pages whose statistics in the
+    /// page index rule it out; the predicate's columns are decoded first and the other
+    /// columns only for the rows it keeps. Its columns are top-level columns of the file,
+    /// whether or not [`with_columns`](Self::with_columns) selects them.
+    pub fn with_predicate(mut self, predicate: Predicate) -> Self {
+        self.predicate = Some(predicate);
+        self
+    }
+
+    /// As [`with_predicate`](Self::with_predicate) where the file's columns take
+    /// `predicate`; a file that lacks one of its columns, or holds one as a type the
+    /// comparison does not take, is read whole. For a table of files whose columns differ,
+    /// whose reader filters the rows itself.
+    pub fn with_predicate_if_applicable(mut self, predicate: Predicate) -> Self {
+        self.predicate_if_applicable = true;
+        self.with_predicate(predicate)
     }
 
     /// Rows per batch (8,192 by default; at least 1).
@@ -93,51 +150,145 @@ fn open<T: ChunkReader + 'static>(
     place: String,
     options: ReadOptions,
 ) -> Result<Batches> {
-    let failed = |e: parquet::errors::ParquetError| FormatError::new(&place, e);
     let file_len = reader.len();
-    let mut builder = unpanicked(|| ParquetRecordBatchReaderBuilder::try_new(reader))
+    let metadata = unpanicked(|| ArrowReaderMetadata::load(&reader, options.reader_options()))
         .map_err(|e| FormatError::new(&place, e))?
-        .map_err(failed)?;
-    check_chunks(builder.metadata(), file_len).map_err(|e| FormatError::new(&place, e))?;
-    if let Some(names) = &options.columns {
-        let parquet_schema = builder.parquet_schema();
-        let paths: Vec<String> = parquet_schema
-            .columns()
-            .iter()
-            .map(|c| c.path().string())
-            .collect();
-        // arrow-rs's mask passes over a name it does not find; here that is an error.
-        if let Some(missing) = names.iter().find(|name| {
-            !paths
-                .iter()
-                .any(|path| path == *name || path.starts_with(&format!("{name}.")))
-        }) {
-            return Err(FormatError::new(
-                &place,
-                format!("no column {missing:?} (the file has {})", paths.join(", ")),
-            ));
-        }
-        let mask = ProjectionMask::columns(parquet_schema, names.iter().map(String::as_str));
-        builder = builder.with_projection(mask);
-    }
-    if let Some(row_groups) = &options.row_groups {
-        let count = builder.metadata().num_row_groups();
-        if let Some(bad) = row_groups.iter().find(|&&g| g >= count) {
-            return Err(FormatError::new(
-                &place,
-                format!("row group {bad} selected, but the file has {count}"),
-            ));
-        }
-        builder = builder.with_row_groups(row_groups.clone());
-    }
-    if let Some(limit) = options.limit {
-        builder = builder.with_limit(limit);
-    }
-    let reader = unpanicked(|| builder.with_batch_size(options.batch_size).build())
+        .map_err(|e| FormatError::new(&place, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata);
+    let builder = options.configure(builder, file_len, &place)?;
+    let reader = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
-        .map_err(failed)?;
+        .map_err(|e| FormatError::new(&place, e))?;
     let schema = reader.schema();
     Batches::new(place, &schema, reader)
+}
+
+impl ReadOptions {
+    /// arrow-rs's options for reading the footer: the page index too when a predicate
+    /// can use it.
+    pub(crate) fn reader_options(&self) -> ArrowReaderOptions {
+        ArrowReaderOptions::new().with_page_index_policy(self.page_index())
+    }
+
+    /// Whether the footer's page index is read: when a predicate can use it.
+    pub(crate) fn page_index(&self) -> PageIndexPolicy {
+        match self.predicate {
+            Some(_) => PageIndexPolicy::Optional,
+            None => PageIndexPolicy::Skip,
+        }
+    }
+
+    /// `builder` (over a file of `file_len` bytes whose footer it holds) set to read what
+    /// these options select: the sync and async readers share it.
+    pub(crate) fn configure<T>(
+        &self,
+        mut builder: ArrowReaderBuilder<T>,
+        file_len: u64,
+        place: &str,
+    ) -> Result<ArrowReaderBuilder<T>> {
+        let refused = |message: String| FormatError::new(place, message);
+        check_chunks(builder.metadata(), file_len).map_err(refused)?;
+        if let Some(names) = &self.columns {
+            let parquet_schema = builder.parquet_schema();
+            let paths: Vec<String> = parquet_schema
+                .columns()
+                .iter()
+                .map(|c| c.path().string())
+                .collect();
+            let present = |name: &&String| {
+                paths
+                    .iter()
+                    .any(|path| path == *name || path.starts_with(&format!("{name}.")))
+            };
+            // arrow-rs's mask passes over a name it does not find; here that is an error
+            // unless asked otherwise.
+            if let Some(missing) = names.iter().find(|name| !present(name))
+                && !self.absent_columns_allowed
+            {
+                return Err(refused(format!(
+                    "no column {missing:?} (the file has {})",
+                    paths.join(", ")
+                )));
+            }
+            let names = names.iter().filter(present).map(String::as_str);
+            let mask = ProjectionMask::columns(parquet_schema, names);
+            builder = builder.with_projection(mask);
+        }
+        let count = builder.metadata().num_row_groups();
+        let mut row_groups: Vec<usize> = match &self.row_groups {
+            Some(row_groups) => {
+                if let Some(bad) = row_groups.iter().find(|&&g| g >= count) {
+                    return Err(refused(format!(
+                        "row group {bad} selected, but the file has {count}"
+                    )));
+                }
+                row_groups.clone()
+            }
+            None => (0..count).collect(),
+        };
+        if let Some(range) = &self.byte_range {
+            let groups = builder.metadata().row_groups();
+            row_groups.retain(|&g| range.contains(&middle_byte(&groups[g])));
+        }
+        let arrow_schema = Arc::clone(builder.schema());
+        let schema = schema_from_arrow(&arrow_schema).map_err(|e| FormatError::new(place, e))?;
+        let predicate = match self.predicate.as_ref().map(|p| (p, p.check(&schema))) {
+            Some((_, Err(_))) if self.predicate_if_applicable => None,
+            Some((_, Err(e))) => {
+                return Err(refused(format!("the predicate cannot be evaluated: {e}")));
+            }
+            Some((predicate, Ok(()))) => Some(predicate),
+            None => None,
+        };
+        if let Some(predicate) = predicate {
+            let metadata = Arc::clone(builder.metadata());
+            let pruning = Pruning::new(predicate, &metadata, &arrow_schema);
+            row_groups = pruning.row_groups(&row_groups);
+            if let Some(selection) = pruning.pages(&row_groups) {
+                builder = builder.with_row_selection(selection);
+            }
+            let columns = predicate.columns();
+            let mask = ProjectionMask::columns(
+                builder.parquet_schema(),
+                columns.iter().map(String::as_str),
+            );
+            builder = builder.with_row_filter(RowFilter::new(vec![Box::new(row_filter(
+                mask,
+                predicate.clone(),
+            ))]));
+        }
+        if self.row_groups.is_some() || predicate.is_some() || self.byte_range.is_some() {
+            builder = builder.with_row_groups(row_groups);
+        }
+        if let Some(limit) = self.limit {
+            builder = builder.with_limit(limit);
+        }
+        Ok(builder.with_batch_size(self.batch_size))
+    }
+}
+
+/// The predicate as arrow-rs's row filter: each batch of the predicate's columns crosses to
+/// Alkaid, the kernels decide, and only the rows they keep are decoded in the other columns.
+fn row_filter(mask: ProjectionMask, predicate: Predicate) -> impl ArrowPredicate {
+    ArrowPredicateFn::new(mask, move |batch: arrow_array_60::RecordBatch| {
+        let batch = batch_from_arrow(&batch).map_err(|e| ArrowError::ExternalError(e.into()))?;
+        let keep = predicate
+            .evaluate(&batch)
+            .map_err(|e| ArrowError::ComputeError(e.to_string()))?;
+        Ok(array_to_arrow(&keep).as_boolean().clone())
+    })
+}
+
+/// The middle byte of a row group's column chunks (checked to lie in the file).
+fn middle_byte(group: &RowGroupMetaData) -> u64 {
+    let start = group
+        .columns()
+        .iter()
+        .map(|c| c.byte_range().0)
+        .min()
+        .unwrap_or(0);
+    let len: u64 = group.columns().iter().map(|c| c.byte_range().1).sum();
+    start.saturating_add(len / 2)
 }
 
 /// Checks that every column chunk the footer lists lies inside the file. arrow-rs trusts

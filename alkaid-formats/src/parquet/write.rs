@@ -49,6 +49,7 @@ pub enum Statistics {
 pub struct WriteOptions {
     codec: Codec,
     row_group_rows: usize,
+    page_rows: usize,
     dictionary: bool,
     statistics: Statistics,
     coerce_types: bool,
@@ -60,6 +61,7 @@ impl Default for WriteOptions {
         Self {
             codec: Codec::Zstd(3),
             row_group_rows: 1 << 20,
+            page_rows: 20_000,
             dictionary: true,
             statistics: Statistics::Page,
             coerce_types: true,
@@ -78,6 +80,14 @@ impl WriteOptions {
     /// Rows per row group (1,048,576 by default; at least 1).
     pub fn with_row_group_rows(mut self, rows: usize) -> Self {
         self.row_group_rows = rows.max(1);
+        self
+    }
+
+    /// Rows per data page at most (20,000 by default; at least 1; a page also ends at
+    /// 1 MiB). Smaller pages let a reader with a predicate skip more of a row group, by the
+    /// page index, at some cost in size.
+    pub fn with_page_rows(mut self, rows: usize) -> Self {
+        self.page_rows = rows.max(1);
         self
     }
 
@@ -135,6 +145,9 @@ impl WriteOptions {
         Ok(WriterProperties::builder()
             .set_compression(compression)
             .set_max_row_group_row_count(Some(self.row_group_rows))
+            .set_data_page_row_count_limit(self.page_rows)
+            // The page limit is checked between the writer's mini-batches.
+            .set_write_batch_size(self.page_rows.min(1024))
             .set_dictionary_enabled(self.dictionary)
             .set_statistics_enabled(statistics)
             .set_key_value_metadata(metadata)

@@ -7,4 +7,5 @@ mod common;
 mod python;
 
 mod errors;
+mod pruning;
 mod pyarrow;

@@ -3,15 +3,18 @@
 //! beside it).
 //!
 //! ```text
-//! peak_rss read  alkaid|arrow STREAM
-//! peak_rss write alkaid|arrow none|lz4|zstd FILE OUT
+//! peak_rss read    alkaid|arrow STREAM
+//! peak_rss write   alkaid|arrow none|lz4|zstd FILE OUT
+//! peak_rss parquet alkaid|arrow FILE ROWS
 //! ```
 //!
 //! `read` reads every batch of the stream file `STREAM` through a `File` and drops each in
 //! turn. `write` loads the one batch of the IPC file `FILE` into memory, then writes it as a
-//! stream with the codec to `OUT`. Each prints `baseline_kib peak_kib`: the resident memory
-//! before the operation, and the most resident during it (the kernel's high-water mark,
-//! reset after the baseline is taken).
+//! stream with the codec to `OUT`. `parquet` reads the Parquet file `FILE` through a `File`
+//! in batches of `ROWS` rows, dropping each in turn. Each prints `baseline_kib peak_kib`:
+//! the resident memory before the operation, and the most resident during it (the kernel's
+//! high-water mark, reset after the baseline is taken); `parquet` adds the size of its
+//! largest batch in KiB.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -94,14 +97,56 @@ fn write(library: &str, codec: &str, path: &str, out: &str) -> (u64, u64) {
     }
 }
 
+fn parquet(library: &str, path: &str, rows: usize) -> (u64, u64, u64) {
+    let base = baseline();
+    let mut largest = 0usize;
+    let mut read = 0usize;
+    match library {
+        "alkaid" => {
+            let options = alkaid_formats::parquet::ReadOptions::default().with_batch_size(rows);
+            for batch in alkaid_formats::parquet::read_with(path, options).unwrap() {
+                let batch = batch.unwrap();
+                read += batch.num_rows();
+                // The same buffers, seen by arrow-rs's count (the bridge copies nothing).
+                let bytes = alkaid_arrow::arrow60::batch_to_arrow(&batch).get_array_memory_size();
+                largest = largest.max(bytes);
+            }
+        }
+        _ => {
+            let file = File::open(path).unwrap();
+            let reader =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                    .unwrap()
+                    .with_batch_size(rows)
+                    .build()
+                    .unwrap();
+            for batch in reader {
+                let batch = batch.unwrap();
+                read += batch.num_rows();
+                largest = largest.max(batch.get_array_memory_size());
+            }
+        }
+    }
+    assert!(read > 0, "{path} has rows");
+    (base, status_kib("VmHWM:"), largest as u64 / 1024)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (base, peak) = match args[..] {
         ["read", library, path] => read(library, path),
         ["write", library, codec, path, out] => write(library, codec, path, out),
+        ["parquet", library, path, rows] => {
+            let (base, peak, batch) = parquet(library, path, rows.parse().unwrap());
+            println!("{base} {peak} {batch}");
+            return;
+        }
         _ => {
-            eprintln!("usage: peak_rss read LIBRARY STREAM | write LIBRARY CODEC FILE OUT");
+            eprintln!(
+                "usage: peak_rss read LIBRARY STREAM | write LIBRARY CODEC FILE OUT | \
+                 parquet LIBRARY FILE ROWS"
+            );
             std::process::exit(2);
         }
     };

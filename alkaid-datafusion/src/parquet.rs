@@ -1,0 +1,118 @@
+//! [`AlkaidParquetFormat`]: Parquet files as a DataFusion file format read through
+//! alkaid-formats, so that Parquet and IPC tables are scanned alike: the projection and
+//! the filters Alkaid's kernels evaluate go into the read, where the filters also prune row
+//! groups and pages by their statistics (`alkaid_formats::parquet::ReadOptions::with_predicate`).
+//!
+//! DataFusion's own Parquet reader is left out on purpose: it is built on arrow-rs 59 and
+//! would compile a second `parquet` crate beside alkaid-formats' (arrow-rs 60) into every
+//! build with DataFusion. Writing Parquet from SQL (`COPY … TO 'x.parquet'`) is not
+//! offered here; `alkaid convert` writes it.
+
+use std::sync::Arc;
+
+use alkaid_arrow::arrow59::schema_to_arrow;
+use alkaid_formats::parquet::{self as pq, ReadOptions};
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::{GetExt, Result, Statistics, not_impl_err, plan_err};
+use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSinkConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::physical_expr::LexRequirement;
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::error::file_error;
+use crate::evolve::nullable_where_missing;
+use crate::source::AlkaidSource;
+use crate::store::StoreSource;
+
+/// The file extension of Parquet files, without the dot.
+pub const PARQUET_EXTENSION: &str = "parquet";
+
+/// Parquet files as a DataFusion [`FileFormat`], read through alkaid-formats: schemas
+/// from the footers (merged when files differ), scans by [`AlkaidSource`] (one partition
+/// per file or per byte range of row groups). Read only.
+#[derive(Debug, Clone, Default)]
+pub struct AlkaidParquetFormat;
+
+impl GetExt for AlkaidParquetFormat {
+    fn get_ext(&self) -> String {
+        PARQUET_EXTENSION.to_string()
+    }
+}
+
+#[async_trait]
+impl FileFormat for AlkaidParquetFormat {
+    fn get_ext(&self) -> String {
+        PARQUET_EXTENSION.to_string()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        if compression.is_compressed() {
+            return plan_err!("Parquet compresses its pages, not the whole file");
+        }
+        Ok(PARQUET_EXTENSION.to_string())
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        None
+    }
+
+    async fn infer_schema(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let mut schemas = Vec::with_capacity(objects.len());
+        for object in objects {
+            let source = StoreSource::new(Arc::clone(store), object.clone());
+            let location = object.location.to_string();
+            // Reading the footer is all that opening does; no page is fetched.
+            let stream = pq::read_source(source, location.clone(), ReadOptions::default())
+                .await
+                .map_err(|e| file_error(&location, e))?;
+            schemas.push(schema_to_arrow(&stream.schema()));
+        }
+        let merged = Schema::try_merge(schemas.clone())?;
+        Ok(Arc::new(nullable_where_missing(merged, &schemas)))
+    }
+
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        _store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        _object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        Ok(Statistics::new_unknown(&table_schema))
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        config: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(DataSourceExec::from_data_source(config))
+    }
+
+    async fn create_writer_physical_plan(
+        &self,
+        _input: Arc<dyn ExecutionPlan>,
+        _state: &dyn Session,
+        _config: FileSinkConfig,
+        _order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        not_impl_err!(
+            "Parquet tables read through Alkaid are read-only; `alkaid convert` writes Parquet"
+        )
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(AlkaidSource::parquet(table_schema))
+    }
+}

@@ -1,0 +1,138 @@
+//! Parquet tables read through alkaid-formats (`register_alkaid_parquet`): the SQL tests'
+//! queries and filters answer as DataFusion does over the same rows in memory, files split
+//! into byte ranges read every row group once, a Parquet table joins an IPC one, and the
+//! files a writer leaves beside its Parquet files are not read.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use alkaid_arrow::arrow59::batch_from_arrow;
+use alkaid_datafusion::AlkaidContextExt;
+use alkaid_formats::parquet::{Codec, ParquetWriter, WriteOptions};
+use datafusion::datasource::MemTable;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::tables::{self, FILTERS, QUERIES, batch, runtime, table, url};
+
+/// Batches `batches` of the test table as one Parquet file, in row groups of 500 rows and
+/// pages of 100.
+fn write_parquet(path: &Path, batches: std::ops::Range<usize>, codec: Codec) {
+    let first = batch_from_arrow(&batch(batches.start)).unwrap();
+    let options = WriteOptions::default()
+        .with_codec(codec)
+        .with_row_group_rows(500)
+        .with_page_rows(100);
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = ParquetWriter::try_new(file, first.schema().clone(), &options).unwrap();
+    for n in batches {
+        writer.write(&batch_from_arrow(&batch(n)).unwrap()).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+/// The test table as three Parquet files (and a `_SUCCESS` marker), and its rows in memory.
+fn parquet_dir() -> (tempfile::TempDir, MemTable) {
+    let root = tempfile::tempdir().unwrap();
+    write_parquet(&root.path().join("part-0.parquet"), 0..3, Codec::Zstd(3));
+    write_parquet(&root.path().join("part-1.parquet"), 3..5, Codec::Snappy);
+    write_parquet(
+        &root.path().join("part-2.parquet"),
+        5..9,
+        Codec::Uncompressed,
+    );
+    std::fs::write(root.path().join("_SUCCESS"), b"").unwrap();
+    let batches: Vec<_> = (0..9).map(batch).collect();
+    let memory = MemTable::try_new(batches[0].schema(), vec![batches]).unwrap();
+    (root, memory)
+}
+
+#[test]
+fn parquet_tables_answer_as_datafusion_does_in_memory() {
+    let (root, memory) = parquet_dir();
+    runtime().block_on(async {
+        let ours = SessionContext::new();
+        ours.register_alkaid_parquet("t", &url(root.path()))
+            .await
+            .unwrap();
+        let theirs = SessionContext::new();
+        theirs.register_table("t", Arc::new(memory)).unwrap();
+        for query in QUERIES.iter().chain(&FILTERS) {
+            let (a, b) = (table(&ours, query).await, table(&theirs, query).await);
+            assert_eq!(a, b, "{query}");
+        }
+        let plan = table(&ours, "EXPLAIN SELECT id FROM t WHERE g = 3 AND x > 0.5").await;
+        assert!(!plan.contains("FilterExec"), "{plan}");
+        assert!(plan.contains("file_type=parquet"), "{plan}");
+        assert!(plan.contains("alkaid_filters=[g@"), "{plan}");
+    });
+}
+
+#[test]
+fn parquet_files_split_into_byte_ranges_read_every_row_group_once() {
+    let (root, memory) = parquet_dir();
+    runtime().block_on(async {
+        let config = SessionConfig::new()
+            .with_target_partitions(4)
+            .with_repartition_file_min_size(1);
+        let ours = SessionContext::new_with_config(config);
+        ours.register_alkaid_parquet("t", &url(root.path()))
+            .await
+            .unwrap();
+        let plan = table(&ours, "EXPLAIN SELECT count(*), sum(id) FROM t").await;
+        assert!(plan.contains("part-0.parquet:0.."), "{plan}");
+        let theirs = SessionContext::new();
+        theirs.register_table("t", Arc::new(memory)).unwrap();
+        for query in [
+            "SELECT count(*), sum(id), count(DISTINCT id) FROM t",
+            "SELECT count(*), sum(id) FROM t WHERE id % 500 < 3 OR s = 'name-7'",
+        ] {
+            assert_eq!(
+                table(&ours, query).await,
+                table(&theirs, query).await,
+                "{query}"
+            );
+        }
+    });
+}
+
+#[test]
+fn a_parquet_table_joins_an_ipc_table_and_is_read_only() {
+    let (root, memory) = parquet_dir();
+    let dirs = tables::dirs();
+    runtime().block_on(async {
+        let ctx = SessionContext::new();
+        ctx.register_alkaid_parquet("p", &url(root.path()))
+            .await
+            .unwrap();
+        ctx.register_alkaid("a", &url(&dirs.mixed)).await.unwrap();
+        ctx.register_table("m", Arc::new(memory)).unwrap();
+        let joined = table(
+            &ctx,
+            "SELECT count(*), sum(a.small) FROM p JOIN a ON p.id = a.id + 1 WHERE p.g = 3",
+        )
+        .await;
+        // The same join with the Parquet rows in memory.
+        let alone = table(
+            &ctx,
+            "SELECT count(*), sum(a.small) FROM m JOIN a ON m.id = a.id + 1 WHERE m.g = 3",
+        )
+        .await;
+        assert_eq!(joined, alone);
+        assert!(joined.contains("| 1169 "), "{joined}");
+        // One file, by its name.
+        ctx.register_alkaid_parquet("one", root.path().join("part-1.parquet").to_str().unwrap())
+            .await
+            .unwrap();
+        let rows = table(&ctx, "SELECT count(*) FROM one").await;
+        assert!(rows.contains("2000"), "{rows}");
+        let error = ctx
+            .sql("INSERT INTO p SELECT * FROM p LIMIT 1")
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("read-only"), "{error}");
+    });
+}
