@@ -2,13 +2,14 @@
 //! `http(s)://…`, `file:///…`), through `object_store`'s URL parsing. Credentials and
 //! endpoints come from the environment variables each store reads (`AWS_*`, `GOOGLE_*`,
 //! `AZURE_*`). A file is read by range (only the selected columns' and batches' bytes are
-//! fetched); a stream, which has no random access, is fetched whole.
+//! fetched); a stream, which has no random access, is fetched whole; Parquet by range,
+//! CSV and JSON a few MiB at a time (`batches`).
 
 use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_formats::parquet::ReadOptions as ParquetOptions;
+use alkaid_formats::BatchStream;
 use alkaid_ipc::{ReadOptions, Result};
 use alkaid_ipc_async::{AsyncFileReader, ObjectStoreSource, RangeSource};
 use alkaid_schema::{Metadata, SchemaRef};
@@ -65,13 +66,16 @@ fn source(url: &str) -> Result<(ObjectStoreSource, Runtime), Failure> {
     Ok((ObjectStoreSource::new(Arc::from(store), path), runtime))
 }
 
-/// The Parquet object at `url`, read by ranges: the footer, then the selected columns'
-/// chunks, one row group at a time.
-pub fn parquet(url: &str, options: ParquetOptions) -> Result<RowReader, Failure> {
-    // Errors name the URL, not only the object's path.
+/// The batches `open` reads from the object at `url` (Parquet by ranges, CSV and JSON a
+/// few MiB at a time), on a runtime of their own.
+pub fn batches<F, R>(url: &str, open: F) -> Result<RowReader, Failure>
+where
+    F: FnOnce(ObjectStoreSource) -> R,
+    R: Future<Output = alkaid_formats::Result<BatchStream>>,
+{
     let (source, runtime) = source(url)?;
     let mut stream = runtime
-        .block_on(alkaid_formats::parquet::read_source(source, url, options))
+        .block_on(open(source))
         .map_err(|e| Failure::new(e.to_string()))?;
     let schema = stream.schema();
     let batches = std::iter::from_fn(move || {
@@ -79,19 +83,6 @@ pub fn parquet(url: &str, options: ParquetOptions) -> Result<RowReader, Failure>
         Some(next.map_err(|e| Failure::new(e.to_string())))
     });
     Ok(RowReader::new(schema, batches))
-}
-
-/// Every byte of the object at `url` (text formats, which have no index to seek by).
-pub fn fetch_whole(url: &str) -> Result<Buffer, Failure> {
-    let (source, runtime) = source(url)?;
-    let failed = |e: alkaid_ipc::IpcError| Failure::new(format!("{url}: {e}"));
-    runtime.block_on(async {
-        let len = source.size().await.map_err(failed)?;
-        match len {
-            0 => Ok(Buffer::empty()),
-            _ => source.fetch(0..len).await.map_err(failed),
-        }
-    })
 }
 
 /// Opens the object at `url`: a file (it ends with a file magic) or a stream.

@@ -1,7 +1,7 @@
 //! Inputs in Parquet, CSV and newline-delimited JSON, read through alkaid-formats: the
 //! format from `--from`, else the extension, else (for Parquet) the file's first bytes.
-//! From an object-store URL, Parquet is read by ranges (`remote.rs`); CSV and JSON, which
-//! have no index to seek by, are fetched whole.
+//! From an object-store URL, Parquet is read by ranges (`remote.rs`); CSV and JSON a few
+//! MiB at a time.
 
 use std::path::Path;
 
@@ -75,23 +75,14 @@ pub fn open(
     }
     #[cfg(feature = "object-store")]
     if crate::remote::is_url(path) {
-        let place = path.to_string();
-        return match format {
-            InputFormat::Parquet => crate::remote::parquet(path, parquet_options),
-            InputFormat::Csv => {
-                let text = std::io::Cursor::new(crate::remote::fetch_whole(path)?);
-                Ok(csv::reader(text, place, csv::ReadOptions::default())
-                    .map_err(failed)?
-                    .into())
+        // Errors name the URL, not only the object's path.
+        return crate::remote::batches(path, |source| async move {
+            match format {
+                InputFormat::Csv => csv::read_source(source, path, Default::default()).await,
+                InputFormat::Json => json::read_source(source, path, Default::default()).await,
+                _ => parquet::read_source(source, path, parquet_options).await,
             }
-            InputFormat::Json => {
-                let text = std::io::Cursor::new(crate::remote::fetch_whole(path)?);
-                Ok(json::reader(text, place, json::ReadOptions::default())
-                    .map_err(failed)?
-                    .into())
-            }
-            InputFormat::Ipc => unreachable!("IPC is read by input.rs"),
-        };
+        });
     }
     let batches = match format {
         InputFormat::Parquet => parquet::read_with(path, parquet_options).map_err(failed)?,

@@ -175,6 +175,37 @@ pub fn reader<R: Read + Seek + Send + 'static>(
     Batches::new(place, &schema, reader)
 }
 
+/// The batches of the CSV text behind `source` (an object store, HTTP, memory: any
+/// alkaid-ipc-async `RangeSource`), named `place` in errors, fetched 4 MiB at a time; a
+/// schema to infer is inferred from the first MiB.
+///
+/// # Errors
+/// If the source fails or inferring the schema fails; a batch's errors come with it.
+pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
+    source: S,
+    place: impl Into<String>,
+    options: ReadOptions,
+) -> Result<crate::BatchStream> {
+    let place = place.into();
+    let (len, sample) = crate::text_source::sample(&source, &place).await?;
+    let format = options.format()?;
+    let schema = match &options.schema {
+        Some(schema) => Arc::new(schema_to_arrow(schema)),
+        None => {
+            let (schema, _) = format
+                .infer_schema(sample, Some(options.infer_rows))
+                .map_err(|e| FormatError::new(&place, e))?;
+            Arc::new(schema)
+        }
+    };
+    let decoder = ReaderBuilder::new(Arc::clone(&schema))
+        .with_format(format)
+        .with_batch_size(options.batch_size)
+        .build_decoder();
+    let batches = crate::text_source::decode(source, len, decoder);
+    crate::BatchStream::new(place, &schema, batches)
+}
+
 /// How a CSV file is written.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {

@@ -3,8 +3,10 @@
 //! Built on arrow-rs's readers and writers (`parquet`, `arrow-csv`, `arrow-json`), whose
 //! batches cross to Alkaid through `alkaid-arrow` without copying a buffer. Each format is
 //! a module behind a default feature of its name. Every reader returns [`Batches`], an
-//! iterator of Alkaid batches that holds one batch at a time; every error is a
-//! [`FormatError`] naming the file and, where the reader knows, the row or batch.
+//! iterator of Alkaid batches that holds one batch at a time, or from an object store or any
+//! alkaid-ipc-async `RangeSource` (each format's `read_source`) a [`BatchStream`]; every
+//! error is a [`FormatError`] naming the file and, where the reader knows, the row or
+//! batch.
 //!
 //! ```
 //! # #[cfg(all(feature = "parquet", feature = "csv"))]
@@ -39,6 +41,12 @@ mod error;
 pub mod json;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+#[cfg(any(feature = "parquet", feature = "csv", feature = "json"))]
+mod stream;
+#[cfg(any(feature = "csv", feature = "json"))]
+mod text_source;
 
 pub use batches::Batches;
 pub use error::{FormatError, Result};
+#[cfg(any(feature = "parquet", feature = "csv", feature = "json"))]
+pub use stream::BatchStream;

@@ -12,5 +12,5 @@ mod write;
 pub use read::{ReadOptions, read, read_bytes, read_with};
 #[cfg(feature = "object_store")]
 pub use remote::read_object;
-pub use remote::{ParquetStream, read_source};
+pub use remote::read_source;
 pub use write::{Codec, ParquetWriter, Statistics, WriteOptions, write};

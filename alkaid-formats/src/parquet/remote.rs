@@ -5,17 +5,12 @@
 //! those only the pages the page index keeps.
 
 use std::ops::Range;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use alkaid_array::RecordBatch;
-use alkaid_arrow::arrow60::{batch_from_arrow, schema_from_arrow};
 use alkaid_ipc_async::RangeSource;
-use alkaid_schema::SchemaRef;
 use bytes::Bytes;
+use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
-use futures_util::{Stream, StreamExt};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::arrow::async_reader::{AsyncFileReader, ParquetRecordBatchStreamBuilder};
 use parquet::errors::ParquetError;
@@ -24,6 +19,7 @@ use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataR
 use super::ReadOptions;
 use crate::batches::unpanicked;
 use crate::error::{FormatError, Result};
+use crate::stream::{BatchStream, ReadError};
 
 /// Bytes fetched from the end of the file to find the footer: most footers fit, so the
 /// footer costs one request; a longer one costs a second.
@@ -70,7 +66,7 @@ pub async fn read_source<S: RangeSource + 'static>(
     source: S,
     place: impl Into<String>,
     options: ReadOptions,
-) -> Result<ParquetStream> {
+) -> Result<BatchStream> {
     let place = place.into();
     let failed = |e: ParquetError| FormatError::new(&place, e);
     let len = source
@@ -91,14 +87,8 @@ pub async fn read_source<S: RangeSource + 'static>(
     let stream = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
-    let schema = schema_from_arrow(stream.schema()).map_err(|e| FormatError::new(&place, e))?;
-    Ok(ParquetStream {
-        place,
-        schema: schema.into(),
-        inner: Box::pin(stream),
-        next: 0,
-        ended: false,
-    })
+    let schema = Arc::clone(stream.schema());
+    BatchStream::new(place, &schema, stream.map(|b| b.map_err(ReadError::from)))
 }
 
 /// The batches of the Parquet object at `path` in `store`, read by ranges.
@@ -110,65 +100,9 @@ pub async fn read_object(
     store: Arc<dyn object_store::ObjectStore>,
     path: &object_store::path::Path,
     options: ReadOptions,
-) -> Result<ParquetStream> {
+) -> Result<BatchStream> {
     let source = alkaid_ipc_async::ObjectStoreSource::new(store, path.clone());
     read_source(source, path.to_string(), options).await
-}
-
-type ArrowBatches =
-    dyn Stream<Item = std::result::Result<arrow_array_60::RecordBatch, ParquetError>> + Send;
-
-/// The batches of a Parquet file read by ranges, in order, as a [`Stream`]; one row group's
-/// selected column chunks are held at a time.
-pub struct ParquetStream {
-    place: String,
-    schema: SchemaRef,
-    inner: Pin<Box<ArrowBatches>>,
-    next: usize,
-    /// A batch failed: nothing more is read.
-    ended: bool,
-}
-
-impl ParquetStream {
-    /// The schema of every batch.
-    pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
-    }
-}
-
-impl Stream for ParquetStream {
-    type Item = Result<RecordBatch>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.ended {
-            return Poll::Ready(None);
-        }
-        let polled = unpanicked(|| self.inner.poll_next_unpin(cx));
-        let batch = match polled {
-            Ok(Poll::Pending) => return Poll::Pending,
-            Ok(Poll::Ready(None)) => return Poll::Ready(None),
-            Ok(Poll::Ready(Some(batch))) => batch.map_err(|e| e.to_string()),
-            Err(panic) => Err(panic),
-        };
-        let index = self.next;
-        self.next += 1;
-        let place = format!("{}: batch {index}", self.place);
-        let batch = batch
-            .map_err(|e| FormatError::new(&place, e))
-            .and_then(|b| batch_from_arrow(&b).map_err(|e| FormatError::new(&place, e)));
-        self.ended = batch.is_err();
-        Poll::Ready(Some(batch))
-    }
-}
-
-impl std::fmt::Debug for ParquetStream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParquetStream")
-            .field("place", &self.place)
-            .field("schema", &self.schema)
-            .field("next", &self.next)
-            .finish_non_exhaustive()
-    }
 }
 
 /// A [`RangeSource`] as arrow-rs's asynchronous file: every range is checked against the

@@ -9,3 +9,4 @@ mod python;
 mod errors;
 mod pruning;
 mod pyarrow;
+mod ranged_text;
