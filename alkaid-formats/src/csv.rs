@@ -8,122 +8,17 @@ use std::path::Path;
 use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
-use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
-use alkaid_schema::SchemaRef;
-use arrow_csv::reader::Format;
+use alkaid_arrow::arrow60::{batch_to_arrow, schema_from_arrow, schema_to_arrow};
 use arrow_csv::{ReaderBuilder, WriterBuilder};
 
 use crate::batches::Batches;
 use crate::error::{FormatError, Result};
 
-/// How a CSV file is read.
-#[derive(Debug, Clone)]
-pub struct ReadOptions {
-    delimiter: u8,
-    quote: u8,
-    escape: Option<u8>,
-    header: bool,
-    nulls: Vec<String>,
-    comment: Option<u8>,
-    schema: Option<SchemaRef>,
-    infer_rows: usize,
-    batch_size: usize,
-}
+mod columns;
+mod direct;
+mod options;
 
-impl Default for ReadOptions {
-    fn default() -> Self {
-        Self {
-            delimiter: b',',
-            quote: b'"',
-            escape: None,
-            header: true,
-            nulls: vec![String::new()],
-            comment: None,
-            schema: None,
-            infer_rows: 1000,
-            batch_size: 8192,
-        }
-    }
-}
-
-impl ReadOptions {
-    /// The field delimiter (`,` by default).
-    pub fn with_delimiter(mut self, delimiter: u8) -> Self {
-        self.delimiter = delimiter;
-        self
-    }
-
-    /// The quote (`"` by default; a doubled quote inside quotes is one).
-    pub fn with_quote(mut self, quote: u8) -> Self {
-        self.quote = quote;
-        self
-    }
-
-    /// An escape character inside quotes (none by default).
-    pub fn with_escape(mut self, escape: u8) -> Self {
-        self.escape = Some(escape);
-        self
-    }
-
-    /// Whether the first line names the columns (yes by default; without it they are
-    /// `column_1`, `column_2`, …).
-    pub fn with_header(mut self, header: bool) -> Self {
-        self.header = header;
-        self
-    }
-
-    /// The spellings of a null (by default the empty field alone).
-    pub fn with_nulls(mut self, spellings: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.nulls = spellings.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Lines starting with `comment` are skipped.
-    pub fn with_comment(mut self, comment: u8) -> Self {
-        self.comment = Some(comment);
-        self
-    }
-
-    /// Reads with `schema` instead of inferring one.
-    pub fn with_schema(mut self, schema: SchemaRef) -> Self {
-        self.schema = Some(schema);
-        self
-    }
-
-    /// How many rows schema inference reads (1,000 by default).
-    pub fn with_infer_rows(mut self, rows: usize) -> Self {
-        self.infer_rows = rows.max(1);
-        self
-    }
-
-    /// Rows per batch (8,192 by default).
-    pub fn with_batch_size(mut self, rows: usize) -> Self {
-        self.batch_size = rows.max(1);
-        self
-    }
-
-    fn format(&self) -> Result<Format> {
-        let mut format = Format::default()
-            .with_delimiter(self.delimiter)
-            .with_quote(self.quote)
-            .with_header(self.header)
-            .with_null_regex(self.null_regex()?);
-        if let Some(escape) = self.escape {
-            format = format.with_escape(escape);
-        }
-        if let Some(comment) = self.comment {
-            format = format.with_comment(comment);
-        }
-        Ok(format)
-    }
-
-    /// One pattern for every null spelling, matched whole.
-    fn null_regex(&self) -> Result<regex::Regex> {
-        let spellings: Vec<String> = self.nulls.iter().map(|s| regex::escape(s)).collect();
-        regex::Regex::new(&format!("^(?:{})$", spellings.join("|")))
-            .map_err(|e| FormatError::new("the null spellings", e))
-    }
-}
+pub use options::ReadOptions;
 
 /// The batches of the CSV file at `path`.
 ///
@@ -167,6 +62,12 @@ pub fn reader<R: Read + Seek + Send + 'static>(
             Arc::new(schema)
         }
     };
+    let ours = schema_from_arrow(&schema).map_err(|e| FormatError::new(&place, e))?;
+    if direct::supports(&ours, &options) {
+        let decoder = direct::DirectDecoder::new(Arc::new(ours), &options);
+        let input = BufReader::with_capacity(READ_SIZE, input);
+        return Batches::new(place, &schema, direct::batches(input, decoder));
+    }
     let reader = ReaderBuilder::new(Arc::clone(&schema))
         .with_format(format)
         .with_batch_size(options.batch_size)
@@ -174,6 +75,9 @@ pub fn reader<R: Read + Seek + Send + 'static>(
         .map_err(failed)?;
     Batches::new(place, &schema, reader)
 }
+
+/// Bytes read at a time by Alkaid's own reader.
+const READ_SIZE: usize = 1 << 20;
 
 /// The batches of the CSV text behind `source` (an object store, HTTP, memory: any
 /// alkaid-ipc-async `RangeSource`), named `place` in errors, fetched 4 MiB at a time; a
@@ -198,6 +102,12 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
             Arc::new(schema)
         }
     };
+    let ours = schema_from_arrow(&schema).map_err(|e| FormatError::new(&place, e))?;
+    if direct::supports(&ours, &options) {
+        let decoder = direct::DirectDecoder::new(Arc::new(ours), &options);
+        let batches = crate::text_source::decode(source, len, decoder);
+        return crate::BatchStream::new(place, &schema, batches);
+    }
     let decoder = ReaderBuilder::new(Arc::clone(&schema))
         .with_format(format)
         .with_batch_size(options.batch_size)

@@ -6,6 +6,7 @@ mod common;
 #[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod python;
 
+mod csv_direct;
 mod errors;
 mod pruning;
 mod pyarrow;
