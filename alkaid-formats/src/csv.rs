@@ -1,6 +1,8 @@
-//! CSV, with arrow-rs's `arrow-csv`: read with a delimiter, quote, escape, header, null
-//! spellings and comment lines, and a schema inferred from the first rows or given; write
-//! with the same choices. arrow-csv's errors name the line.
+//! CSV: read with a delimiter, quote, escape, header, null spellings and comment lines, and a
+//! schema inferred from the first rows (by arrow-csv) or given; written with the same
+//! choices by arrow-csv. Text of integer, float, boolean and text columns with the standard
+//! quoting is read by Alkaid's own reader (`direct.rs`, about 1.5 times arrow-csv's speed,
+//! reading what arrow-csv reads); the rest by arrow-csv. Errors name the line.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
