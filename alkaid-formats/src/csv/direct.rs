@@ -46,6 +46,15 @@ struct Span {
     quoted: bool,
 }
 
+/// Where the look at an unfinished record stopped: inside the quoted field that starts at
+/// `start`, its quotes looked at up to `scan_from` (the fields before it are in `spans`).
+#[derive(Clone, Copy)]
+struct Resume {
+    start: usize,
+    scan_from: usize,
+    spelled: bool,
+}
+
 /// CSV text in, Alkaid batches out: a push decoder, fed bytes as they come (an empty slice
 /// at the end of the text), that hands out a batch whenever `batch_size` rows are decoded.
 pub(crate) struct DirectDecoder {
@@ -66,6 +75,7 @@ pub(crate) struct DirectDecoder {
     line: usize,
     /// The start of a record the bytes so far did not finish.
     partial: Vec<u8>,
+    resume: Option<Resume>,
     spans: Vec<Span>,
     scratch: Vec<u8>,
 }
@@ -100,6 +110,7 @@ impl DirectDecoder {
             to_skip: usize::from(options.header),
             line: 1,
             partial: Vec::new(),
+            resume: None,
             spans: Vec::new(),
             scratch: Vec::new(),
         }
@@ -132,9 +143,11 @@ impl DirectDecoder {
         Ok(taken)
     }
 
-    /// Finishes the record the last bytes began with the first of `bytes`, looked at up to
-    /// a line break at a time (a record is seldom longer than a line), and says how many of
-    /// `bytes` it took; `None` if it took them all and still does not end.
+    /// Finishes the record the last bytes began with the first of `bytes`, a line at a time
+    /// (a record ends only at a line break), and says how many of `bytes` it took; `None`
+    /// if it took them all and still does not end. A record is looked at again only when a
+    /// line break came, and then from where the last look stopped (`resume`), so a long
+    /// record costs its length, not its length times its lines.
     fn finish_partial(&mut self, bytes: &[u8]) -> Result<Option<usize>, ArrowError> {
         let at_end = bytes.is_empty();
         let carried = self.partial.len();
@@ -145,16 +158,16 @@ impl DirectDecoder {
                 .map_or(bytes.len(), |found| upto + found + 1);
             joined.extend_from_slice(&bytes[upto..next]);
             upto = next;
-            match self.record(&joined, at_end)? {
-                Some(used) => {
-                    // A record carried over ends in the new bytes (or at the end).
-                    return Ok(Some(used.saturating_sub(carried)));
-                }
-                None if upto == bytes.len() => {
-                    self.partial = joined;
-                    return Ok(None);
-                }
-                None => {}
+            let line_ended = joined.last().is_some_and(|&b| b == b'\n' || b == b'\r');
+            if (line_ended || at_end)
+                && let Some(used) = self.record(&joined, at_end)?
+            {
+                // A record carried over ends in the new bytes (or at the end).
+                return Ok(Some(used.saturating_sub(carried)));
+            }
+            if upto == bytes.len() {
+                self.partial = joined;
+                return Ok(None);
             }
         }
     }
@@ -162,29 +175,44 @@ impl DirectDecoder {
     /// Decodes the record at the start of `bytes` (after any empty lines) and says how many
     /// bytes it took; `None` if the bytes end before it does and more may come.
     fn record(&mut self, bytes: &[u8], at_end: bool) -> Result<Option<usize>, ArrowError> {
+        // A record looked at before stopped inside a quoted field: go on from there.
+        let mut resumed = self.resume.take();
         let mut at = 0;
-        while at < bytes.len() && (bytes[at] == b'\r' || bytes[at] == b'\n') {
-            at += 1;
+        if resumed.is_none() {
+            while at < bytes.len() && (bytes[at] == b'\r' || bytes[at] == b'\n') {
+                at += 1;
+            }
+            if at == bytes.len() {
+                // Only line breaks: taken, and no record.
+                return Ok(match at_end || at > 0 {
+                    true => Some(at),
+                    false => None,
+                });
+            }
+            self.spans.clear();
         }
-        if at == bytes.len() {
-            // Only line breaks: taken, and no record.
-            return Ok(match at_end || at > 0 {
-                true => Some(at),
-                false => None,
-            });
-        }
-        self.spans.clear();
         let end = loop {
-            let start = at;
             let mut span = Span {
-                start,
-                end: start,
+                start: at,
+                end: at,
                 spelled: false,
                 quoted: false,
             };
-            if bytes[at] == self.quote {
+            let open_quote = match resumed.take() {
+                Some(resume) => {
+                    span.start = resume.start;
+                    span.spelled = resume.spelled;
+                    at = resume.scan_from;
+                    true
+                }
+                None if bytes[at] == self.quote => {
+                    at += 1;
+                    true
+                }
+                None => false,
+            };
+            if open_quote {
                 span.quoted = true;
-                at += 1;
                 loop {
                     match memchr::memchr(self.quote, &bytes[at..]) {
                         // Unclosed: at the end of the text the field runs to it.
@@ -193,7 +221,7 @@ impl DirectDecoder {
                             at = bytes.len();
                             break;
                         }
-                        None => return Ok(None),
+                        None => return Ok(self.suspend(&span, bytes.len())),
                         Some(found) => {
                             let closing = at + found;
                             match bytes.get(closing + 1) {
@@ -202,7 +230,7 @@ impl DirectDecoder {
                                     at = closing + 2;
                                 }
                                 // A quote at the end of the bytes: doubled or closing?
-                                None if !at_end => return Ok(None),
+                                None if !at_end => return Ok(self.suspend(&span, closing)),
                                 _ => {
                                     at = closing + 1;
                                     break;
@@ -240,6 +268,17 @@ impl DirectDecoder {
         };
         self.push_record(bytes)?;
         Ok(Some(end))
+    }
+
+    /// Remembers that the record stopped inside the quoted field `span`, whose quotes are
+    /// looked at up to `scan_from`; the record is not finished.
+    fn suspend(&mut self, span: &Span, scan_from: usize) -> Option<usize> {
+        self.resume = Some(Resume {
+            start: span.start,
+            scan_from,
+            spelled: span.spelled,
+        });
+        None
     }
 
     /// The first delimiter or line break in `bytes` from `at` (or the end): eight bytes at

@@ -237,3 +237,15 @@ fn empty_lines_of_every_kind_are_skipped_as_arrow_csv_skips_them() {
         assert!(ours.unwrap().contains("y\""));
     }
 }
+
+#[test]
+fn a_long_quoted_field_of_many_lines_read_a_byte_at_a_time_reads_whole() {
+    // 64 KiB inside quotes, a line break every other byte, handed over one byte per read:
+    // the reader goes on from where it stopped in the field, rather than looking at the
+    // record again from its start at every line break.
+    let inner = "a\n".repeat(32 << 10);
+    let text = format!("1,2,true,\"{inner}\",3\n4,5,false,x,6\n").into_bytes();
+    let (ours, theirs) = both(text, false, 1, &[""]);
+    assert_eq!(ours, theirs);
+    assert!(ours.unwrap().contains("| 4 "));
+}
