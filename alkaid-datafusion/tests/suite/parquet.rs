@@ -136,3 +136,29 @@ fn a_parquet_table_joins_an_ipc_table_and_is_read_only() {
         assert!(error.contains("read-only"), "{error}");
     });
 }
+
+/// DataFusion's own Parquet reader over the same files. It is compiled only where Ballista
+/// is (ballista-core takes DataFusion's default features, Parquet among them), so this
+/// comparison runs in the `ballista` pass CI makes; the in-memory comparison above runs in
+/// every build.
+#[cfg(feature = "ballista")]
+#[test]
+fn parquet_tables_answer_as_datafusions_own_parquet_reader() {
+    use datafusion::prelude::ParquetReadOptions;
+    let (root, _) = parquet_dir();
+    runtime().block_on(async {
+        let ours = SessionContext::new();
+        ours.register_alkaid_parquet("t", &url(root.path()))
+            .await
+            .unwrap();
+        let theirs = SessionContext::new();
+        theirs
+            .register_parquet("t", url(root.path()), ParquetReadOptions::default())
+            .await
+            .unwrap();
+        for query in QUERIES.iter().chain(&FILTERS) {
+            let (a, b) = (table(&ours, query).await, table(&theirs, query).await);
+            assert_eq!(a, b, "{query}");
+        }
+    });
+}
