@@ -11,12 +11,8 @@ use crate::error::{FormatError, Result};
 /// The batches of a file or stream being read, in order, each moved from arrow-rs without
 /// copying its buffers. Memory is bounded by the reader's batch size, not the file.
 pub struct Batches {
-    place: String,
-    schema: SchemaRef,
+    placing: Placing,
     inner: Box<dyn Iterator<Item = Result<arrow_array::RecordBatch, ArrowError>> + Send>,
-    next: usize,
-    /// A batch failed: nothing more is read.
-    ended: bool,
 }
 
 impl Batches {
@@ -31,19 +27,15 @@ impl Batches {
         schema: &arrow_schema_60::Schema,
         inner: impl Iterator<Item = Result<arrow_array::RecordBatch, ArrowError>> + Send + 'static,
     ) -> Result<Self> {
-        let schema = schema_from_arrow(schema).map_err(|e| FormatError::new(&place, e))?;
         Ok(Self {
-            place,
-            schema: schema.into(),
+            placing: Placing::new(place, schema)?,
             inner: Box::new(inner),
-            next: 0,
-            ended: false,
         })
     }
 
     /// The schema of every batch.
     pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.placing.schema.clone()
     }
 
     /// Every remaining batch.
@@ -59,30 +51,63 @@ impl Iterator for Batches {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.ended {
+        if self.placing.ended {
             return None;
         }
+        let batch = match unpanicked(|| self.inner.next()) {
+            Ok(batch) => batch?.map_err(Into::into),
+            Err(panic) => Err(panic.into()),
+        };
+        Some(self.placing.take(batch))
+    }
+}
+
+/// What the synchronous and the asynchronous readers keep alike: where they read, the
+/// schema, the number of the next batch, and whether one failed (nothing is read after).
+#[derive(Debug)]
+pub(crate) struct Placing {
+    place: String,
+    pub(crate) schema: SchemaRef,
+    next: usize,
+    pub(crate) ended: bool,
+}
+
+impl Placing {
+    /// For batches read from `place` whose schema is `schema` (arrow-rs's).
+    pub(crate) fn new(place: String, schema: &arrow_schema_60::Schema) -> Result<Self> {
+        let schema = schema_from_arrow(schema).map_err(|e| FormatError::new(&place, e))?;
+        Ok(Self {
+            place,
+            schema: schema.into(),
+            next: 0,
+            ended: false,
+        })
+    }
+
+    /// The batch read next (or its failure) as Alkaid's, a failure named by the place and
+    /// the batch's number.
+    pub(crate) fn take(
+        &mut self,
+        batch: std::result::Result<
+            arrow_array::RecordBatch,
+            Box<dyn std::error::Error + Send + Sync>,
+        >,
+    ) -> Result<RecordBatch> {
         let index = self.next;
         self.next += 1;
         let place = || format!("{}: batch {index}", self.place);
-        let batch = match unpanicked(|| self.inner.next()) {
-            Ok(batch) => batch?,
-            Err(message) => Err(ArrowError::ExternalError(message.into())),
-        };
         let batch = batch
             .map_err(|e| FormatError::new(place(), e))
             .and_then(|b| batch_from_arrow(&b).map_err(|e| FormatError::new(place(), e)));
         self.ended = batch.is_err();
-        Some(batch)
+        batch
     }
 }
 
 impl std::fmt::Debug for Batches {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Batches")
-            .field("place", &self.place)
-            .field("schema", &self.schema)
-            .field("next", &self.next)
+            .field("placing", &self.placing)
             .finish_non_exhaustive()
     }
 }

@@ -15,6 +15,7 @@ use arrow_csv::{ReaderBuilder, WriterBuilder};
 
 use crate::batches::Batches;
 use crate::error::{FormatError, Result};
+use crate::text_source::PushDecoder;
 
 mod columns;
 mod direct;
@@ -64,22 +65,35 @@ pub fn reader<R: Read + Seek + Send + 'static>(
             Arc::new(schema)
         }
     };
-    let ours = schema_from_arrow(&schema).map_err(|e| FormatError::new(&place, e))?;
-    if direct::supports(&ours, &options) {
-        let decoder = direct::DirectDecoder::new(Arc::new(ours), &options);
-        let input = BufReader::with_capacity(READ_SIZE, input);
-        return Batches::new(place, &schema, direct::batches(input, decoder));
-    }
-    let reader = ReaderBuilder::new(Arc::clone(&schema))
-        .with_format(format)
-        .with_batch_size(options.batch_size)
-        .build(BufReader::new(input))
-        .map_err(failed)?;
-    Batches::new(place, &schema, reader)
+    let decoder = decoder(&schema, &options, &place)?;
+    let input = BufReader::with_capacity(READ_SIZE, input);
+    Batches::new(place, &schema, crate::text_source::pushed(input, decoder))
 }
 
-/// Bytes read at a time by Alkaid's own reader.
+/// Bytes read at a time.
 const READ_SIZE: usize = 1 << 20;
+
+/// The decoder of CSV text of `schema` read with `options`: Alkaid's own where it takes
+/// them (`direct.rs`), arrow-csv's otherwise. The file reader and the ranged reader both
+/// push their bytes through it.
+fn decoder(
+    schema: &arrow_schema_60::SchemaRef,
+    options: &ReadOptions,
+    place: &str,
+) -> Result<Box<dyn PushDecoder>> {
+    let ours = schema_from_arrow(schema).map_err(|e| FormatError::new(place, e))?;
+    if direct::supports(&ours, options) {
+        return Ok(Box::new(direct::DirectDecoder::new(
+            Arc::new(ours),
+            options,
+        )));
+    }
+    let decoder = ReaderBuilder::new(Arc::clone(schema))
+        .with_format(options.format()?)
+        .with_batch_size(options.batch_size)
+        .build_decoder();
+    Ok(Box::new(decoder))
+}
 
 /// The batches of the CSV text behind `source` (an object store, HTTP, memory: any
 /// alkaid-ipc-async `RangeSource`), named `place` in errors, fetched 4 MiB at a time; a
@@ -104,16 +118,7 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
             Arc::new(schema)
         }
     };
-    let ours = schema_from_arrow(&schema).map_err(|e| FormatError::new(&place, e))?;
-    if direct::supports(&ours, &options) {
-        let decoder = direct::DirectDecoder::new(Arc::new(ours), &options);
-        let batches = crate::text_source::decode(source, len, decoder);
-        return crate::BatchStream::new(place, &schema, batches);
-    }
-    let decoder = ReaderBuilder::new(Arc::clone(&schema))
-        .with_format(format)
-        .with_batch_size(options.batch_size)
-        .build_decoder();
+    let decoder = decoder(&schema, &options, &place)?;
     let batches = crate::text_source::decode(source, len, decoder);
     crate::BatchStream::new(place, &schema, batches)
 }

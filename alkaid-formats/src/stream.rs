@@ -1,16 +1,34 @@
 //! [`BatchStream`]: what every asynchronous reader of this crate returns, arrow-rs's
-//! batches as Alkaid's, as a [`Stream`].
+//! batches as Alkaid's, as a [`Stream`]; and [`answer`], the check every such reader makes
+//! of what a `RangeSource` hands back.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use alkaid_array::RecordBatch;
-use alkaid_arrow::arrow60::{batch_from_arrow, schema_from_arrow};
 use alkaid_schema::SchemaRef;
 use futures_util::{Stream, StreamExt};
 
-use crate::batches::unpanicked;
-use crate::error::{FormatError, Result};
+use crate::batches::{Placing, unpanicked};
+use crate::error::Result;
+
+/// The bytes a source answered for `range`, checked to be as many as asked: a source that
+/// answers short or long is an error, not a wrong read.
+pub(crate) fn answer(
+    range: &std::ops::Range<u64>,
+    buffer: alkaid_buffer::Buffer,
+) -> std::result::Result<bytes::Bytes, ReadError> {
+    if buffer.len() as u64 != range.end - range.start {
+        return Err(format!(
+            "bytes {}..{} asked for, {} returned",
+            range.start,
+            range.end,
+            buffer.len()
+        )
+        .into());
+    }
+    Ok(bytes::Bytes::from_owner(buffer))
+}
 
 /// What a reader's failure is, before it is placed.
 pub(crate) type ReadError = Box<dyn std::error::Error + Send + Sync>;
@@ -23,12 +41,8 @@ type ArrowBatches =
 /// bounded by what one batch needs (for Parquet, one row group's selected column chunks),
 /// not by the file.
 pub struct BatchStream {
-    place: String,
-    schema: SchemaRef,
+    placing: Placing,
     inner: Pin<Box<ArrowBatches>>,
-    next: usize,
-    /// A batch failed: nothing more is read.
-    ended: bool,
 }
 
 impl BatchStream {
@@ -40,19 +54,15 @@ impl BatchStream {
         + Send
         + 'static,
     ) -> Result<Self> {
-        let schema = schema_from_arrow(schema).map_err(|e| FormatError::new(&place, e))?;
         Ok(Self {
-            place,
-            schema: schema.into(),
+            placing: Placing::new(place, schema)?,
             inner: Box::pin(inner),
-            next: 0,
-            ended: false,
         })
     }
 
     /// The schema of every batch.
     pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.placing.schema.clone()
     }
 }
 
@@ -60,7 +70,7 @@ impl Stream for BatchStream {
     type Item = Result<RecordBatch>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.ended {
+        if self.placing.ended {
             return Poll::Ready(None);
         }
         let batch = match unpanicked(|| self.inner.poll_next_unpin(cx)) {
@@ -69,23 +79,14 @@ impl Stream for BatchStream {
             Ok(Poll::Ready(Some(batch))) => batch,
             Err(panic) => Err(panic.into()),
         };
-        let index = self.next;
-        self.next += 1;
-        let place = format!("{}: batch {index}", self.place);
-        let batch = batch
-            .map_err(|e| FormatError::new(&place, e))
-            .and_then(|b| batch_from_arrow(&b).map_err(|e| FormatError::new(&place, e)));
-        self.ended = batch.is_err();
-        Poll::Ready(Some(batch))
+        Poll::Ready(Some(self.placing.take(batch)))
     }
 }
 
 impl std::fmt::Debug for BatchStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BatchStream")
-            .field("place", &self.place)
-            .field("schema", &self.schema)
-            .field("next", &self.next)
+            .field("placing", &self.placing)
             .finish_non_exhaustive()
     }
 }

@@ -31,6 +31,51 @@ pub(crate) trait PushDecoder: Send + 'static {
     fn flush(&mut self) -> std::result::Result<Option<arrow_array_60::RecordBatch>, ArrowError>;
 }
 
+impl<D: PushDecoder + ?Sized> PushDecoder for Box<D> {
+    fn decode(&mut self, bytes: &[u8]) -> std::result::Result<usize, ArrowError> {
+        (**self).decode(bytes)
+    }
+
+    fn flush(&mut self) -> std::result::Result<Option<arrow_array_60::RecordBatch>, ArrowError> {
+        (**self).flush()
+    }
+}
+
+/// The batches `decoder` makes of `input`, read a buffer at a time: the synchronous
+/// counterpart of [`decode`].
+#[cfg(feature = "csv")]
+pub(crate) fn pushed<R: std::io::BufRead + Send + 'static, D: PushDecoder>(
+    mut input: R,
+    mut decoder: D,
+) -> impl Iterator<Item = std::result::Result<arrow_array_60::RecordBatch, ArrowError>> + Send + 'static
+{
+    let mut ended = false;
+    std::iter::from_fn(move || {
+        if ended {
+            return None;
+        }
+        let next = (|| {
+            loop {
+                let buffer = input.fill_buf().map_err(ArrowError::from)?;
+                let at_end = buffer.is_empty();
+                let taken = decoder.decode(buffer)?;
+                input.consume(taken);
+                if at_end || taken == 0 {
+                    return decoder.flush();
+                }
+            }
+        })();
+        match next {
+            Ok(Some(batch)) => Some(Ok(batch)),
+            Ok(None) => None,
+            Err(e) => {
+                ended = true;
+                Some(Err(e))
+            }
+        }
+    })
+}
+
 #[cfg(feature = "csv")]
 impl PushDecoder for arrow_csv::reader::Decoder {
     fn decode(&mut self, bytes: &[u8]) -> std::result::Result<usize, ArrowError> {
@@ -86,16 +131,7 @@ async fn fetch<S: RangeSource>(
         return Ok(Bytes::new());
     }
     let buffer = source.fetch(range.clone()).await?;
-    if buffer.len() as u64 != range.end - range.start {
-        return Err(format!(
-            "bytes {}..{} asked for, {} returned",
-            range.start,
-            range.end,
-            buffer.len()
-        )
-        .into());
-    }
-    Ok(Bytes::from_owner(buffer))
+    crate::stream::answer(&range, buffer)
 }
 
 /// Where a text stream is.

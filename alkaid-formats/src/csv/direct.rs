@@ -397,37 +397,6 @@ fn spell(raw: &[u8], quote: u8, out: &mut Vec<u8>) {
     }
 }
 
-/// The batches `decoder` makes of `input`, read a buffer at a time, as arrow-rs batches (the
-/// form every reader of this crate hands to [`Batches`](crate::Batches)).
-pub(crate) fn batches<R: std::io::BufRead + Send + 'static>(
-    mut input: R,
-    mut decoder: DirectDecoder,
-) -> impl Iterator<Item = Result<arrow_array_60::RecordBatch, ArrowError>> + Send + 'static {
-    let mut ended = false;
-    std::iter::from_fn(move || {
-        if ended {
-            return None;
-        }
-        let next = (|| loop {
-            let buffer = input.fill_buf().map_err(ArrowError::from)?;
-            let at_end = buffer.is_empty();
-            let taken = decoder.decode(buffer)?;
-            input.consume(taken);
-            if at_end || taken == 0 {
-                return decoder.flush();
-            }
-        })();
-        match next {
-            Ok(Some(batch)) => Some(Ok(alkaid_arrow::arrow60::batch_to_arrow(&batch))),
-            Ok(None) => None,
-            Err(e) => {
-                ended = true;
-                Some(Err(e))
-            }
-        }
-    })
-}
-
 impl crate::text_source::PushDecoder for DirectDecoder {
     fn decode(&mut self, bytes: &[u8]) -> Result<usize, ArrowError> {
         DirectDecoder::decode(self, bytes)

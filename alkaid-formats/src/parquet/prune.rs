@@ -25,7 +25,8 @@ use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 use parquet::file::metadata::ParquetMetaData;
 
 /// The statistics of one column over a run of units (row groups, or one row group's
-/// pages), as Alkaid arrays of one slot per unit.
+/// pages), as Alkaid arrays of one slot per unit (cloned by reference).
+#[derive(Clone)]
 struct Bounds {
     mins: ArrayRef,
     /// Null for every unit of a float column (see the module's note on NaN).
@@ -140,7 +141,7 @@ impl<'a> Pruning<'a> {
                     ))?,
                 };
                 let pages = bounds.row_counts.len();
-                let found = |name: &str| (name == column).then(|| bounds.clone_shallow());
+                let found = |name: &str| (name == column).then(|| bounds.clone());
                 let keep = may_match(leaf, pages, &found);
                 let counts = bounds.row_counts.as_any().downcast_ref::<UInt64Array>()?;
                 let selectors = keep
@@ -166,17 +167,6 @@ impl<'a> Pruning<'a> {
             self.metadata.file_metadata().schema_descr(),
         )
         .ok()
-    }
-}
-
-impl Bounds {
-    fn clone_shallow(&self) -> Self {
-        Self {
-            mins: Arc::clone(&self.mins),
-            maxes: Arc::clone(&self.maxes),
-            null_counts: Arc::clone(&self.null_counts),
-            row_counts: Arc::clone(&self.row_counts),
-        }
     }
 }
 
@@ -252,19 +242,11 @@ fn may_match(
 
 /// Whether each unit may hold a row where `leaf` is true (null: unknown).
 fn leaf_bounds(leaf: &Predicate, bounds: &dyn Fn(&str) -> Option<Bounds>) -> Option<BooleanArray> {
-    let zero = Scalar::from(0u64);
     match leaf {
-        Predicate::IsNull(Operand::Column(c)) => {
-            let b = bounds(c)?;
-            alkaid_compute::gt(&b.null_counts, &zero).ok()
-        }
-        Predicate::IsNotNull(Operand::Column(c)) => {
-            let b = bounds(c)?;
-            alkaid_compute::lt(&b.null_counts, &b.row_counts).ok()
-        }
+        Predicate::IsNull(Operand::Column(c)) => bounds(c)?.any_null(),
+        Predicate::IsNotNull(Operand::Column(c)) => bounds(c)?.not_all_null(),
         Predicate::Value(Operand::Column(c)) => {
-            let b = bounds(c)?;
-            alkaid_compute::eq(&maxes(&b)?, &Scalar::from(true)).ok()
+            alkaid_compute::eq(&bounds(c)?.maxes(), &Scalar::from(true)).ok()
         }
         Predicate::Compare(op, Operand::Column(c), Operand::Literal(v)) => {
             compare(*op, c, v, bounds)
@@ -284,17 +266,15 @@ fn compare(
     bounds: &dyn Fn(&str) -> Option<Bounds>,
 ) -> Option<BooleanArray> {
     let b = bounds(column)?;
-    let any_null = || alkaid_compute::gt(&b.null_counts, &Scalar::from(0u64)).ok();
-    let not_all_null = || alkaid_compute::lt(&b.null_counts, &b.row_counts).ok();
     if value.is_null() {
         // Nothing compares with null; only the null-aware comparisons can hold.
         return match op {
-            Comparison::Distinct => not_all_null(),
-            Comparison::NotDistinct => any_null(),
+            Comparison::Distinct => b.not_all_null(),
+            Comparison::NotDistinct => b.any_null(),
             _ => Some(BooleanArray::from(vec![false; b.mins.len()])),
         };
     }
-    let (mins, maxes) = (&b.mins as &dyn Datum, maxes(&b)?);
+    let (mins, maxes) = (&b.mins as &dyn Datum, b.maxes());
     let value = value as &dyn Datum;
     let and = |l: BooleanArray, r: BooleanArray| alkaid_compute::and_kleene(&l, &r).ok();
     let or = |l: BooleanArray, r: BooleanArray| alkaid_compute::or_kleene(&l, &r).ok();
@@ -318,18 +298,30 @@ fn compare(
                 cmp(Comparison::NotEq, mins, value)?,
                 cmp(Comparison::NotEq, &maxes, value)?,
             )?,
-            any_null()?,
+            b.any_null()?,
         ),
     }
 }
 
-/// A column's maxima, or unknowns for a float column (NaN is above every maximum).
-fn maxes(bounds: &Bounds) -> Option<ArrayRef> {
-    match bounds.mins.data_type() {
-        // Null compares with anything, and every comparison with it is unknown.
-        DataType::Float16 | DataType::Float32 | DataType::Float64 => {
-            Some(Arc::new(NullArray::new(bounds.maxes.len())))
+impl Bounds {
+    /// Whether each unit holds a null (unknown where the count is).
+    fn any_null(&self) -> Option<BooleanArray> {
+        alkaid_compute::gt(&self.null_counts, &Scalar::from(0u64)).ok()
+    }
+
+    /// Whether each unit holds a value that is not null.
+    fn not_all_null(&self) -> Option<BooleanArray> {
+        alkaid_compute::lt(&self.null_counts, &self.row_counts).ok()
+    }
+
+    /// The maxima, or unknowns for a float column (NaN is above every maximum).
+    fn maxes(&self) -> ArrayRef {
+        match self.mins.data_type() {
+            // Null compares with anything, and every comparison with it is unknown.
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+                Arc::new(NullArray::new(self.maxes.len()))
+            }
+            _ => Arc::clone(&self.maxes),
         }
-        _ => Some(Arc::clone(&bounds.maxes)),
     }
 }

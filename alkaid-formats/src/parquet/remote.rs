@@ -19,7 +19,7 @@ use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataR
 use super::ReadOptions;
 use crate::batches::unpanicked;
 use crate::error::{FormatError, Result};
-use crate::stream::{BatchStream, ReadError};
+use crate::stream::{BatchStream, ReadError, answer};
 
 /// Bytes fetched from the end of the file to find the footer: most footers fit, so the
 /// footer costs one request; a longer one costs a second.
@@ -144,15 +144,7 @@ impl<S: RangeSource + 'static> RangeReader<S> {
                     .next()
                     .ok_or_else(|| ParquetError::General("a range went unanswered".into()))?
                     .map_err(|e| ParquetError::External(Box::new(e)))?;
-                if buffer.len() as u64 != range.end - range.start {
-                    return Err(ParquetError::General(format!(
-                        "bytes {}..{} asked for, {} returned",
-                        range.start,
-                        range.end,
-                        buffer.len()
-                    )));
-                }
-                answers.push(Bytes::from_owner(buffer));
+                answers.push(answer(&range, buffer).map_err(ParquetError::External)?);
             }
             Ok(answers)
         })
