@@ -55,7 +55,8 @@
 //!
 //! # Features
 //! - `tls-aws-lc` (default) or `tls-ring`: the cryptography under TLS (rustls' provider).
-//!   One of the two is needed; with `default-features = false`, name one.
+//!   One of the two is needed; with `default-features = false`, name one. With both, ring
+//!   is used, unless the process installed a rustls provider of its own first.
 //! - `lz4`, `zstd` (default): the codecs of compressed bodies, alkaid-ipc's features of the
 //!   same names. Without one, a batch compressed with it is an error naming the feature.
 
@@ -75,6 +76,7 @@ mod piecewise_channel;
 mod piecewise_service;
 mod schema;
 mod server;
+mod tls_provider;
 
 /// The Flight protocol's messages and service, generated from `format/Flight.proto` by
 /// `alkaid-flight-codegen` (committed; CI checks that regenerating changes nothing).

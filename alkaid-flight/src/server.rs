@@ -234,6 +234,7 @@ pub async fn serve<S: FlightService>(
         .initial_connection_window_size(Some(options.window_bytes))
         .max_frame_size(crate::client::MAX_FRAME_BYTES);
     if let Some((cert, key)) = &options.tls {
+        crate::tls_provider::choose();
         let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
         if let Some(ca) = &options.client_ca {
             tls = tls.client_ca_root(Certificate::from_pem(ca));

@@ -129,8 +129,10 @@ pub fn py_client(args: &[&str]) -> Output {
     panic!("pyarrow's client did not finish within 300 s");
 }
 
-/// A multi-thread runtime for the tests.
+/// A multi-thread runtime for the tests (after the TLS provider a child run asks for is
+/// installed: see `providers.rs`).
 pub fn runtime() -> tokio::runtime::Runtime {
+    crate::providers::install();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

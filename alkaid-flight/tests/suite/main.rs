@@ -10,5 +10,6 @@ mod peers;
 
 mod auth;
 mod faults;
+mod providers;
 mod pyarrow;
 mod service;

@@ -224,7 +224,7 @@ fn streams_both_ways_pass_through_the_smallest_windows() {
 }
 
 /// Alkaid's client and server over TLS with a token, without any other peer: the test that
-/// a build's TLS provider (`tls-aws-lc` or `tls-ring`, CI runs it with each) carries batches
+/// a build's TLS provider (`tls-aws-lc` or `tls-ring`; CI runs it under each, see `providers.rs`) carries batches
 /// both ways, and that a client which does not trust the server's certificate gets nothing.
 #[test]
 fn alkaid_client_and_server_carry_batches_over_tls() {
