@@ -60,6 +60,42 @@ pub struct Serving {
     /// Admits only clients with a certificate signed by this CA (PEM); needs --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+    /// Serves Flight SQL instead: every file and subdirectory is a table that ADBC, JDBC
+    /// and other Flight SQL clients query, and bulk ingestion adds tables (needs the
+    /// `sql` feature).
+    #[arg(long)]
+    pub sql: bool,
+    /// With --sql: ends a query still streaming after this many seconds.
+    #[arg(long, value_name = "SECONDS", requires = "sql")]
+    pub query_time_limit: Option<u64>,
+    /// With --sql: the memory each query's sorts, joins and aggregates may hold, in MiB.
+    #[arg(long, value_name = "MIB", requires = "sql")]
+    pub query_memory_limit: Option<usize>,
+}
+
+/// The Flight SQL service over `dir`, with the limits `serving` sets.
+#[cfg(feature = "sql")]
+fn sql_service(
+    dir: &str,
+    serving: &Serving,
+) -> Result<alkaid_flight_sql::FlightSqlService, Failure> {
+    use alkaid_flight_sql::{FlightSqlService, SqlServiceOptions};
+    let mut options = SqlServiceOptions::default();
+    if let Some(seconds) = serving.query_time_limit {
+        options = options.with_query_time_limit(std::time::Duration::from_secs(seconds));
+    }
+    if let Some(mib) = serving.query_memory_limit {
+        options = options.with_query_memory_limit(mib.saturating_mul(1 << 20));
+    }
+    FlightSqlService::new(dir, options).map_err(|e| Failure::new(format!("{dir}: {e}")))
+}
+
+/// Without the `sql` feature there is no Flight SQL service to serve.
+#[cfg(not(feature = "sql"))]
+fn sql_service(_dir: &str, _serving: &Serving) -> Result<DirectoryService, Failure> {
+    Err(Failure::new(
+        "--sql needs the `sql` feature: cargo install alkaid-cli --features sql",
+    ))
 }
 
 /// `USER:PASSWORD` split.
@@ -114,15 +150,18 @@ pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
         } else {
             "grpc"
         };
-        println!("serving {dir} at {scheme}://{local}");
+        let what = if serving.sql { "Flight SQL over " } else { "" };
+        println!("serving {what}{dir} at {scheme}://{local}");
         use std::io::Write;
         let _ = std::io::stdout().flush();
         let stop = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        serve(DirectoryService::new(dir), listener, options, stop)
-            .await
-            .map_err(|e| Failure::new(format!("serving {dir}: {e}")))
+        let served = match serving.sql {
+            true => serve(sql_service(dir, &serving)?, listener, options, stop).await,
+            false => serve(DirectoryService::new(dir), listener, options, stop).await,
+        };
+        served.map_err(|e| Failure::new(format!("serving {dir}: {e}")))
     })
 }
 

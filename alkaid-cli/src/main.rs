@@ -108,7 +108,8 @@ enum Command {
         mode: IntegrationMode,
     },
     /// Serve the IPC files of a directory as Arrow Flight flights (each named by its file
-    /// name); uploads become new files, written atomically. Runs until interrupted.
+    /// name); uploads become new files, written atomically. With --sql, a Flight SQL
+    /// server over the directory's tables instead. Runs until interrupted.
     #[cfg(feature = "flight")]
     Serve {
         /// The directory.

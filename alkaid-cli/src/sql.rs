@@ -7,16 +7,15 @@ use alkaid_array::display::pretty_format_batches;
 use std::sync::Arc;
 
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
-use alkaid_datafusion::{AlkaidContextExt, register_alkaid_format};
+use alkaid_datafusion::{open_table, register_alkaid_format};
 use alkaid_ipc::WriteOptions;
-use datafusion::prelude::{CsvReadOptions, JsonReadOptions, SessionContext};
+use datafusion::prelude::SessionContext;
 
 use crate::failure::Failure;
 use crate::output::{Output, Sink};
-use crate::tabular::InputFormat;
 
 /// Runs `query` with each `name=path` of `tables` registered as a table (a file, or a
-/// directory of files when the path ends in `/`) of the format [`table_format`] finds, and
+/// directory of files when the path ends in `/`) of the format `alkaid_datafusion::TableFormat::of` finds, and
 /// prints the result, or writes it to `output` (its form and path).
 pub fn run(
     query: &str,
@@ -79,47 +78,11 @@ pub fn run(
     Ok(())
 }
 
-/// Registers the file or directory at `path` as the table `name`.
+/// Registers the file or directory at `path` (a directory when it ends in `/`) as the
+/// table `name`, in the format its name or its files' names say
+/// ([`alkaid_datafusion::TableFormat::of`]).
 async fn register(ctx: &SessionContext, name: &str, path: &str) -> datafusion::common::Result<()> {
-    let (format, extension) = table_format(path);
-    match format {
-        InputFormat::Parquet => ctx.register_alkaid_parquet(name, path).await,
-        InputFormat::Csv => {
-            let options = CsvReadOptions::new().file_extension(&extension);
-            ctx.register_csv(name, path, options).await
-        }
-        InputFormat::Json => {
-            let options = JsonReadOptions::default().file_extension(&extension);
-            ctx.register_json(name, path, options).await
-        }
-        InputFormat::Ipc => ctx.register_alkaid(name, path).await,
-    }
-}
-
-/// The format of the table at `path`, and the extension (with its dot) of the files it is
-/// read from: a file's by its extension; a local directory's by the one extension its
-/// files of a known format share (IPC when they share none, or it is not local), so that
-/// the markers writers leave beside their files are not read.
-fn table_format(path: &str) -> (InputFormat, String) {
-    let extension = |name: &str| {
-        std::path::Path::new(name)
-            .extension()
-            .map(|e| format!(".{}", e.to_string_lossy()))
-            .unwrap_or_default()
-    };
-    if !path.ends_with('/') {
-        let format = InputFormat::by_extension(path).unwrap_or(InputFormat::Ipc);
-        return (format, extension(path));
-    }
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return (InputFormat::Ipc, String::new());
-    };
-    let mut found = entries.filter_map(|entry| {
-        let name = entry.ok()?.file_name().to_string_lossy().into_owned();
-        Some((InputFormat::by_extension(&name)?, extension(&name)))
-    });
-    match found.next() {
-        Some(first) if found.all(|other| other == first) => first,
-        _ => (InputFormat::Ipc, String::new()),
-    }
+    let table = open_table(&ctx.state(), path).await?;
+    ctx.register_table(name, table)?;
+    Ok(())
 }

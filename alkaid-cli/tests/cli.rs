@@ -1023,3 +1023,57 @@ fn sql_runs_a_query_over_files_with_datafusion() {
         text(&out.stderr)
     );
 }
+
+/// `alkaid serve DIR --sql`: ADBC's Flight SQL driver (from PyPI) queries the directory's
+/// files as tables, with the token handed out by a basic-auth handshake; a file written
+/// while the server runs is a table for the next query.
+#[cfg(all(feature = "flight", feature = "sql"))]
+#[test]
+fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
+    let python = std::env::var_os("ALKAID_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../ci-venv/bin/python")
+        });
+    let has_adbc = Command::new(&python)
+        .args(["-c", "import adbc_driver_flightsql.dbapi"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_adbc {
+        assert!(
+            std::env::var_os("ALKAID_REQUIRE_PYARROW").is_none(),
+            "{} cannot import adbc_driver_flightsql",
+            python.display()
+        );
+        eprintln!("skipped: no ADBC Flight SQL driver");
+        return;
+    }
+    let dir = scratch("serve_sql");
+    std::fs::write(
+        dir.join("cities.csv"),
+        "city,people\nOslo,709000\nLima,10000000\n",
+    )
+    .unwrap();
+    let server = Served::start(&dir, &["--sql", "--token", "tok", "--basic", "ann:pw"]);
+    let query = |sql: &str| {
+        let script = format!(
+            "import adbc_driver_flightsql.dbapi as f\n\
+             with f.connect({uri:?}, db_kwargs={{'username': 'ann', 'password': 'pw'}}, \
+             autocommit=True) as c, c.cursor() as cur:\n    \
+             cur.execute({sql:?})\n    print(cur.fetch_arrow_table().to_pylist())",
+            uri = server.uri
+        );
+        let out = Command::new(&python)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout).trim().to_string()
+    };
+    assert_eq!(
+        query("SELECT city FROM cities WHERE people > 1000000"),
+        "[{'city': 'Lima'}]"
+    );
+    std::fs::write(dir.join("later.csv"), "n\n1\n2\n").unwrap();
+    assert_eq!(query("SELECT sum(n) AS total FROM later"), "[{'total': 3}]");
+}

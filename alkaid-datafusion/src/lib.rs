@@ -72,6 +72,7 @@ mod error;
 mod evolve;
 mod filter;
 mod format;
+mod open;
 mod parquet;
 mod sink;
 mod source;
@@ -82,15 +83,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::common::Result;
-use datafusion::datasource::listing::{
-    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-};
 use datafusion::datasource::provider::DefaultTableFactory;
 use datafusion::prelude::SessionContext;
 
 #[cfg(feature = "proto")]
 pub use codec::{AlkaidLogicalCodec, AlkaidPhysicalCodec};
 pub use format::{AlkaidFormat, AlkaidFormatFactory, EXTENSION};
+pub use open::{TableFormat, open_table};
 pub use parquet::{AlkaidParquetFormat, PARQUET_EXTENSION};
 pub use sink::AlkaidSink;
 pub use source::AlkaidSource;
@@ -143,35 +142,14 @@ pub trait AlkaidContextExt {
 impl AlkaidContextExt for SessionContext {
     async fn register_alkaid(&self, name: &str, url: &str) -> Result<()> {
         register_alkaid_format(self);
-        let table_url = ListingTableUrl::parse(url)?;
-        // A directory's files are taken whatever their extension (`.alkaid`, `.arrow`,
-        // none); a single file is taken by its name.
-        let options =
-            ListingOptions::new(Arc::new(AlkaidFormat::default())).with_file_extension("");
-        let config = ListingTableConfig::new(table_url)
-            .with_listing_options(options)
-            .infer_schema(&self.state())
-            .await?;
-        let table = AlkaidTable::try_new(ListingTable::try_new(config)?)?;
-        self.register_table(name, Arc::new(table))?;
+        let table = open::ipc_table(&self.state(), url).await?;
+        self.register_table(name, table)?;
         Ok(())
     }
 
     async fn register_alkaid_parquet(&self, name: &str, url: &str) -> Result<()> {
-        let table_url = ListingTableUrl::parse(url)?;
-        // A directory's Parquet files by their extension (not the `_SUCCESS` files and the
-        // like that writers leave beside them); a single file by its name.
-        let extension = match url.ends_with('/') {
-            true => format!(".{PARQUET_EXTENSION}"),
-            false => String::new(),
-        };
-        let options =
-            ListingOptions::new(Arc::new(AlkaidParquetFormat)).with_file_extension(extension);
-        let config = ListingTableConfig::new(table_url)
-            .with_listing_options(options)
-            .infer_schema(&self.state())
-            .await?;
-        self.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
+        let table = open::parquet_table(&self.state(), url).await?;
+        self.register_table(name, table)?;
         Ok(())
     }
 }

@@ -4,13 +4,21 @@
 //! Arrow's clients do it (pyarrow's `authenticate_basic_token`).
 
 use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use futures_util::stream;
 use tonic::codegen::{BoxStream, http};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Response, Status};
 
 use crate::proto::HandshakeResponse;
+
+/// Basic credentials' base64, with or without its `=` padding: Go's Flight client (under
+/// ADBC's Flight SQL driver) leaves the padding out.
+const BASIC: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 /// The path of the Handshake method.
 const HANDSHAKE: &str = "/arrow.flight.protocol.FlightService/Handshake";
@@ -57,7 +65,7 @@ impl Auth {
             .ok()?
             .strip_prefix("Basic ")?;
         let refused = || Status::unauthenticated("wrong user name or password");
-        let given = STANDARD.decode(encoded.trim()).unwrap_or_default();
+        let given = BASIC.decode(encoded.trim()).unwrap_or_default();
         let expected = format!("{user}:{password}");
         if !same(&given, expected.as_bytes()) {
             return Some(Err(refused()));
@@ -127,6 +135,16 @@ mod tests {
             answer.metadata().get("authorization").unwrap(),
             "Bearer s3cret"
         );
+        // "ann:pw!" padded ("YW5uOnB3IQ==", as pyarrow writes it) and unpadded (as Go's
+        // Flight client under ADBC writes it) are the same credentials.
+        let with_pw = Auth {
+            basic: Some(("ann".into(), "pw!".into())),
+            ..auth.clone()
+        };
+        for encoded in ["Basic YW5uOnB3IQ==", "Basic YW5uOnB3IQ"] {
+            let answer = with_pw.basic_handshake(&metadata(encoded)).unwrap();
+            assert!(answer.is_ok(), "{encoded}");
+        }
         let refused = auth.basic_handshake(&metadata("Basic YW5uOnB4")).unwrap();
         assert_eq!(refused.err().unwrap().code(), tonic::Code::Unauthenticated);
         let garbage = auth.basic_handshake(&metadata("Basic !!!")).unwrap();

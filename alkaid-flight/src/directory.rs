@@ -1,17 +1,14 @@
 //! A ready-made Flight service: the IPC files of one directory, each a flight named by its
 //! file name. `ListFlights` lists them with their schemas and row counts, `DoGet` streams
 //! a file's batches (read on a thread of their own, a couple of batches ahead of the
-//! network at most), and `DoPut` writes a new file atomically: into a hidden temporary
-//! file that becomes the named one only once the whole upload is written and synced, so
-//! a failed or cancelled upload leaves nothing behind.
+//! network at most), and `DoPut` writes a new file atomically (`upload.rs`): a failed or
+//! cancelled upload leaves nothing behind.
 
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use alkaid_array::RecordBatch;
-use alkaid_ipc::{FileDictionaries, FileReader, FileWriter, ReadOptions, Seekable, WriteOptions};
+use alkaid_ipc::{FileReader, ReadOptions, Seekable, WriteOptions};
 use alkaid_schema::SchemaRef;
 use bytes::Bytes;
 use futures_util::{TryStreamExt, stream};
@@ -30,6 +27,7 @@ use crate::proto::{
 };
 use crate::schema::schema_to_ipc;
 use crate::server::RequestBodyWatch;
+use crate::upload::receive_file;
 
 /// Batches read ahead of the network, at most, per `DoGet`.
 const READ_AHEAD: usize = 2;
@@ -190,73 +188,6 @@ fn read_file(path: PathBuf, options: ReadOptions) -> Result<(SchemaRef, mpsc::Re
     Ok((schema, receiver))
 }
 
-/// A temporary upload file, removed unless it was committed under its name.
-struct Upload {
-    temporary: PathBuf,
-    committed: bool,
-}
-
-impl Drop for Upload {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.temporary);
-        }
-    }
-}
-
-/// Distinguishes temporary files of uploads started at the same instant.
-static UPLOADS: AtomicU64 = AtomicU64::new(0);
-
-/// What the writing thread of an upload receives: `None` says the upload is whole.
-type Arrival = Option<RecordBatch>;
-
-/// Writes the batches that arrive on `batches` into a temporary file beside `path`, then,
-/// once the end is announced and all are written and synced, gives it `path`'s name
-/// (unless a file has it already). A channel that closes before the end (the client went
-/// away, the stream was bad) leaves nothing.
-fn write_file(
-    path: PathBuf,
-    schema: SchemaRef,
-    options: WriteOptions,
-    mut batches: mpsc::Receiver<Arrival>,
-) -> Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(
-        ".{name}.upload-{}-{}",
-        std::process::id(),
-        UPLOADS.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut upload = Upload {
-        temporary,
-        committed: false,
-    };
-    let file = File::create_new(&upload.temporary)?;
-    // A client's stream may replace its dictionaries; the file takes each batch, unified
-    // onto the dictionary it holds.
-    let options = options.with_file_dictionaries(FileDictionaries::Unify);
-    let mut writer = FileWriter::try_new(BufWriter::new(file), schema, options)?;
-    loop {
-        match batches.blocking_recv() {
-            Some(Some(batch)) => writer.write(&batch)?,
-            Some(None) => break,
-            None => return Err(FlightError::protocol("the upload was cut short")),
-        }
-    }
-    let file = writer
-        .into_inner()?
-        .into_inner()
-        .map_err(|e| FlightError::Io(e.into_error()))?;
-    file.sync_all()?;
-    // A link fails where the name is taken: the upload never replaces a file.
-    std::fs::hard_link(&upload.temporary, &path)?;
-    upload.committed = true;
-    std::fs::remove_file(&upload.temporary)?;
-    Ok(())
-}
-
 #[tonic::async_trait]
 impl FlightService for DirectoryService {
     async fn list_flights(
@@ -328,7 +259,7 @@ impl FlightService for DirectoryService {
         let watch = request.extensions().get::<RequestBodyWatch>().cloned();
         let data = request.into_inner().map_err(FlightError::from);
         let mut upload = FlightRecordBatchStream::new(data, self.read.clone());
-        let schema = upload.read_schema().await?;
+        upload.read_schema().await?;
         let descriptor = upload.descriptor().cloned().ok_or_else(|| {
             Status::invalid_argument("the first message of an upload names its flight")
         })?;
@@ -339,43 +270,11 @@ impl FlightService for DirectoryService {
                 descriptor.path
             )));
         }
-        let (sender, receiver) = mpsc::channel(READ_AHEAD);
-        let write = self.write.clone();
-        let writing =
-            tokio::task::spawn_blocking(move || write_file(path, schema, write, receiver));
-        let mut results = Vec::new();
-        let received = async {
-            while let Some(batch) = upload.try_next().await? {
-                results.push(Ok(PutResult {
-                    app_metadata: upload.app_metadata().clone(),
-                }));
-                if sender.send(Some(batch)).await.is_err() {
-                    // The writing stopped; its error is reported below.
-                    return Ok(());
-                }
-            }
-            if watch.as_ref().is_some_and(RequestBodyWatch::was_cut) {
-                return Err(FlightError::protocol(
-                    "the upload was cancelled by its client",
-                ));
-            }
-            // The whole upload arrived: the file may take its name.
-            let _ = sender.send(None).await;
-            Ok::<(), FlightError>(())
-        }
-        .await;
-        // Dropping the sender without the end (here, or with this future when the client
-        // goes away) makes the writing remove its file.
-        drop(sender);
-        // The writing is awaited even when the upload failed, so that its temporary file
-        // is gone before the client hears of the failure.
-        let written = writing.await;
-        if let Err(e) = received {
-            return Err(e.into());
-        }
-        written
-            .map_err(|e| Status::internal(format!("writing the upload: {e}")))?
-            .map_err(Status::from)?;
+        let received = receive_file(&mut upload, watch.as_ref(), path, self.write.clone()).await?;
+        let results = received
+            .app_metadata
+            .into_iter()
+            .map(|app_metadata| Ok(PutResult { app_metadata }));
         Ok(Response::new(Box::pin(stream::iter(results))))
     }
 }
@@ -394,6 +293,7 @@ mod tests {
     use std::sync::Arc;
 
     use alkaid_array::{ArrayRef, NullArray};
+    use alkaid_ipc::FileWriter;
     use alkaid_schema::{DataType, Field, Schema};
 
     use super::*;

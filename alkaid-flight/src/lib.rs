@@ -77,6 +77,7 @@ mod piecewise_service;
 mod schema;
 mod server;
 mod tls_provider;
+mod upload;
 
 /// The Flight protocol's messages and service, generated from `format/Flight.proto` by
 /// `alkaid-flight-codegen` (committed; CI checks that regenerating changes nothing).
@@ -102,6 +103,7 @@ pub use proto::{
 };
 pub use schema::{schema_from_ipc, schema_to_ipc};
 pub use server::{RequestBodyWatch, ServerOptions, serve};
+pub use upload::{Received, receive_file};
 
 impl FlightDescriptor {
     /// A descriptor naming a flight by `path`.

@@ -1,0 +1,241 @@
+//! What the server holds between calls: prepared statements (SQL and bound parameters)
+//! and queries planned by `GetFlightInfo` that wait for their `DoGet` or are streaming.
+//! Each is found by an opaque handle; both are bounded in number and forgotten after the
+//! statement timeout unused, so clients that never close cannot grow the server.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use datafusion::arrow::array::RecordBatch;
+use datafusion::prelude::DataFrame;
+use tokio::sync::watch;
+use tonic::Status;
+
+/// A prepared statement.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Its SQL.
+    pub sql: String,
+    /// The parameter values bound by the client's last `DoPut`, one row per execution.
+    pub parameters: Option<RecordBatch>,
+}
+
+/// A query planned by `GetFlightInfo`, before its `DoGet`.
+pub struct Pending {
+    /// The plan, in its own session (its memory limit).
+    pub frames: Vec<DataFrame>,
+}
+
+/// Tells a running query to stop; its receiver is polled beside the query's batches.
+pub type Cancel = watch::Sender<bool>;
+
+/// An entry and when it was last used.
+struct Held<T> {
+    value: T,
+    used: Instant,
+}
+
+/// Handles to prepared statements and queries.
+pub struct Statements {
+    prepared: Mutex<HashMap<Bytes, Held<Prepared>>>,
+    pending: Mutex<HashMap<Bytes, Held<Pending>>>,
+    running: Mutex<HashMap<Bytes, Cancel>>,
+    counter: AtomicU64,
+    /// Makes handles unguessable across server runs.
+    seed: u64,
+    limit: usize,
+    timeout: Duration,
+}
+
+impl Statements {
+    /// At most `limit` prepared statements and `limit` pending queries, each forgotten
+    /// after `timeout` unused.
+    pub fn new(limit: usize, timeout: Duration) -> Self {
+        Self {
+            prepared: Mutex::default(),
+            pending: Mutex::default(),
+            running: Mutex::default(),
+            counter: AtomicU64::new(0),
+            seed: RandomState::new().hash_one(Instant::now()),
+            limit,
+            timeout,
+        }
+    }
+
+    /// A fresh handle.
+    fn handle(&self) -> Bytes {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let tag = RandomState::new().hash_one((self.seed, n));
+        let mut handle = Vec::with_capacity(16);
+        handle.extend_from_slice(&n.to_be_bytes());
+        handle.extend_from_slice(&tag.to_be_bytes());
+        Bytes::from(handle)
+    }
+
+    /// Keeps `value` under a new handle, after forgetting what has expired.
+    fn insert<T>(
+        &self,
+        map: &Mutex<HashMap<Bytes, Held<T>>>,
+        value: T,
+        what: &str,
+    ) -> Result<Bytes, Status> {
+        let mut map = map.lock().expect("no panics while held");
+        let now = Instant::now();
+        map.retain(|_, held| now.duration_since(held.used) < self.timeout);
+        if map.len() >= self.limit {
+            return Err(Status::resource_exhausted(format!(
+                "the server holds {} {what}s, its limit: close some, or wait for them to expire",
+                self.limit
+            )));
+        }
+        let handle = self.handle();
+        map.insert(handle.clone(), Held { value, used: now });
+        Ok(handle)
+    }
+
+    /// Prepares `statement`, returning its handle.
+    pub fn prepare(&self, statement: Prepared) -> Result<Bytes, Status> {
+        self.insert(&self.prepared, statement, "prepared statement")
+    }
+
+    /// The prepared statement of `handle` (its expiry restarted).
+    pub fn prepared(&self, handle: &[u8]) -> Result<Prepared, Status> {
+        let mut map = self.prepared.lock().expect("no panics while held");
+        match map.get_mut(handle) {
+            Some(held) if held.used.elapsed() < self.timeout => {
+                held.used = Instant::now();
+                Ok(held.value.clone())
+            }
+            _ => Err(Status::not_found(
+                "no such prepared statement: closed, expired, or never made here",
+            )),
+        }
+    }
+
+    /// Binds `parameters` to the prepared statement of `handle`.
+    pub fn bind(&self, handle: &[u8], parameters: RecordBatch) -> Result<(), Status> {
+        let mut map = self.prepared.lock().expect("no panics while held");
+        match map.get_mut(handle) {
+            Some(held) => {
+                held.value.parameters = Some(parameters);
+                held.used = Instant::now();
+                Ok(())
+            }
+            None => Err(Status::not_found("no such prepared statement")),
+        }
+    }
+
+    /// Closes the prepared statement of `handle`; closing one twice is not an error.
+    pub fn close(&self, handle: &[u8]) {
+        self.prepared
+            .lock()
+            .expect("no panics while held")
+            .remove(handle);
+    }
+
+    /// Keeps a planned query for its `DoGet`, returning its handle.
+    pub fn plan(&self, query: Pending) -> Result<Bytes, Status> {
+        self.insert(&self.pending, query, "query waiting for its DoGet")
+    }
+
+    /// Takes the planned query of `handle` to run it, with what cancels it; a query runs
+    /// once.
+    pub fn start(&self, handle: &Bytes) -> Result<(Pending, watch::Receiver<bool>), Status> {
+        let held = self
+            .pending
+            .lock()
+            .expect("no panics while held")
+            .remove(handle)
+            .filter(|held| held.used.elapsed() < self.timeout)
+            .ok_or_else(|| {
+                Status::not_found(
+                    "no such query: fetched already, cancelled, expired, or never planned here",
+                )
+            })?;
+        let (cancel, cancelled) = watch::channel(false);
+        self.running
+            .lock()
+            .expect("no panics while held")
+            .insert(handle.clone(), cancel);
+        Ok((held.value, cancelled))
+    }
+
+    /// Forgets the running query of `handle` (it ended).
+    pub fn finish(&self, handle: &[u8]) {
+        self.running
+            .lock()
+            .expect("no panics while held")
+            .remove(handle);
+    }
+
+    /// Cancels the query of `handle`: a pending one is forgotten, a running one told to
+    /// stop. Whether there was such a query.
+    pub fn cancel(&self, handle: &[u8]) -> bool {
+        let pending = self
+            .pending
+            .lock()
+            .expect("no panics while held")
+            .remove(handle);
+        let running = self
+            .running
+            .lock()
+            .expect("no panics while held")
+            .remove(handle);
+        if let Some(cancel) = &running {
+            let _ = cancel.send(true);
+        }
+        pending.is_some() || running.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statement() -> Prepared {
+        Prepared {
+            sql: "SELECT 1".into(),
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn handles_are_distinct_bounded_and_expire() {
+        let statements = Statements::new(2, Duration::from_millis(200));
+        let a = statements.prepare(statement()).unwrap();
+        let b = statements.prepare(statement()).unwrap();
+        assert_ne!(a, b);
+        let full = statements.prepare(statement()).unwrap_err();
+        assert_eq!(full.code(), tonic::Code::ResourceExhausted);
+        statements.close(&a);
+        statements.close(&a);
+        assert_eq!(
+            statements.prepared(&a).unwrap_err().code(),
+            tonic::Code::NotFound
+        );
+        assert!(statements.prepared(&b).is_ok());
+        std::thread::sleep(Duration::from_millis(250));
+        assert!(statements.prepared(&b).is_err(), "expired");
+        // Expired entries make room.
+        statements.prepare(statement()).unwrap();
+        statements.prepare(statement()).unwrap();
+    }
+
+    #[test]
+    fn a_cancelled_query_is_gone_or_told_to_stop() {
+        let statements = Statements::new(4, Duration::from_secs(60));
+        let handle = statements.plan(Pending { frames: Vec::new() }).unwrap();
+        assert!(statements.cancel(&handle));
+        assert!(statements.start(&handle).is_err());
+        let handle = statements.plan(Pending { frames: Vec::new() }).unwrap();
+        let (_, cancelled) = statements.start(&handle).unwrap();
+        assert!(statements.start(&handle).is_err(), "a query runs once");
+        assert!(statements.cancel(&handle));
+        assert!(*cancelled.borrow());
+        assert!(!statements.cancel(&handle));
+    }
+}

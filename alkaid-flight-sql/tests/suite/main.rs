@@ -1,0 +1,7 @@
+//! The integration tests of alkaid-flight-sql, as one test binary: each file is a module,
+//! so the crate and its dependencies are linked once.
+
+#[path = "../../../alkaid-ipc/tests/support/python.rs"]
+mod python;
+
+mod adbc;
