@@ -1,7 +1,7 @@
 //! `serve`, `get` and `put`: the directory of IPC files as an Arrow Flight service, and a
 //! flight fetched to a file (or printed) or a file uploaded, through alkaid-flight.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use alkaid_array::RecordBatch;
 use alkaid_array::display::pretty_format_batches;
@@ -60,6 +60,11 @@ pub struct Serving {
     /// Admits only clients with a certificate signed by this CA (PEM); needs --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+    /// Users of the basic-auth handshake, one `USER:PASSWORD` per line (blank lines and
+    /// lines starting with `#` are skipped): each is handed a token of their own, made at
+    /// start. The file may not be readable by other accounts than the server's.
+    #[arg(long, value_name = "FILE")]
+    pub users: Option<PathBuf>,
     /// Serves Flight SQL instead: every file and subdirectory is a table that ADBC, JDBC
     /// and other Flight SQL clients query, and bulk ingestion adds tables (needs the
     /// `sql` feature).
@@ -96,6 +101,54 @@ fn sql_service(_dir: &str, _serving: &Serving) -> Result<DirectoryService, Failu
     Err(Failure::new(
         "--sql needs the `sql` feature: cargo install alkaid-cli --features sql",
     ))
+}
+
+/// The users of `file` (`USER:PASSWORD` lines), which only the server's account may read.
+fn users(file: &Path) -> Result<Vec<(String, String)>, Failure> {
+    let shown = file.display();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(file)
+            .map_err(|e| Failure::new(format!("{shown}: {e}")))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(Failure::new(format!(
+                "{shown}: other accounts may read or write it (mode {:o}): chmod 600 it",
+                mode & 0o777
+            )));
+        }
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| Failure::new(format!("{shown}: {e}")))?;
+    let mut users = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (user, password) = line
+            .split_once(':')
+            .filter(|(u, p)| !u.is_empty() && !p.is_empty())
+            .ok_or_else(|| {
+                Failure::new(format!(
+                    "{shown}, line {}: expected USER:PASSWORD",
+                    number + 1
+                ))
+            })?;
+        users.push((user.to_string(), password.to_string()));
+    }
+    if users.is_empty() {
+        return Err(Failure::new(format!("{shown}: no USER:PASSWORD line")));
+    }
+    Ok(users)
+}
+
+/// A token no one can guess: 32 bytes from the operating system's generator, in hex.
+fn random_token() -> Result<String, Failure> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| Failure::new(format!("making a token: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// `USER:PASSWORD` split.
@@ -135,6 +188,11 @@ pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
     if let Some(basic) = &serving.basic {
         let (user, password) = credentials(basic)?;
         options = options.with_basic_auth(user, password);
+    }
+    if let Some(file) = &serving.users {
+        for (user, password) in users(file)? {
+            options = options.with_user(user, password, random_token()?);
+        }
     }
     let runtime = runtime()?;
     runtime.block_on(async {

@@ -1024,10 +1024,11 @@ fn sql_runs_a_query_over_files_with_datafusion() {
     );
 }
 
-/// `alkaid serve DIR --sql`: ADBC's Flight SQL driver (from PyPI) queries the directory's
-/// files as tables, with the token handed out by a basic-auth handshake; a file written
-/// while the server runs is a table for the next query.
-#[cfg(all(feature = "flight", feature = "sql"))]
+/// `alkaid serve DIR --sql --users FILE`: ADBC's Flight SQL driver (from PyPI) queries
+/// the directory's files as tables, each user with the token the handshake hands them; a
+/// file written while the server runs is a table for the next query. A users file that
+/// others may read is refused.
+#[cfg(all(unix, feature = "flight", feature = "sql"))]
 #[test]
 fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
     let python = std::env::var_os("ALKAID_PYTHON")

@@ -101,26 +101,74 @@ with connect() as conn:
     facts["vendor_name"] = info.get("vendor_name")
     facts["vendor_version"] = info.get("vendor_version")
 
-# Several clients at once.
+# Many clients at once, mixed queries: 32 connections, each running several.
 errors = []
+MIXED = [
+    "SELECT count(*) AS n FROM trips WHERE id > {i}",
+    "SELECT c.country, sum(t.fare) AS fares FROM trips t JOIN cities c ON t.city = c.city GROUP BY c.country",
+    "SELECT * FROM every_type ORDER BY i64",
+    "SELECT kind, count(*) AS n FROM events GROUP BY kind",
+    "SELECT value FROM generate_series(1, 200000) WHERE value % 1000 = {i}",
+]
 
 
 def client(i):
     try:
         with connect() as conn, conn.cursor() as cur:
-            for _ in range(3):
-                cur.execute(f"SELECT count(*) AS n FROM trips WHERE id > {i % 5}")
+            for j in range(4):
+                cur.execute(MIXED[(i + j) % len(MIXED)].format(i=i % 5))
                 cur.fetch_arrow_table()
+            cur.execute("SELECT id FROM trips WHERE id > $1 ORDER BY id", parameters=(i % 6,))
+            got = [r["id"] for r in cur.fetch_arrow_table().to_pylist()]
+            if got != list(range(i % 6 + 1, 7)):
+                errors.append(f"client {i}: {got}")
     except Exception as e:  # noqa: BLE001 - reported below
         errors.append(repr(e))
 
 
-threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+threads = [threading.Thread(target=client, args=(i,)) for i in range(32)]
 for t in threads:
     t.start()
 for t in threads:
     t.join(120)
 facts["concurrent_errors"] = errors
+
+# A client that goes away in the middle of a long result.
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def field(number, payload):
+    """A length-delimited protobuf field."""
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def pack_query(sql):
+    """CommandStatementQuery{query} in a google.protobuf.Any, as the driver packs it."""
+    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return field(1, url) + field(2, field(1, sql.encode()))
+
+
+raw = flight.FlightClient(uri)
+token = raw.authenticate_basic_token(user, password)
+options = flight.FlightCallOptions(headers=[token])
+long_query = flight.FlightDescriptor.for_command(
+    pack_query("SELECT value FROM generate_series(1, 100000000)")
+)
+info = raw.get_flight_info(long_query, options)
+reader = raw.do_get(info.endpoints[0].ticket, options)
+reader.read_chunk()
+reader.cancel()
+with connect() as conn, conn.cursor() as cur:
+    cur.execute("SELECT count(*) AS n FROM trips")
+    facts["after_disconnect"] = cur.fetch_arrow_table().to_pylist()
 
 # Without credentials: Unauthenticated, no data.
 try:
@@ -132,9 +180,6 @@ except adbc_driver_manager.Error as e:
     facts["anonymous"] = str(e)
 
 # The raw protocol through pyarrow's Flight client: a malformed command and ticket.
-raw = flight.FlightClient(uri)
-token = raw.authenticate_basic_token(user, password)
-options = flight.FlightCallOptions(headers=[token])
 try:
     raw.get_flight_info(flight.FlightDescriptor.for_command(b"\x01\x02garbage"), options)
     facts["malformed_command"] = "accepted"

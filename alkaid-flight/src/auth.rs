@@ -23,42 +23,57 @@ const BASIC: GeneralPurpose = GeneralPurpose::new(
 /// The path of the Handshake method.
 const HANDSHAKE: &str = "/arrow.flight.protocol.FlightService/Handshake";
 
-/// A server's checks: its token, and the credentials its handshake takes.
+/// A user the handshake knows: a name, a password, and the token handed out for them.
+#[derive(Debug, Clone)]
+pub(crate) struct User {
+    pub name: String,
+    pub password: String,
+    pub token: String,
+}
+
+/// A server's checks: the tokens it admits, and the users its handshake takes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Auth {
-    pub token: Option<String>,
-    pub basic: Option<(String, String)>,
+    pub tokens: Vec<String>,
+    pub users: Vec<User>,
 }
 
 impl Auth {
     /// Whether a call to `path` with `headers` may go on to the service: every call with
-    /// the token, and a handshake with basic credentials (which the handshake checks).
+    /// one of the tokens, and a handshake with basic credentials (which the handshake
+    /// checks). Without tokens, every call.
     pub fn admits(&self, path: &str, headers: &http::HeaderMap) -> bool {
-        let Some(token) = &self.token else {
+        if self.tokens.is_empty() {
             return true;
-        };
+        }
         let header = headers
             .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         if path == HANDSHAKE
-            && self.basic.is_some()
+            && !self.users.is_empty()
             && header.is_some_and(|h| h.starts_with("Basic "))
         {
             return true;
         }
-        header
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|given| same(given.as_bytes(), token.as_bytes()))
+        let Some(given) = header.and_then(|v| v.strip_prefix("Bearer ")) else {
+            return false;
+        };
+        // Every token is compared, so the time taken says nothing of which one matched.
+        self.tokens.iter().fold(false, |found, token| {
+            same(given.as_bytes(), token.as_bytes()) | found
+        })
     }
 
     /// The answer to a handshake carrying basic credentials, when the server takes them:
-    /// the token in the response's headers, or `Unauthenticated`. `None` for a handshake
-    /// without them, which the service answers.
+    /// the user's token in the response's headers, or `Unauthenticated`. `None` for a
+    /// handshake without them, which the service answers.
     pub fn basic_handshake(
         &self,
         metadata: &MetadataMap,
     ) -> Option<Result<Response<BoxStream<HandshakeResponse>>, Status>> {
-        let (user, password) = self.basic.as_ref()?;
+        if self.users.is_empty() {
+            return None;
+        }
         let encoded = metadata
             .get("authorization")?
             .to_str()
@@ -66,12 +81,19 @@ impl Auth {
             .strip_prefix("Basic ")?;
         let refused = || Status::unauthenticated("wrong user name or password");
         let given = BASIC.decode(encoded.trim()).unwrap_or_default();
-        let expected = format!("{user}:{password}");
-        if !same(&given, expected.as_bytes()) {
+        // Every user is compared, as for tokens.
+        let user = self.users.iter().fold(None, |found, user| {
+            let expected = format!("{}:{}", user.name, user.password);
+            match same(&given, expected.as_bytes()) {
+                true => Some(user),
+                false => found,
+            }
+        });
+        let Some(user) = user else {
             return Some(Err(refused()));
-        }
-        let token = self.token.as_deref().unwrap_or_default();
-        let bearer = MetadataValue::try_from(format!("Bearer {token}")).map_err(|_| refused());
+        };
+        let bearer =
+            MetadataValue::try_from(format!("Bearer {}", user.token)).map_err(|_| refused());
         Some(bearer.map(|bearer| {
             let mut response: Response<BoxStream<HandshakeResponse>> =
                 Response::new(Box::pin(stream::empty()));
@@ -90,6 +112,14 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    fn user(name: &str, password: &str, token: &str) -> User {
+        User {
+            name: name.into(),
+            password: password.into(),
+            token: token.into(),
+        }
+    }
+
     fn headers(authorization: &str) -> http::HeaderMap {
         let mut headers = http::HeaderMap::new();
         headers.insert(http::header::AUTHORIZATION, authorization.parse().unwrap());
@@ -99,8 +129,8 @@ mod tests {
     #[test]
     fn only_the_exact_token_is_admitted_and_a_basic_handshake_passes_to_its_check() {
         let auth = Auth {
-            token: Some("s3cret".into()),
-            basic: Some(("ann".into(), "pw".into())),
+            tokens: vec!["s3cret".into()],
+            users: vec![user("ann", "pw", "s3cret")],
         };
         let get = "/arrow.flight.protocol.FlightService/DoGet";
         assert!(auth.admits(get, &headers("Bearer s3cret")));
@@ -118,8 +148,8 @@ mod tests {
     #[test]
     fn the_handshake_hands_out_the_token_for_the_right_credentials_only() {
         let auth = Auth {
-            token: Some("s3cret".into()),
-            basic: Some(("ann".into(), "pw".into())),
+            tokens: vec!["s3cret".into()],
+            users: vec![user("ann", "pw", "s3cret")],
         };
         let metadata = |value: &str| {
             let mut metadata = MetadataMap::new();
@@ -138,7 +168,7 @@ mod tests {
         // "ann:pw!" padded ("YW5uOnB3IQ==", as pyarrow writes it) and unpadded (as Go's
         // Flight client under ADBC writes it) are the same credentials.
         let with_pw = Auth {
-            basic: Some(("ann".into(), "pw!".into())),
+            users: vec![user("ann", "pw!", "s3cret")],
             ..auth.clone()
         };
         for encoded in ["Basic YW5uOnB3IQ==", "Basic YW5uOnB3IQ"] {
@@ -155,5 +185,25 @@ mod tests {
                 .basic_handshake(&metadata("Basic YW5uOnB3"))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn each_user_gets_their_own_token_and_every_token_is_admitted() {
+        let auth = Auth {
+            tokens: vec!["t-ann".into(), "t-bob".into()],
+            users: vec![user("ann", "pw", "t-ann"), user("bob", "pw2", "t-bob")],
+        };
+        let mut metadata = MetadataMap::new();
+        // "bob:pw2".
+        metadata.insert("authorization", "Basic Ym9iOnB3Mg".parse().unwrap());
+        let answer = auth.basic_handshake(&metadata).unwrap().unwrap();
+        assert_eq!(
+            answer.metadata().get("authorization").unwrap(),
+            "Bearer t-bob"
+        );
+        let get = "/arrow.flight.protocol.FlightService/DoGet";
+        assert!(auth.admits(get, &headers("Bearer t-ann")));
+        assert!(auth.admits(get, &headers("Bearer t-bob")));
+        assert!(!auth.admits(get, &headers("Bearer t-carl")));
     }
 }

@@ -15,7 +15,7 @@ use tonic::codegen::{Service, http};
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
-use crate::auth::Auth;
+use crate::auth::{Auth, User};
 use crate::client::{DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES, window_in_range};
 use crate::error::{FlightError, Result};
 use crate::framing::{Pending, PiecewiseBody, Side};
@@ -29,6 +29,7 @@ pub struct ServerOptions {
     client_ca: Option<Vec<u8>>,
     token: Option<String>,
     basic: Option<(String, String)>,
+    users: Vec<(String, String, String)>,
     max_message_bytes: usize,
     window_bytes: u32,
 }
@@ -40,6 +41,7 @@ impl Default for ServerOptions {
             client_ca: None,
             token: None,
             basic: None,
+            users: Vec::new(),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             window_bytes: DEFAULT_WINDOW_BYTES,
         }
@@ -76,6 +78,21 @@ impl ServerOptions {
     /// [`FlightClient::authenticate_basic`]: crate::FlightClient::authenticate_basic
     pub fn with_basic_auth(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
         self.basic = Some((user.into(), password.into()));
+        self
+    }
+
+    /// A user of the basic-auth handshake with a token of their own: a handshake with
+    /// `user` and `password` is answered with `authorization: Bearer <token>`, and calls
+    /// with `token` are admitted (beside [`with_token`](Self::with_token)'s, and other
+    /// users'). For several users, call it once per user.
+    pub fn with_user(
+        mut self,
+        user: impl Into<String>,
+        password: impl Into<String>,
+        token: impl Into<String>,
+    ) -> Self {
+        self.users
+            .push((user.into(), password.into(), token.into()));
         self
     }
 
@@ -213,10 +230,27 @@ pub async fn serve<S: FlightService>(
             "basic authentication hands out the server's token: set one (with_token)",
         ));
     }
-    let auth = Arc::new(Auth {
-        token: options.token,
-        basic: options.basic,
-    });
+    let mut auth = Auth::default();
+    if let Some(token) = options.token {
+        if let Some((name, password)) = options.basic {
+            let token = token.clone();
+            auth.users.push(User {
+                name,
+                password,
+                token,
+            });
+        }
+        auth.tokens.push(token);
+    }
+    for (name, password, token) in options.users {
+        auth.tokens.push(token.clone());
+        auth.users.push(User {
+            name,
+            password,
+            token,
+        });
+    }
+    let auth = Arc::new(auth);
     let flight = FlightServiceServer::new(Piecewise {
         service,
         auth: Arc::clone(&auth),

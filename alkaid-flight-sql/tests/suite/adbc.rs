@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use alkaid_arrow::arrow59::{batch_from_arrow, batch_to_arrow};
 use alkaid_datafusion::open_table;
-use alkaid_flight::{ServerOptions, serve};
-use alkaid_flight_sql::{FlightSqlService, SqlServiceOptions};
+use alkaid_flight::ServerOptions;
+use alkaid_flight_sql::SqlServiceOptions;
 use alkaid_ipc::{FileReader, FileWriter, ReadOptions, Seekable, WriteOptions};
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray,
@@ -25,6 +25,7 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;
 
 use crate::python::python_with;
+use crate::server::Server;
 
 /// A batch of the types the peers share, nulls in every column.
 fn every_type() -> RecordBatch {
@@ -290,23 +291,11 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
     std::fs::create_dir_all(&out).unwrap();
     tables(&dir);
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let service = FlightSqlService::new(&dir, SqlServiceOptions::default()).unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let options = ServerOptions::default()
+    let serving = ServerOptions::default()
         .with_token("t0ken-for-tests")
         .with_basic_auth("analyst", "s3cret");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = runtime.spawn(serve(service, listener, options, async {
-        let _ = stopped.await;
-    }));
+    let server = Server::start(&dir, SqlServiceOptions::default(), serving);
+    let (runtime, port) = (&server.runtime, server.port);
 
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adbc_client.py");
     let mut child = Command::new(python)
@@ -419,6 +408,7 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
     assert_eq!(facts["table_types"], serde_json::json!(["TABLE"]));
     assert_eq!(facts["vendor_name"], "Alkaid");
     assert_eq!(facts["concurrent_errors"], serde_json::json!([]));
+    assert_eq!(facts["after_disconnect"], serde_json::json!([{"n": 6}]));
     assert!(
         fact("anonymous").to_lowercase().contains("unauthenticated"),
         "{}",
@@ -443,7 +433,4 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert_eq!(std::fs::read_dir(dir.join("ingested")).unwrap().count(), 2);
-
-    let _ = stop.send(());
-    runtime.block_on(server).unwrap().unwrap();
 }

@@ -2,43 +2,9 @@
 //! basic-auth handshake, and mutual TLS (a server that admits only clients with a
 //! certificate of its CA). pyarrow's client does both in `pyarrow.rs`.
 
-use alkaid_flight::{ClientOptions, DirectoryService, FlightClient, ServerOptions};
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
-
+use crate::certificates::Certificates;
 use crate::peers::{AlkaidServer, runtime, scratch};
-
-/// A certificate authority, a server certificate for `localhost` and a client certificate
-/// it signed, as PEM (certificate, key).
-pub struct Certificates {
-    pub ca: Vec<u8>,
-    pub server: (Vec<u8>, Vec<u8>),
-    pub client: (Vec<u8>, Vec<u8>),
-}
-
-impl Certificates {
-    pub fn new() -> Self {
-        let ca_key = KeyPair::generate().unwrap();
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "Alkaid test CA");
-        let ca = ca_params.self_signed(&ca_key).unwrap();
-        let issuer = Issuer::new(ca_params, ca_key);
-        let leaf = |name: &str| {
-            let key = KeyPair::generate().unwrap();
-            let mut params = CertificateParams::new(vec![name.to_string()]).unwrap();
-            params.distinguished_name.push(DnType::CommonName, name);
-            let cert = params.signed_by(&key, &issuer).unwrap();
-            (cert.pem().into_bytes(), key.serialize_pem().into_bytes())
-        };
-        Self {
-            ca: ca.pem().into_bytes(),
-            server: leaf("localhost"),
-            client: leaf("client"),
-        }
-    }
-}
+use alkaid_flight::{ClientOptions, DirectoryService, FlightClient, ServerOptions};
 
 #[test]
 fn a_token_is_handed_out_for_basic_credentials_only() {

@@ -3,6 +3,8 @@
 
 #[path = "../../../alkaid-ipc/tests/support/batches.rs"]
 mod batches;
+#[path = "../support/certificates.rs"]
+mod certificates;
 #[path = "../../../alkaid-data/tests/common/mod.rs"]
 mod common;
 #[path = "../peers/mod.rs"]

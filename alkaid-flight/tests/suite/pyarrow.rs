@@ -474,7 +474,7 @@ fn pyarrow_client_reads_and_writes_through_an_alkaid_server() {
         let cert_dir = scratch("alkaid_server_tls");
         let path = |name: &str| cert_dir.join(name).display().to_string();
         if with_tls {
-            let certs = crate::auth::Certificates::new();
+            let certs = crate::certificates::Certificates::new();
             std::fs::write(cert_dir.join("ca.pem"), &certs.ca).unwrap();
             std::fs::write(cert_dir.join("client.pem"), &certs.client.0).unwrap();
             std::fs::write(cert_dir.join("client.key"), &certs.client.1).unwrap();

@@ -1,0 +1,278 @@
+//! The raw protocol through Alkaid's own Flight client: updates (`INSERT`, `COPY`),
+//! prepared updates with parameter rows, cancellation of a streaming query, the time and
+//! memory limits, and malformed or stale handles, each answered with a status that says
+//! what was wrong while the server goes on serving.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alkaid_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use alkaid_flight::proto::{CancelFlightInfoRequest, CancelFlightInfoResult, CancelStatus};
+use alkaid_flight::{FlightClient, FlightDescriptor, FlightInfo, ServerOptions};
+use alkaid_flight_sql::proto::{
+    ActionCreatePreparedStatementRequest, ActionCreatePreparedStatementResult,
+    CommandPreparedStatementUpdate, CommandStatementQuery, CommandStatementUpdate,
+    DoPutUpdateResult, TicketStatementQuery,
+};
+use alkaid_flight_sql::{Packed, SqlServiceOptions};
+use alkaid_ipc::{FileWriter, WriteOptions};
+use alkaid_schema::{DataType, Field, Schema};
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use prost::Message;
+use tonic::Code;
+
+use crate::server::Server;
+
+/// An IPC directory table `events` of two rows.
+fn events(dir: &Path) {
+    std::fs::create_dir(dir.join("events")).unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("kind", DataType::Utf8, true),
+    ]));
+    let id: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+    let kind: ArrayRef = Arc::new(StringArray::from(vec![Some("open"), None]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![id, kind]).unwrap();
+    let file = std::fs::File::create(dir.join("events/part-0.arrow")).unwrap();
+    let mut writer = FileWriter::try_new(file, schema, WriteOptions::default()).unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+}
+
+/// The rows of `sql`, fetched through GetFlightInfo and DoGet.
+async fn rows(client: &mut FlightClient, sql: &str) -> Result<usize, tonic::Status> {
+    let info = client
+        .get_flight_info(query(sql))
+        .await
+        .map_err(tonic::Status::from)?;
+    let ticket = info.endpoint[0].ticket.clone().unwrap().ticket;
+    let batches: Vec<RecordBatch> = client
+        .do_get(&ticket)
+        .await
+        .map_err(tonic::Status::from)?
+        .try_collect()
+        .await
+        .map_err(tonic::Status::from)?;
+    Ok(batches.iter().map(RecordBatch::num_rows).sum())
+}
+
+fn query(sql: &str) -> FlightDescriptor {
+    FlightDescriptor::command(
+        CommandStatementQuery {
+            query: sql.into(),
+            transaction_id: None,
+        }
+        .pack(),
+    )
+}
+
+/// Runs the update `sql` through DoPut; the count the server answers.
+async fn update(client: &mut FlightClient, sql: &str) -> Result<i64, tonic::Status> {
+    let command = CommandStatementUpdate {
+        query: sql.into(),
+        transaction_id: None,
+    };
+    let schema = Arc::new(Schema::new(Vec::<Field>::new()));
+    let results = client
+        .do_put(
+            FlightDescriptor::command(command.pack()),
+            schema,
+            stream::empty(),
+        )
+        .await
+        .map_err(tonic::Status::from)?;
+    Ok(DoPutUpdateResult::decode(results[0].app_metadata.as_ref())
+        .unwrap()
+        .record_count)
+}
+
+#[test]
+fn updates_insert_and_copy_inside_the_directory_only() {
+    let dir = tempfile::tempdir().unwrap();
+    events(dir.path());
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let inserted = update(&mut client, "INSERT INTO events VALUES (3, 'close')")
+            .await
+            .unwrap();
+        assert_eq!(inserted, 1);
+        assert_eq!(rows(&mut client, "SELECT * FROM events").await.unwrap(), 3);
+
+        let target = dir.path().join("copied.alkaid");
+        let copy = format!("COPY (SELECT * FROM events) TO '{}'", target.display());
+        assert_eq!(update(&mut client, &copy).await.unwrap(), 3);
+        assert_eq!(rows(&mut client, "SELECT * FROM copied").await.unwrap(), 3);
+
+        let outside = std::env::temp_dir().join("alkaid-flight-sql-outside.alkaid");
+        let copy = format!("COPY (SELECT 1) TO '{}'", outside.display());
+        let refused = update(&mut client, &copy).await.unwrap_err();
+        assert_eq!(refused.code(), Code::PermissionDenied, "{refused}");
+        assert!(!outside.exists());
+        let ddl = update(&mut client, "CREATE TABLE t (x INT)")
+            .await
+            .unwrap_err();
+        assert_eq!(ddl.code(), Code::InvalidArgument, "{ddl}");
+
+        // A prepared update with two parameter rows runs once per row.
+        let create = ActionCreatePreparedStatementRequest {
+            query: "INSERT INTO events VALUES ($1, $2)".into(),
+            transaction_id: None,
+        };
+        let answer = client
+            .do_action("CreatePreparedStatement", create.pack())
+            .await
+            .unwrap();
+        let prepared = ActionCreatePreparedStatementResult::unpack(&answer[0]).unwrap();
+        let parameters = alkaid_flight::schema_from_ipc(&prepared.parameter_schema).unwrap();
+        assert_eq!(parameters.fields().len(), 2);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("$1", DataType::Int64, true),
+            Field::new("$2", DataType::Utf8, true),
+        ]));
+        let id: ArrayRef = Arc::new(Int64Array::from(vec![10, 11]));
+        let kind: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![id, kind]).unwrap();
+        let command = CommandPreparedStatementUpdate {
+            prepared_statement_handle: prepared.prepared_statement_handle,
+        };
+        let results = client
+            .do_put(
+                FlightDescriptor::command(command.pack()),
+                schema,
+                stream::iter([Ok((batch, Bytes::new()))]),
+            )
+            .await
+            .unwrap();
+        let count = DoPutUpdateResult::decode(results[0].app_metadata.as_ref()).unwrap();
+        assert_eq!(count.record_count, 2);
+        assert_eq!(
+            rows(&mut client, "SELECT * FROM events WHERE id >= 10")
+                .await
+                .unwrap(),
+            2
+        );
+    });
+}
+
+/// A query that streams for a long time: a billion rows, generated as they are read.
+const ENDLESS: &str = "SELECT value FROM generate_series(1, 1000000000)";
+
+#[test]
+fn a_streaming_query_stops_when_cancelled_or_out_of_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SqlServiceOptions::default().with_query_time_limit(Duration::from_millis(500));
+    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        // Cancelled by CancelFlightInfo while it streams.
+        let info: FlightInfo = client.get_flight_info(query(ENDLESS)).await.unwrap();
+        let ticket = info.endpoint[0].ticket.clone().unwrap().ticket;
+        let mut batches = client.do_get(&ticket).await.unwrap();
+        assert!(batches.next().await.unwrap().is_ok());
+        let mut other = FlightClient::connect(&server.uri).await.unwrap();
+        let request = CancelFlightInfoRequest {
+            info: Some(info.clone()),
+        };
+        let answer = other
+            .do_action("CancelFlightInfo", request.encode_to_vec().into())
+            .await
+            .unwrap();
+        let result = CancelFlightInfoResult::decode(answer[0].as_ref()).unwrap();
+        assert_eq!(result.status, CancelStatus::Cancelled as i32);
+        let ended = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                match batches.next().await {
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => return Some(tonic::Status::from(e)),
+                    None => return None,
+                }
+            }
+        })
+        .await
+        .expect("the cancelled query stops");
+        assert_eq!(ended.map(|s| s.code()), Some(Code::Cancelled));
+        // The handle is gone: fetching it again is NotFound, cancelling again is not
+        // cancellable.
+        let again = client.do_get(&ticket).await;
+        let again = match again {
+            Ok(mut s) => s.next().await.unwrap().unwrap_err(),
+            Err(e) => e,
+        };
+        assert_eq!(tonic::Status::from(again).code(), Code::NotFound);
+
+        // Out of time: the 500 ms limit ends it with DeadlineExceeded.
+        let slow = tokio::time::timeout(Duration::from_secs(30), rows(&mut client, ENDLESS))
+            .await
+            .expect("the time limit ends the query");
+        assert_eq!(slow.unwrap_err().code(), Code::DeadlineExceeded);
+
+        // The server goes on.
+        assert_eq!(rows(&mut client, "SELECT 1").await.unwrap(), 1);
+    });
+}
+
+#[test]
+fn a_query_over_its_memory_limit_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SqlServiceOptions::default().with_query_memory_limit(1 << 20);
+    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let heavy = "SELECT value, count(*) FROM generate_series(1, 2000000) GROUP BY value";
+        let failed = rows(&mut client, heavy).await.unwrap_err();
+        assert_eq!(failed.code(), Code::ResourceExhausted, "{failed}");
+        assert_eq!(rows(&mut client, "SELECT 1").await.unwrap(), 1);
+    });
+}
+
+#[test]
+fn malformed_and_stale_requests_are_named_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let by_path = client
+            .get_flight_info(FlightDescriptor::path(["x"]))
+            .await
+            .unwrap_err();
+        let by_path = tonic::Status::from(by_path);
+        assert_eq!(by_path.code(), Code::InvalidArgument);
+        assert!(by_path.message().contains("carries a command"), "{by_path}");
+
+        let stale = TicketStatementQuery {
+            statement_handle: Bytes::from_static(b"never handed out"),
+        };
+        let stale = match client.do_get(&stale.pack()).await {
+            Ok(mut s) => s.next().await.unwrap().unwrap_err(),
+            Err(e) => e,
+        };
+        assert_eq!(tonic::Status::from(stale).code(), Code::NotFound);
+
+        let unknown = client
+            .do_action("DropEverything", Bytes::new())
+            .await
+            .unwrap_err();
+        assert_eq!(tonic::Status::from(unknown).code(), Code::InvalidArgument);
+        let garbage = client
+            .do_action("CreatePreparedStatement", Bytes::from_static(b"\xff\x00"))
+            .await
+            .unwrap_err();
+        assert_eq!(tonic::Status::from(garbage).code(), Code::InvalidArgument);
+        let missing = rows(&mut client, "SELECT * FROM nowhere")
+            .await
+            .unwrap_err();
+        assert_eq!(missing.code(), Code::NotFound, "{missing}");
+        assert_eq!(rows(&mut client, "SELECT 1").await.unwrap(), 1);
+    });
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Flight SQL speed: `alkaid serve DIR --sql` answering ADBC's Flight SQL driver, beside
+`alkaid serve DIR` answering a plain Flight `DoGet` of the same file.
+
+- fetch: `SELECT * FROM wide` (the table: 4 Mi rows of an int64, a float64, a short
+  string and a nullable int32, one IPC file of 64 batches) fetched whole by ADBC's
+  driver (`cursor.execute` then `fetch_arrow_table`), against `alkaid get` of the same
+  file from the plain server into a file on tmpfs, and against pyarrow's Flight client
+  `DoGet` of it (`read_all`). Minimum of N alternating runs each; the ratio is ADBC's
+  time over `alkaid get`'s (target: at most 1.3).
+- load: 32 ADBC clients at once, each fetching a 32nd of the table
+  (`SELECT * FROM wide WHERE n % 32 = i`), twice; the wall time and the server's peak
+  resident memory (VmHWM), against its resident memory before.
+- round trip: a small query with a parameter, prepared, executed and fetched
+  (`cursor.execute("SELECT ... WHERE id = ?", parameters=...)` on one connection),
+  median of 200 (target: under 2 ms on loopback).
+
+usage: python3 benches/flight_sql_bench.py [--bin target/release/alkaid] [--runs 5]
+(build the binary first: cargo build --release -p alkaid-cli --features sql; needs
+pyarrow and adbc-driver-flightsql, as in .ci/requirements.txt)
+"""
+import argparse
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import adbc_driver_flightsql.dbapi as flight_sql
+import pyarrow as pa
+import pyarrow.flight as flight
+import pyarrow.ipc as ipc
+
+ROWS = 4 << 20
+BATCHES = 64
+
+
+def table() -> pa.Table:
+    n = pa.array(range(ROWS), pa.int64())
+    x = pa.array([i * 0.5 for i in range(ROWS)], pa.float64())
+    words = pa.array([("w%d" % (i % 1000)) for i in range(ROWS)], pa.string())
+    maybe = pa.array([None if i % 7 == 0 else i % 100 for i in range(ROWS)], pa.int32())
+    return pa.table({"n": n, "x": x, "word": words, "maybe": maybe})
+
+
+def start(binary, args):
+    """`alkaid serve …` on a free port; the process and its URI."""
+    process = subprocess.Popen([binary, "serve", *args, "--port", "0"], stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    return process, line.strip().rsplit(" ", 1)[-1]
+
+
+def resident_kib(pid, key):
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key):
+            return int(line.split()[1])
+    return 0
+
+
+def load(uri):
+    """32 clients at once; the wall time."""
+    failures = []
+
+    def client(i):
+        try:
+            with flight_sql.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+                for _ in range(2):
+                    cur.execute(f"SELECT * FROM wide WHERE n % 32 = {i}")
+                    assert cur.fetch_arrow_table().num_rows == ROWS // 32
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(repr(e))
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(32)]
+    start_time = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise RuntimeError(failures[0])
+    return time.perf_counter() - start_time
+
+
+def best(runs, action):
+    times = []
+    for _ in range(runs):
+        start_time = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start_time)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default="target/release/alkaid")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="alkaid-flight-sql-bench-"))
+    tables = work / "tables"
+    tables.mkdir()
+    data = table()
+    with ipc.new_file(tables / "wide.arrow", data.schema) as writer:
+        for batch in data.to_batches(max_chunksize=ROWS // BATCHES):
+            writer.write_batch(batch)
+    small = pa.table({"id": pa.array(range(1000), pa.int64()), "v": pa.array([str(i) for i in range(1000)])})
+    with ipc.new_file(tables / "small.arrow", small.schema) as writer:
+        writer.write_table(small)
+
+    sql, sql_uri = start(args.bin, [str(tables), "--sql"])
+    plain, plain_uri = start(args.bin, [str(tables)])
+    out = pathlib.Path("/dev/shm") if pathlib.Path("/dev/shm").is_dir() else work
+    try:
+        conn = flight_sql.connect(sql_uri, autocommit=True)
+        cur = conn.cursor()
+
+        def adbc_fetch():
+            cur.execute("SELECT * FROM wide")
+            got = cur.fetch_arrow_table()
+            assert got.num_rows == ROWS
+
+        def alkaid_get():
+            target = out / "alkaid-flight-sql-bench.arrow"
+            subprocess.run([args.bin, "get", plain_uri, "wide.arrow", str(target)], check=True,
+                           stdout=subprocess.DEVNULL)
+            target.unlink()
+
+        client = flight.FlightClient(plain_uri)
+
+        def pyarrow_get():
+            got = client.do_get(flight.Ticket(b"wide.arrow")).read_all()
+            assert got.num_rows == ROWS
+
+        times = {"adbc": [], "alkaid get": [], "pyarrow do_get": []}
+        for _ in range(args.runs):
+            times["adbc"].append(best(1, adbc_fetch))
+            times["alkaid get"].append(best(1, alkaid_get))
+            times["pyarrow do_get"].append(best(1, pyarrow_get))
+        fetch = {name: min(values) for name, values in times.items()}
+
+        trips = []
+        for i in range(200):
+            start_time = time.perf_counter()
+            cur.execute("SELECT v FROM small WHERE id = $1", parameters=(i,))
+            got = cur.fetch_arrow_table()
+            trips.append(time.perf_counter() - start_time)
+            assert got.num_rows == 1
+        cur.close()
+        conn.close()
+        before = resident_kib(sql.pid, "VmRSS:")
+        load_seconds = load(sql_uri)
+        peak = resident_kib(sql.pid, "VmHWM:")
+    finally:
+        for process in (sql, plain):
+            process.terminate()
+            process.wait()
+
+    print(f"fetch of {ROWS} rows, {BATCHES} batches (min of {args.runs}):")
+    for name, seconds in fetch.items():
+        print(f"  {name:16} {seconds * 1000:8.1f} ms")
+    print(f"  ADBC / alkaid get: {fetch['adbc'] / fetch['alkaid get']:.2f}")
+    print(f"  ADBC / pyarrow do_get: {fetch['adbc'] / fetch['pyarrow do_get']:.2f}")
+    print(f"load: 32 clients x 2 fetches of {ROWS // 32} rows: {load_seconds * 1000:.0f} ms, "
+          f"server resident {before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB")
+    print(f"round trip (prepare, execute, fetch), median of 200: {statistics.median(trips) * 1000:.2f} ms"
+          f" (p90 {sorted(trips)[179] * 1000:.2f} ms)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
