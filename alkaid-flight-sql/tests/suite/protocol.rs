@@ -25,16 +25,22 @@ use tonic::Code;
 
 use crate::server::Server;
 
+/// A batch of an int64 and a text column named `names`.
+fn id_kind(names: [&str; 2], ids: Vec<i64>, kinds: Vec<Option<&str>>) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(names[0], DataType::Int64, true),
+        Field::new(names[1], DataType::Utf8, true),
+    ]));
+    let id: ArrayRef = Arc::new(Int64Array::from(ids));
+    let kind: ArrayRef = Arc::new(StringArray::from(kinds));
+    RecordBatch::try_new(schema, vec![id, kind]).unwrap()
+}
+
 /// An IPC directory table `events` of two rows.
 fn events(dir: &Path) {
     std::fs::create_dir(dir.join("events")).unwrap();
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, true),
-        Field::new("kind", DataType::Utf8, true),
-    ]));
-    let id: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
-    let kind: ArrayRef = Arc::new(StringArray::from(vec![Some("open"), None]));
-    let batch = RecordBatch::try_new(schema.clone(), vec![id, kind]).unwrap();
+    let batch = id_kind(["id", "kind"], vec![1, 2], vec![Some("open"), None]);
+    let schema = batch.schema().clone();
     let file = std::fs::File::create(dir.join("events/part-0.arrow")).unwrap();
     let mut writer = FileWriter::try_new(file, schema, WriteOptions::default()).unwrap();
     writer.write(&batch).unwrap();
@@ -132,13 +138,8 @@ fn updates_insert_and_copy_inside_the_directory_only() {
         let prepared = ActionCreatePreparedStatementResult::unpack(&answer[0]).unwrap();
         let parameters = alkaid_flight::schema_from_ipc(&prepared.parameter_schema).unwrap();
         assert_eq!(parameters.fields().len(), 2);
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("$1", DataType::Int64, true),
-            Field::new("$2", DataType::Utf8, true),
-        ]));
-        let id: ArrayRef = Arc::new(Int64Array::from(vec![10, 11]));
-        let kind: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
-        let batch = RecordBatch::try_new(schema.clone(), vec![id, kind]).unwrap();
+        let batch = id_kind(["$1", "$2"], vec![10, 11], vec![Some("a"), None]);
+        let schema = batch.schema().clone();
         let command = CommandPreparedStatementUpdate {
             prepared_statement_handle: prepared.prepared_statement_handle,
         };
