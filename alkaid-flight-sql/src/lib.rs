@@ -36,6 +36,7 @@ mod sql_info;
 mod statements;
 mod status;
 mod tables;
+mod xdbc_types;
 
 /// Flight SQL's messages, generated from `format/FlightSql.proto` by
 /// `alkaid-flight-codegen` (committed; its test checks that regenerating changes nothing).

@@ -1,5 +1,6 @@
 //! The catalog commands' result sets: catalogs, schemas, tables (with their schemas),
-//! table types, and the key and type commands, in the schemas Flight SQL fixes for them.
+//! table types, and the key commands, in the schemas Flight SQL fixes for them (the types'
+//! rows are `xdbc_types.rs`'s).
 //! The directory has one catalog, one schema and no keys: those results are empty, with
 //! their columns.
 
@@ -11,7 +12,6 @@ use datafusion::arrow::error::ArrowError;
 
 use crate::proto::{
     CommandGetCatalogs, CommandGetDbSchemas, CommandGetTableTypes, CommandGetTables,
-    CommandGetXdbcTypeInfo,
 };
 use crate::tables::{CATALOG, SCHEMA};
 
@@ -244,11 +244,6 @@ pub fn tables(
         columns.push(Arc::new(BinaryArray::from(schemas)));
     }
     RecordBatch::try_new(tables_schema(command.include_schema), columns)
-}
-
-/// `GetXdbcTypeInfo`: no types are described yet (an empty result of the fixed schema).
-pub fn xdbc_type_info(_: &CommandGetXdbcTypeInfo) -> RecordBatch {
-    empty(xdbc_type_info_schema())
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ use crate::sql_info;
 use crate::statements::{Pending, Prepared, Statements};
 use crate::status::status;
 use crate::tables::{CATALOG, DirectoryTables, SCHEMA};
+use crate::xdbc_types;
 
 /// How a [`FlightSqlService`] runs queries and holds statements.
 #[derive(Debug, Clone)]
@@ -331,10 +332,13 @@ impl FlightSqlService {
                 metadata::table_types_schema(),
                 rows.then(|| metadata::table_types(c)),
             ),
-            Command::CommandGetXdbcTypeInfo(c) => (
-                metadata::xdbc_type_info_schema(),
-                rows.then(|| metadata::xdbc_type_info(c)),
-            ),
+            Command::CommandGetXdbcTypeInfo(c) => {
+                let batch = rows
+                    .then(|| xdbc_types::answer(c.data_type))
+                    .transpose()
+                    .map_err(arrow)?;
+                (metadata::xdbc_type_info_schema(), batch)
+            }
             Command::CommandGetPrimaryKeys(_) => (
                 metadata::primary_keys_schema(),
                 rows.then(|| metadata::empty(metadata::primary_keys_schema())),

@@ -277,3 +277,48 @@ fn malformed_and_stale_requests_are_named_errors() {
         assert_eq!(rows(&mut client, "SELECT 1").await.unwrap(), 1);
     });
 }
+
+#[test]
+fn metadata_commands_answer_through_flight_info_and_do_get() {
+    use alkaid_flight_sql::proto::{
+        CommandGetSqlInfo, CommandGetXdbcTypeInfo, SqlInfo, XdbcDataType,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    events(dir.path());
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let mut fetch = async |command: Bytes| {
+            let info = client
+                .get_flight_info(FlightDescriptor::command(command))
+                .await
+                .unwrap();
+            let ticket = info.endpoint[0].ticket.clone().unwrap().ticket;
+            let batches: Vec<RecordBatch> = client
+                .do_get(&ticket)
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
+            batches.iter().map(RecordBatch::num_rows).sum::<usize>()
+        };
+        let types = CommandGetXdbcTypeInfo { data_type: None };
+        assert_eq!(fetch(types.pack()).await, 13);
+        let varchar = CommandGetXdbcTypeInfo {
+            data_type: Some(XdbcDataType::XdbcVarchar as i32),
+        };
+        assert_eq!(fetch(varchar.pack()).await, 1);
+        let info = CommandGetSqlInfo {
+            info: vec![
+                SqlInfo::FlightSqlServerName as u32,
+                SqlInfo::SqlKeywords as u32,
+            ],
+        };
+        assert_eq!(fetch(info.pack()).await, 2);
+    });
+}
