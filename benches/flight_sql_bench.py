@@ -6,7 +6,9 @@
   string and a nullable int32, one IPC file of 64 batches) fetched whole by ADBC's
   driver (`cursor.execute` then `fetch_arrow_table`), against `alkaid get` of the same
   file from the plain server into a file on tmpfs, and against pyarrow's Flight client
-  `DoGet` of it (`read_all`). Minimum of N alternating runs each; the ratio is ADBC's
+  `DoGet` of it (`read_all`), and pyarrow's client fetching the query from the Flight SQL
+  server (`GetFlightInfo` then `DoGet`: the server's cost alone, the client being the
+  same as the plain `DoGet`'s). Minimum of N alternating runs each; the ratio is ADBC's
   time over `alkaid get`'s (target: at most 1.3).
 - load: 32 ADBC clients at once, each fetching a 32nd of the table
   (`SELECT * FROM wide WHERE n % 32 = i`), twice; the wall time and the server's peak
@@ -50,6 +52,25 @@ def start(binary, args):
     process = subprocess.Popen([binary, "serve", *args, "--port", "0"], stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline()
     return process, line.strip().rsplit(" ", 1)[-1]
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def pack_query(sql):
+    """CommandStatementQuery{query} in a google.protobuf.Any, as Flight SQL clients pack it."""
+    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return field(1, url) + field(2, field(1, sql.encode()))
 
 
 def resident_kib(pid, key):
@@ -132,11 +153,20 @@ def main() -> None:
             got = client.do_get(flight.Ticket(b"wide.arrow")).read_all()
             assert got.num_rows == ROWS
 
-        times = {"adbc": [], "alkaid get": [], "pyarrow do_get": []}
+        sql_client = flight.FlightClient(sql_uri)
+        select_all = flight.FlightDescriptor.for_command(pack_query("SELECT * FROM wide"))
+
+        def pyarrow_sql():
+            info = sql_client.get_flight_info(select_all)
+            got = sql_client.do_get(info.endpoints[0].ticket).read_all()
+            assert got.num_rows == ROWS
+
+        times = {"adbc": [], "alkaid get": [], "pyarrow do_get": [], "pyarrow via SQL": []}
         for _ in range(args.runs):
             times["adbc"].append(best(1, adbc_fetch))
             times["alkaid get"].append(best(1, alkaid_get))
             times["pyarrow do_get"].append(best(1, pyarrow_get))
+            times["pyarrow via SQL"].append(best(1, pyarrow_sql))
         fetch = {name: min(values) for name, values in times.items()}
 
         trips = []
@@ -161,6 +191,8 @@ def main() -> None:
         print(f"  {name:16} {seconds * 1000:8.1f} ms")
     print(f"  ADBC / alkaid get: {fetch['adbc'] / fetch['alkaid get']:.2f}")
     print(f"  ADBC / pyarrow do_get: {fetch['adbc'] / fetch['pyarrow do_get']:.2f}")
+    print(f"  the same client, SQL over plain (pyarrow via SQL / pyarrow do_get): "
+          f"{fetch['pyarrow via SQL'] / fetch['pyarrow do_get']:.2f}")
     print(f"load: 32 clients x 2 fetches of {ROWS // 32} rows: {load_seconds * 1000:.0f} ms, "
           f"server resident {before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB")
     print(f"round trip (prepare, execute, fetch), median of 200: {statistics.median(trips) * 1000:.2f} ms"

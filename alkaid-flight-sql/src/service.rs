@@ -39,8 +39,8 @@ use datafusion::catalog::{
 };
 use datafusion::common::ScalarValue;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{DataFrame, SQLOptions, SessionConfig, SessionContext};
 use futures_core::Stream;
@@ -141,7 +141,9 @@ pub struct FlightSqlService {
 struct Inner {
     dir: PathBuf,
     tables: Arc<DirectoryTables>,
-    catalogs: Arc<dyn CatalogProviderList>,
+    /// The session every query's starts from (functions, formats, the tables' catalog),
+    /// built once: building one takes longer than a small query.
+    base: SessionState,
     statements: Statements,
     options: SqlServiceOptions,
 }
@@ -191,34 +193,42 @@ impl FlightSqlService {
             .map_err(std::io::Error::other)?;
         let catalogs = MemoryCatalogProviderList::new();
         catalogs.register_catalog(CATALOG.to_string(), Arc::new(catalog));
+        let catalogs: Arc<dyn CatalogProviderList> = Arc::new(catalogs);
+        let state = SessionStateBuilder::new()
+            .with_config(config())
+            .with_default_features()
+            .with_catalog_list(catalogs)
+            .build();
+        let ctx = SessionContext::new_with_state(state);
+        register_alkaid_format(&ctx);
+        let base = ctx.state();
         let statements = Statements::new(options.max_statements, options.statement_timeout);
         Ok(Self {
             inner: Arc::new(Inner {
                 dir,
                 tables,
-                catalogs: Arc::new(catalogs),
+                base,
                 statements,
                 options,
             }),
         })
     }
 
-    /// A session for one query: the shared tables, its own memory pool.
+    /// A session for one query: a copy of the base session, with a memory pool of its
+    /// own when queries have a memory limit.
     fn session(&self) -> Result<SessionContext, Status> {
-        let mut runtime = RuntimeEnvBuilder::new();
-        if let Some(limit) = self.inner.options.query_memory_limit {
-            runtime = runtime.with_memory_limit(limit, 1.0);
-        }
-        let runtime = runtime.build_arc().map_err(status)?;
-        let state = SessionStateBuilder::new()
-            .with_config(config())
+        let base = self.inner.base.clone();
+        let Some(limit) = self.inner.options.query_memory_limit else {
+            return Ok(SessionContext::new_with_state(base));
+        };
+        let runtime = RuntimeEnvBuilder::new()
+            .with_memory_limit(limit, 1.0)
+            .build_arc()
+            .map_err(status)?;
+        let state = SessionStateBuilder::new_from_existing(base)
             .with_runtime_env(runtime)
-            .with_default_features()
-            .with_catalog_list(self.inner.catalogs.clone())
             .build();
-        let ctx = SessionContext::new_with_state(state);
-        register_alkaid_format(&ctx);
-        Ok(ctx)
+        Ok(SessionContext::new_with_state(state))
     }
 
     /// `sql` planned in a session of its own, with `parameters` (a row) bound.

@@ -2,14 +2,19 @@
 //! table, looked up when a query names it, so files that appear (or go) are seen by the
 //! next query without a restart.
 //!
+//! An opened table is kept while its files (names, lengths, modification times) stay as
+//! they were, so a query does not read the footers again.
+//!
 //! A file's table is its name without the extension (`trips.parquet` is `trips`; a file
 //! without an extension is an IPC file of its own name); a subdirectory's is its name, read
 //! as one table of the format its files share. Names starting with `.` or `_` are not
 //! tables (the server's own temporary files, writers' markers). Two entries that give one
 //! name (`trips.csv` beside `trips/`) make that name an error, never a silent choice.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use async_trait::async_trait;
 use datafusion::catalog::{SchemaProvider, Session, TableProvider};
@@ -59,12 +64,40 @@ fn table_name(name: &str, is_dir: bool) -> Option<String> {
     }
 }
 
+/// What a table was opened from: each file's name, length and modification time. A
+/// table is opened again (its schema read again) only when this changes.
+type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+/// A table opened before, with what it was opened from.
+type Opened = (Fingerprint, Arc<dyn TableProvider>);
+
+/// Opened tables kept, at most; beyond, the cache starts over.
+const CACHED_TABLES: usize = 1024;
+
 /// The directory's tables as DataFusion's schema `alkaid.public`.
 #[derive(Debug)]
 pub struct DirectoryTables {
     dir: PathBuf,
     /// The session whose runtime reads the files' footers when a table is looked up.
     state: SessionState,
+    /// Tables opened before, by their entry, with what they were opened from.
+    opened: Mutex<HashMap<PathBuf, Opened>>,
+}
+
+/// The fingerprint of `entry`: the file, or the files of the directory.
+fn fingerprint(entry: &Entry) -> std::io::Result<Fingerprint> {
+    let of = |path: PathBuf| -> std::io::Result<(PathBuf, u64, Option<SystemTime>)> {
+        let metadata = std::fs::metadata(&path)?;
+        Ok((path, metadata.len(), metadata.modified().ok()))
+    };
+    if !entry.is_dir {
+        return Ok(vec![of(entry.path.clone())?]);
+    }
+    let mut files = std::fs::read_dir(&entry.path)?
+        .map(|e| of(e?.path()))
+        .collect::<std::io::Result<Fingerprint>>()?;
+    files.sort();
+    Ok(files)
 }
 
 impl DirectoryTables {
@@ -73,6 +106,7 @@ impl DirectoryTables {
         Self {
             dir: dir.into(),
             state,
+            opened: Mutex::default(),
         }
     }
 
@@ -120,15 +154,32 @@ impl DirectoryTables {
         Ok(Some(first))
     }
 
-    /// The table of `entry`, its schema read from its files now.
+    /// The table of `entry`: the one opened before if its files have not changed since,
+    /// else opened now (its schema read from its files).
     pub async fn open(&self, entry: &Entry) -> Result<Arc<dyn TableProvider>> {
+        let print = fingerprint(entry)?;
+        if let Some((seen, table)) = self
+            .opened
+            .lock()
+            .expect("no panics while held")
+            .get(&entry.path)
+            && *seen == print
+        {
+            return Ok(Arc::clone(table));
+        }
         let mut url = entry.path.to_string_lossy().into_owned();
         if entry.is_dir {
             url.push('/');
         }
-        open_table(&self.state as &dyn Session, &url)
+        let table = open_table(&self.state as &dyn Session, &url)
             .await
-            .map_err(|e| e.context(format!("table {:?}", entry.table)))
+            .map_err(|e| e.context(format!("table {:?}", entry.table)))?;
+        let mut opened = self.opened.lock().expect("no panics while held");
+        if opened.len() >= CACHED_TABLES {
+            opened.clear();
+        }
+        opened.insert(entry.path.clone(), (print, Arc::clone(&table)));
+        Ok(table)
     }
 }
 
@@ -187,5 +238,23 @@ mod tests {
         assert!(err.contains("ambiguous") && err.contains("t.csv"), "{err}");
         assert!(tables.entry("u").unwrap().is_some());
         assert!(tables.entry("v").unwrap().is_none());
+    }
+
+    #[test]
+    fn an_opened_table_is_kept_until_its_files_change() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.csv"), "a\n1\n").unwrap();
+        let state = datafusion::execution::SessionStateBuilder::new().build();
+        let tables = DirectoryTables::new(dir.path(), state);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let entry = tables.entry("t").unwrap().unwrap();
+        let first = runtime.block_on(tables.open(&entry)).unwrap();
+        let again = runtime.block_on(tables.open(&entry)).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        std::fs::write(dir.path().join("t.csv"), "a,b\n1,2\n").unwrap();
+        let changed = runtime.block_on(tables.open(&entry)).unwrap();
+        assert_eq!(changed.schema().fields().len(), 2);
     }
 }
