@@ -4,6 +4,11 @@
 
 #[path = "cli/outputs.rs"]
 mod outputs;
+// The moto module loads this file too, privately and only with `object-store`.
+#[cfg(all(unix, feature = "flight", feature = "sql"))]
+#[allow(clippy::duplicate_mod)]
+#[path = "../../alkaid-ipc/tests/support/python.rs"]
+mod python;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -1031,37 +1036,43 @@ fn sql_runs_a_query_over_files_with_datafusion() {
 #[cfg(all(unix, feature = "flight", feature = "sql"))]
 #[test]
 fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
-    let python = std::env::var_os("ALKAID_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../ci-venv/bin/python")
-        });
-    let has_adbc = Command::new(&python)
-        .args(["-c", "import adbc_driver_flightsql.dbapi"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_adbc {
-        assert!(
-            std::env::var_os("ALKAID_REQUIRE_PYARROW").is_none(),
-            "{} cannot import adbc_driver_flightsql",
-            python.display()
-        );
-        eprintln!("skipped: no ADBC Flight SQL driver");
+    let Some(python) = python::python_with("adbc_driver_flightsql.dbapi") else {
         return;
-    }
+    };
     let dir = scratch("serve_sql");
     std::fs::write(
         dir.join("cities.csv"),
         "city,people\nOslo,709000\nLima,10000000\n",
     )
     .unwrap();
-    let server = Served::start(&dir, &["--sql", "--token", "tok", "--basic", "ann:pw"]);
-    let query = |sql: &str| {
+    let users = scratch("serve_sql_users").join("users");
+    std::fs::write(&users, "# analysts\nann:pw\n\nbob:pw2\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&users, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let users_arg = users.to_str().unwrap();
+    let open = alkaid(&[
+        "serve",
+        dir.to_str().unwrap(),
+        "--sql",
+        "--users",
+        users_arg,
+    ]);
+    assert_eq!(open.status.code(), Some(1));
+    assert!(
+        text(&open.stderr).contains("chmod 600"),
+        "{}",
+        text(&open.stderr)
+    );
+    std::fs::set_permissions(&users, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = Served::start(&dir, &["--sql", "--users", users_arg]);
+    let query = |user: &str, password: &str, sql: &str| {
         let script = format!(
             "import adbc_driver_flightsql.dbapi as f\n\
-             with f.connect({uri:?}, db_kwargs={{'username': 'ann', 'password': 'pw'}}, \
-             autocommit=True) as c, c.cursor() as cur:\n    \
-             cur.execute({sql:?})\n    print(cur.fetch_arrow_table().to_pylist())",
+             try:\n    \
+             with f.connect({uri:?}, db_kwargs={{'username': {user:?}, 'password': {password:?}}}, \
+             autocommit=True) as c, c.cursor() as cur:\n        \
+             cur.execute({sql:?})\n        print(cur.fetch_arrow_table().to_pylist())\n\
+             except Exception as e:\n    print('error:', str(e).splitlines()[0])",
             uri = server.uri
         );
         let out = Command::new(&python)
@@ -1072,9 +1083,18 @@ fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
         text(&out.stdout).trim().to_string()
     };
     assert_eq!(
-        query("SELECT city FROM cities WHERE people > 1000000"),
+        query(
+            "ann",
+            "pw",
+            "SELECT city FROM cities WHERE people > 1000000"
+        ),
         "[{'city': 'Lima'}]"
     );
     std::fs::write(dir.join("later.csv"), "n\n1\n2\n").unwrap();
-    assert_eq!(query("SELECT sum(n) AS total FROM later"), "[{'total': 3}]");
+    assert_eq!(
+        query("bob", "pw2", "SELECT sum(n) AS total FROM later"),
+        "[{'total': 3}]"
+    );
+    let wrong = query("bob", "pw", "SELECT 1");
+    assert!(wrong.to_lowercase().contains("unauthenticated"), "{wrong}");
 }

@@ -218,16 +218,22 @@ pub fn tables_asked(command: &CommandGetTables) -> bool {
     ) && (command.table_types.is_empty() || command.table_types.iter().any(|t| t == TABLE_TYPE))
 }
 
+/// Whether `command` asks for the table `name`: the directory's catalog, schema and type,
+/// and the name pattern.
+pub fn table_wanted(command: &CommandGetTables, name: &str) -> bool {
+    let pattern = command.table_name_filter_pattern.as_deref();
+    tables_asked(command) && pattern.is_none_or(|p| like(p, name))
+}
+
 /// `GetTables` over `tables`: each name that the command's pattern matches, with its
 /// schema (an encapsulated IPC schema message) when the command asks for them.
 pub fn tables(
     command: &CommandGetTables,
     tables: Vec<(String, Option<bytes::Bytes>)>,
 ) -> Result<RecordBatch, ArrowError> {
-    let pattern = command.table_name_filter_pattern.as_deref();
     let chosen: Vec<_> = tables
         .into_iter()
-        .filter(|(name, _)| tables_asked(command) && pattern.is_none_or(|p| like(p, name)))
+        .filter(|(name, _)| table_wanted(command, name))
         .collect();
     let rows = chosen.len();
     let mut columns = vec![

@@ -393,8 +393,7 @@ impl FlightSqlService {
             if listed.last().is_some_and(|(name, _)| *name == entry.table) {
                 continue;
             }
-            let pattern = command.table_name_filter_pattern.as_deref();
-            if pattern.is_some_and(|p| !metadata::like(p, &entry.table)) {
+            if !metadata::table_wanted(command, &entry.table) {
                 continue;
             }
             if !command.include_schema {

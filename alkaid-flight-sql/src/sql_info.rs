@@ -103,17 +103,21 @@ pub fn facts(statement_timeout_ms: i32) -> Vec<(u32, Value)> {
         .collect()
 }
 
-/// The union's members, in type-id order.
-fn members() -> UnionFields {
-    let list = |name: &str| DataType::List(Arc::new(Field::new(name, DataType::Int32, true)));
+/// The `int32_to_int32_list_map` member's type.
+fn int32_to_int32_list_map() -> DataType {
+    let list = DataType::List(Arc::new(Field::new("item", DataType::Int32, true)));
     let entries = Fields::from(vec![
         Field::new("key", DataType::Int32, false),
-        Field::new("value", list("item"), true),
+        Field::new("value", list, true),
     ]);
-    let map = DataType::Map(
+    DataType::Map(
         Arc::new(Field::new("entries", DataType::Struct(entries), false)),
         false,
-    );
+    )
+}
+
+/// The union's members, in type-id order.
+fn members() -> UnionFields {
     let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
     let fields = [
         Field::new("string_value", DataType::Utf8, true),
@@ -121,7 +125,7 @@ fn members() -> UnionFields {
         Field::new("bigint_value", DataType::Int64, true),
         Field::new("int32_bitmask", DataType::Int32, true),
         Field::new("string_list", strings, true),
-        Field::new("int32_to_int32_list_map", map, true),
+        Field::new("int32_to_int32_list_map", int32_to_int32_list_map(), true),
     ];
     UnionFields::try_new(0..6, fields).expect("six distinct type ids")
 }
@@ -162,14 +166,13 @@ pub fn answer(asked: &[u32], statement_timeout_ms: i32) -> Result<RecordBatch, A
         offsets.push(offset);
     }
     let fields = members();
-    let map_type = fields.iter().nth(5).map(|(_, f)| f.data_type().clone());
     let children: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from(strings)),
         Arc::new(BooleanArray::from(bools)),
         Arc::new(Int64Array::from(Vec::<i64>::new())),
         Arc::new(Int32Array::from(ints)),
         Arc::new(string_lists(lists)),
-        new_empty_array(&map_type.expect("six members")),
+        new_empty_array(&int32_to_int32_list_map()),
     ];
     let union = UnionArray::try_new(
         fields,
