@@ -67,7 +67,8 @@ pub struct Serving {
     pub users: Option<PathBuf>,
     /// Serves Flight SQL instead: every file and subdirectory is a table that ADBC, JDBC
     /// and other Flight SQL clients query, and bulk ingestion adds tables (needs the
-    /// `sql` feature).
+    /// `sql` feature). DIR may then be an object-store URL (`s3://bucket/data/`, with
+    /// credentials from `AWS_*`, `GOOGLE_*` or `AZURE_*`), whose tables are read-only.
     #[arg(long)]
     pub sql: bool,
     /// With --sql: ends a query still streaming after this many seconds.
@@ -78,7 +79,8 @@ pub struct Serving {
     pub query_memory_limit: Option<usize>,
 }
 
-/// The Flight SQL service over `dir`, with the limits `serving` sets.
+/// The Flight SQL service over `dir` (a local directory or an object-store URL), with the
+/// limits `serving` sets.
 #[cfg(feature = "sql")]
 fn sql_service(
     dir: &str,
@@ -92,7 +94,11 @@ fn sql_service(
     if let Some(mib) = serving.query_memory_limit {
         options = options.with_query_memory_limit(mib.saturating_mul(1 << 20));
     }
-    FlightSqlService::new(dir, options).map_err(|e| Failure::new(format!("{dir}: {e}")))
+    let service = match crate::location::is_url(dir) {
+        true => FlightSqlService::from_url(dir, crate::location::store_options(), options),
+        false => FlightSqlService::new(dir, options),
+    };
+    service.map_err(|e| Failure::new(format!("{dir}: {e}")))
 }
 
 /// Without the `sql` feature there is no Flight SQL service to serve.
@@ -171,9 +177,20 @@ fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
 
 /// Serves the IPC files of `dir` until interrupted.
 pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
-    let metadata = std::fs::metadata(dir).map_err(|e| Failure::new(format!("{dir}: {e}")))?;
-    if !metadata.is_dir() {
-        return Err(Failure::new(format!("{dir}: not a directory")));
+    match crate::location::is_url(dir) {
+        true if !serving.sql => {
+            return Err(Failure::new(format!(
+                "{dir}: an object-store URL is served with --sql; without it, DIR is local"
+            )));
+        }
+        true => {}
+        false => {
+            let metadata =
+                std::fs::metadata(dir).map_err(|e| Failure::new(format!("{dir}: {e}")))?;
+            if !metadata.is_dir() {
+                return Err(Failure::new(format!("{dir}: not a directory")));
+            }
+        }
     }
     let mut options = ServerOptions::default();
     if let Some(token) = &serving.token {
@@ -194,6 +211,11 @@ pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
             options = options.with_user(user, password, random_token()?);
         }
     }
+    // Made before listening, so that a URL that names no store fails at once.
+    let sql = serving
+        .sql
+        .then(|| sql_service(dir, &serving))
+        .transpose()?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let address = format!("{}:{}", serving.host, serving.port);
@@ -215,9 +237,9 @@ pub fn serve_directory(dir: &str, serving: Serving) -> Result<(), Failure> {
         let stop = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        let served = match serving.sql {
-            true => serve(sql_service(dir, &serving)?, listener, options, stop).await,
-            false => serve(DirectoryService::new(dir), listener, options, stop).await,
+        let served = match sql {
+            Some(service) => serve(service, listener, options, stop).await,
+            None => serve(DirectoryService::new(dir), listener, options, stop).await,
         };
         served.map_err(|e| Failure::new(format!("serving {dir}: {e}")))
     })

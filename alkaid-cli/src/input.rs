@@ -237,7 +237,7 @@ impl Input {
     fn open_bytes(path: &str, options: ReadOptions) -> Result<(Option<Files>, Buffer), Failure> {
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
         #[cfg(feature = "object-store")]
-        if crate::remote::is_url(path) {
+        if crate::location::is_url(path) {
             return Ok(match crate::remote::open(path, options)? {
                 crate::remote::Remote::File(file) => (Some(Files::Remote(*file)), Buffer::empty()),
                 crate::remote::Remote::Stream(bytes) => (None, bytes),

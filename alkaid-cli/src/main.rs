@@ -16,6 +16,7 @@ mod flight;
 mod input;
 mod inspect;
 mod integration;
+mod location;
 mod output;
 mod progress;
 mod recognise;

@@ -19,16 +19,6 @@ use tokio::runtime::Runtime;
 use crate::failure::Failure;
 use crate::rows::RowReader;
 
-/// Whether `path` is a URL rather than a local path: a scheme of letters, then `://`.
-pub fn is_url(path: &str) -> bool {
-    path.split_once("://").is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '+')
-    })
-}
-
 /// A file in an object store, read on a runtime of its own.
 pub struct RemoteFile {
     runtime: Runtime,
@@ -43,22 +33,12 @@ pub enum Remote {
     Stream(Buffer),
 }
 
-/// The options of the stores, from the environment: the variables of the stores' own
-/// prefixes, which `object_store` matches case-insensitively.
-fn store_options() -> impl Iterator<Item = (String, String)> {
-    std::env::vars().filter(|(key, _)| {
-        ["AWS_", "GOOGLE_", "AZURE_"]
-            .iter()
-            .any(|prefix| key.to_ascii_uppercase().starts_with(prefix))
-    })
-}
-
 /// The object at `url`, and a runtime to read it on.
 fn source(url: &str) -> Result<(ObjectStoreSource, Runtime), Failure> {
     let place = |e: &dyn std::fmt::Display| Failure::new(format!("{url}: {e}"));
     let parsed = url::Url::parse(url).map_err(|e| place(&e))?;
-    let (store, path) =
-        object_store::parse_url_opts(&parsed, store_options()).map_err(|e| place(&e))?;
+    let (store, path) = object_store::parse_url_opts(&parsed, crate::location::store_options())
+        .map_err(|e| place(&e))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -129,26 +109,5 @@ impl RemoteFile {
     pub fn batch_with_metadata(&mut self, index: usize) -> Result<(RecordBatch, Metadata)> {
         self.runtime
             .block_on(self.reader.batch_with_metadata(index))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_have_a_scheme() {
-        for url in [
-            "s3://b/k",
-            "file:///tmp/x",
-            "https://h/p",
-            "gs://b/o",
-            "az://c/b",
-        ] {
-            assert!(is_url(url), "{url}");
-        }
-        for path in ["data.arrow", "/tmp/x://y", "-", "://x", "./a b://c"] {
-            assert!(!is_url(path), "{path}");
-        }
     }
 }

@@ -74,7 +74,7 @@ pub fn open(
         parquet_options = parquet_options.with_columns(columns.iter().cloned());
     }
     #[cfg(feature = "object-store")]
-    if crate::remote::is_url(path) {
+    if crate::location::is_url(path) {
         // Errors name the URL, not only the object's path.
         return crate::remote::batches(path, |source| async move {
             match format {

@@ -699,10 +699,16 @@ struct Served {
 #[cfg(feature = "flight")]
 impl Served {
     fn start(dir: &Path, extra: &[&str]) -> Self {
+        Self::start_with(dir.to_str().unwrap(), extra, &[])
+    }
+
+    /// Serves `location` (a directory or a URL) with `extra` arguments and `env` set.
+    fn start_with(location: &str, extra: &[&str], env: &[(&str, String)]) -> Self {
         use std::io::{BufRead, BufReader};
         let mut child = Command::new(env!("CARGO_BIN_EXE_alkaid"))
-            .args(["serve", dir.to_str().unwrap(), "--port", "0"])
+            .args(["serve", location, "--port", "0"])
             .args(extra)
+            .envs(env.iter().map(|(key, value)| (key, value)))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -1066,21 +1072,8 @@ fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
     std::fs::set_permissions(&users, std::fs::Permissions::from_mode(0o600)).unwrap();
     let server = Served::start(&dir, &["--sql", "--users", users_arg]);
     let query = |user: &str, password: &str, sql: &str| {
-        let script = format!(
-            "import adbc_driver_flightsql.dbapi as f\n\
-             try:\n    \
-             with f.connect({uri:?}, db_kwargs={{'username': {user:?}, 'password': {password:?}}}, \
-             autocommit=True) as c, c.cursor() as cur:\n        \
-             cur.execute({sql:?})\n        print(cur.fetch_arrow_table().to_pylist())\n\
-             except Exception as e:\n    print('error:', str(e).splitlines()[0])",
-            uri = server.uri
-        );
-        let out = Command::new(&python)
-            .args(["-c", &script])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        text(&out.stdout).trim().to_string()
+        let credentials = format!("{{'username': {user:?}, 'password': {password:?}}}");
+        adbc_query(&python, &server.uri, &credentials, sql)
     };
     assert_eq!(
         query(
@@ -1097,4 +1090,58 @@ fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
     );
     let wrong = query("bob", "pw", "SELECT 1");
     assert!(wrong.to_lowercase().contains("unauthenticated"), "{wrong}");
+}
+
+/// `sql`'s rows as ADBC's driver in `python` fetches them from the Flight SQL server at
+/// `uri` (`db_kwargs` a Python dict literal), or `error: ` and the error's first line.
+#[cfg(all(unix, feature = "flight", feature = "sql"))]
+fn adbc_query(python: &Path, uri: &str, db_kwargs: &str, sql: &str) -> String {
+    let script = format!(
+        "import adbc_driver_flightsql.dbapi as f\n\
+         try:\n    \
+         with f.connect({uri:?}, db_kwargs={db_kwargs}, autocommit=True) as c, c.cursor() as cur:\n        \
+         cur.execute({sql:?})\n        print(cur.fetch_arrow_table().to_pylist())\n\
+         except Exception as e:\n    print('error:', str(e).splitlines()[0])"
+    );
+    let out = Command::new(python).args(["-c", &script]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).trim().to_string()
+}
+
+/// `alkaid serve URL --sql`: the tables of an S3 bucket (moto's server, its endpoint and
+/// credentials in the `AWS_*` variables) for ADBC's driver, read-only; a URL without
+/// `--sql` is refused, as the plain Flight service serves local directories only.
+#[cfg(all(unix, feature = "flight", feature = "sql", feature = "object-store"))]
+#[test]
+fn serve_sql_reads_the_tables_of_an_object_store_url() {
+    let plain = alkaid(&["serve", "s3://served/data/"]);
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(
+        text(&plain.stderr).contains("--sql"),
+        "{}",
+        text(&plain.stderr)
+    );
+    let Some(python) = python::python_with("adbc_driver_flightsql.dbapi") else {
+        return;
+    };
+    let Some(moto) = moto::Moto::start_or_skip("serve_sql_reads_the_tables_of_an_object_store_url")
+    else {
+        return;
+    };
+    moto.create_bucket("served");
+    moto.put_object(
+        "served",
+        "data/cities.csv",
+        b"city,people\nOslo,709000\nLima,10000000\n",
+    );
+    let server = Served::start_with("s3://served/data/", &["--sql"], &moto.environment());
+    let query = |sql: &str| adbc_query(&python, &server.uri, "{}", sql);
+    assert_eq!(
+        query("SELECT city FROM cities WHERE people > 1000000"),
+        "[{'city': 'Lima'}]"
+    );
+    moto.put_object("served", "data/later.csv", b"n\n1\n2\n");
+    assert_eq!(query("SELECT sum(n) AS total FROM later"), "[{'total': 3}]");
+    let insert = query("INSERT INTO later VALUES (3)");
+    assert!(insert.contains("read-only"), "{insert}");
 }

@@ -89,7 +89,7 @@ use datafusion::prelude::SessionContext;
 #[cfg(feature = "proto")]
 pub use codec::{AlkaidLogicalCodec, AlkaidPhysicalCodec};
 pub use format::{AlkaidFormat, AlkaidFormatFactory, EXTENSION};
-pub use open::{TableFormat, open_table};
+pub use open::{TableFormat, open_table, open_table_as};
 pub use parquet::{AlkaidParquetFormat, PARQUET_EXTENSION};
 pub use sink::AlkaidSink;
 pub use source::AlkaidSource;

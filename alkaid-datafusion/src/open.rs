@@ -67,9 +67,19 @@ impl TableFormat {
         let Ok(entries) = std::fs::read_dir(local) else {
             return (Self::Ipc, String::new());
         };
-        let mut found = entries.filter_map(|entry| {
-            let name = entry.ok()?.file_name().to_string_lossy().into_owned();
-            Some((Self::by_extension(&name)?, extension(&name)))
+        let names = entries.filter_map(|entry| Some(entry.ok()?.file_name()));
+        Self::shared(names.map(|name| name.to_string_lossy().into_owned()))
+    }
+
+    /// The format, and the extension (with its dot), that the files named `names` share
+    /// among those of a known format; IPC with no extension when they share none. For a
+    /// directory that is not local, whose names the caller listed.
+    pub fn shared<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> (Self, String) {
+        let mut found = names.into_iter().filter_map(|name| {
+            let name = name.as_ref();
+            let format = Self::by_extension(name)?;
+            let extension = Path::new(name).extension()?.to_string_lossy();
+            Some((format, format!(".{extension}")))
         });
         match found.next() {
             Some(first) if found.all(|other| other == first) => first,
@@ -88,15 +98,30 @@ impl TableFormat {
 /// names it), or the schemas do not merge.
 pub async fn open_table(session: &dyn Session, url: &str) -> Result<Arc<dyn TableProvider>> {
     let (format, extension) = TableFormat::of(url);
+    open_table_as(session, url, format, &extension).await
+}
+
+/// The table at `url` as [`open_table`] opens it, in `format`, a directory's files taken
+/// by `extension` (with its dot; empty for every file): for a caller that knows the
+/// format, as of a directory in an object store, which [`TableFormat::of`] cannot list.
+///
+/// # Errors
+/// As [`open_table`].
+pub async fn open_table_as(
+    session: &dyn Session,
+    url: &str,
+    format: TableFormat,
+    extension: &str,
+) -> Result<Arc<dyn TableProvider>> {
     match format {
         TableFormat::Ipc => ipc_table(session, url).await,
         TableFormat::Parquet => parquet_table(session, url).await,
         TableFormat::Csv => {
             let csv = CsvFormat::default().with_has_header(true);
-            listing(session, url, Arc::new(csv), &extension).await
+            listing(session, url, Arc::new(csv), extension).await
         }
         TableFormat::Json => {
-            listing(session, url, Arc::new(JsonFormat::default()), &extension).await
+            listing(session, url, Arc::new(JsonFormat::default()), extension).await
         }
     }
 }
@@ -164,5 +189,17 @@ mod tests {
         std::fs::write(dir.path().join("c.parquet"), "").unwrap();
         assert_eq!(TableFormat::of(&url).0, TableFormat::Ipc, "mixed formats");
         assert_eq!(TableFormat::of("s3://bucket/dir/").0, TableFormat::Ipc);
+        assert_eq!(
+            TableFormat::shared(["a.PQ", "b.PQ", "_SUCCESS"]),
+            (TableFormat::Parquet, ".PQ".into())
+        );
+        assert_eq!(
+            TableFormat::shared(["a.pq", "b.parquet"]).0,
+            TableFormat::Ipc
+        );
+        assert_eq!(
+            TableFormat::shared(Vec::<String>::new()).0,
+            TableFormat::Ipc
+        );
     }
 }

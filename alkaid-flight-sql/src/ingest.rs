@@ -22,7 +22,7 @@ use crate::proto::CommandStatementIngest;
 use crate::proto::command_statement_ingest::table_definition_options::{
     TableExistsOption, TableNotExistOption,
 };
-use crate::tables::{CATALOG, DirectoryTables, Entry, SCHEMA};
+use crate::tables::{CATALOG, DirectoryTables, SCHEMA};
 
 /// Distinguishes the files and directories of ingestions started at the same instant.
 static INGESTS: AtomicU64 = AtomicU64::new(0);
@@ -45,7 +45,8 @@ enum Plan {
     /// Write the new table into `staging`, then swap it with `old`.
     Replace {
         staging: PathBuf,
-        old: Entry,
+        old: PathBuf,
+        old_is_dir: bool,
         target: PathBuf,
     },
 }
@@ -80,15 +81,22 @@ fn table_name(command: &CommandStatementIngest) -> Result<&str, Status> {
 }
 
 /// The plan for `command` over the directory's current tables.
-fn plan(tables: &DirectoryTables, command: &CommandStatementIngest) -> Result<Plan, Status> {
+async fn plan(tables: &DirectoryTables, command: &CommandStatementIngest) -> Result<Plan, Status> {
     let name = table_name(command)?;
+    let Some(dir) = tables.local_dir() else {
+        return Err(Status::failed_precondition(format!(
+            "the tables in {} are read-only: bulk ingestion writes to a local directory",
+            tables.location()
+        )));
+    };
     let options = command.table_definition_options.unwrap_or_default();
     let if_exists = TableExistsOption::try_from(options.if_exists).unwrap_or_default();
     let if_not_exist = TableNotExistOption::try_from(options.if_not_exist).unwrap_or_default();
-    let target = tables.dir().join(name);
-    let staging = tables.dir().join(unique(&format!(".{name}.ingest")));
+    let target = dir.join(name);
+    let staging = dir.join(unique(&format!(".{name}.ingest")));
     let existing = tables
         .entry(name)
+        .await
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
     match (existing, if_exists) {
         (None, _) => match if_not_exist {
@@ -101,25 +109,26 @@ fn plan(tables: &DirectoryTables, command: &CommandStatementIngest) -> Result<Pl
             )))
         }
         (Some(entry), TableExistsOption::Append) => {
+            let path = dir.join(&entry.name);
             if !entry.is_dir {
                 return Err(Status::failed_precondition(format!(
                     "table {name:?} is the one file {}: ingestion appends to tables that are \
                      directories of IPC files",
-                    entry.path.display()
+                    path.display()
                 )));
             }
-            let (format, _) =
-                alkaid_datafusion::TableFormat::of(&format!("{}/", entry.path.display()));
+            let (format, _) = alkaid_datafusion::TableFormat::of(&format!("{}/", path.display()));
             if format != alkaid_datafusion::TableFormat::Ipc {
                 return Err(Status::failed_precondition(format!(
                     "table {name:?} is a directory of {format:?} files: ingestion writes IPC files"
                 )));
             }
-            Ok(Plan::Append { target: entry.path })
+            Ok(Plan::Append { target: path })
         }
         (Some(old), TableExistsOption::Replace) => Ok(Plan::Replace {
             staging,
-            old,
+            old: dir.join(&old.name),
+            old_is_dir: old.is_dir,
             target,
         }),
     }
@@ -145,7 +154,7 @@ pub async fn ingest<S>(
 where
     S: Stream<Item = alkaid_flight::Result<FlightData>> + Send + Unpin,
 {
-    let plan = plan(tables, command)?;
+    let plan = plan(tables, command).await?;
     if let Plan::Create { staging, .. } | Plan::Replace { staging, .. } = &plan {
         std::fs::create_dir(staging)?;
     }
@@ -182,18 +191,19 @@ fn commit(plan: &Plan) -> Result<(), FlightError> {
         Plan::Replace {
             staging,
             old,
+            old_is_dir,
             target,
         } => {
             let parent = target.parent().unwrap_or(Path::new("."));
-            let aside = parent.join(unique(&format!(".{}.replaced", old.table)));
-            std::fs::rename(&old.path, &aside)?;
+            let aside = parent.join(unique(".replaced"));
+            std::fs::rename(old, &aside)?;
             if let Err(e) = std::fs::rename(staging, target) {
                 // Put the old table back: the replacement failed, nothing changed.
-                let _ = std::fs::rename(&aside, &old.path);
+                let _ = std::fs::rename(&aside, old);
                 return Err(e.into());
             }
             sync_dir(Some(parent))?;
-            match old.is_dir {
+            match old_is_dir {
                 true => std::fs::remove_dir_all(&aside)?,
                 false => std::fs::remove_file(&aside)?,
             }

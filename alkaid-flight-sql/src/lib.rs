@@ -6,7 +6,7 @@
 //! | item | what it does |
 //! | --- | --- |
 //! | [`FlightSqlService`], [`SqlServiceOptions`] | the service: statements, prepared statements, metadata, bulk ingestion, cancellation, per-query limits; served by [`alkaid_flight::serve`] (TLS, tokens, basic auth) |
-//! | [`DirectoryTables`] | the directory's tables as a DataFusion schema, looked up per query |
+//! | [`DirectoryTables`] | the directory's tables (local, or under an object-store URL) as a DataFusion schema, looked up per query |
 //! | [`Command`], [`Packed`] | Flight SQL's commands, packed in and unpacked from `google.protobuf.Any` |
 //! | [`proto`] | the protocol's messages, generated from `format/FlightSql.proto` |
 //!
@@ -26,7 +26,7 @@
 //! Statements may query and write (`INSERT INTO` a directory table, `COPY … TO` a path
 //! under the directory); DDL and session statements are refused, since they would reach
 //! files outside it. Transactions and Substrait plans are not offered (`GetSqlInfo` says
-//! so).
+//! so). Tables under an object-store URL ([`FlightSqlService::from_url`]) are read-only.
 
 mod command;
 mod ingest;

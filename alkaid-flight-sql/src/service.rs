@@ -39,9 +39,12 @@ use datafusion::catalog::{
 };
 use datafusion::common::ScalarValue;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::datasource::listing::ListingTableUrl;
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::object_store::ObjectStore;
 use datafusion::prelude::{DataFrame, SQLOptions, SessionConfig, SessionContext};
 use futures_core::Stream;
 use futures_util::{StreamExt, TryStreamExt, stream};
@@ -139,7 +142,6 @@ pub struct FlightSqlService {
 }
 
 struct Inner {
-    dir: PathBuf,
     tables: Arc<DirectoryTables>,
     /// The session every query's starts from (functions, formats, the tables' catalog),
     /// built once: building one takes longer than a small query.
@@ -151,7 +153,7 @@ struct Inner {
 impl std::fmt::Debug for FlightSqlService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FlightSqlService")
-            .field("dir", &self.inner.dir)
+            .field("tables", &self.inner.tables.location())
             .field("options", &self.inner.options)
             .finish_non_exhaustive()
     }
@@ -174,19 +176,91 @@ fn sql_options() -> SQLOptions {
         .with_allow_dml(true)
 }
 
+/// The runtime every query's starts from. DataFusion's cache of directory listings is
+/// off: it keeps a directory table's first listing for good, so a file added to the
+/// directory would never be read; [`DirectoryTables`] lists on each lookup and keeps
+/// opened tables while their files are unchanged instead.
+fn runtime() -> std::io::Result<Arc<RuntimeEnv>> {
+    let caches = CacheManagerConfig::default().with_list_files_cache_limit(0);
+    RuntimeEnvBuilder::new()
+        .with_cache_manager(caches)
+        .build_arc()
+        .map_err(std::io::Error::other)
+}
+
+/// A session state over `runtime` with DataFusion's functions and the service's
+/// configuration.
+fn state_builder(runtime: &Arc<RuntimeEnv>) -> SessionStateBuilder {
+    SessionStateBuilder::new()
+        .with_config(config())
+        .with_default_features()
+        .with_runtime_env(Arc::clone(runtime))
+}
+
 impl FlightSqlService {
-    /// Serves the tables of `dir` (see [`DirectoryTables`]).
+    /// Serves the tables of the local directory `dir` (see [`DirectoryTables`]).
     ///
     /// # Errors
     /// If `dir` is not a readable directory.
     pub fn new(dir: impl Into<PathBuf>, options: SqlServiceOptions) -> std::io::Result<Self> {
         let dir = std::fs::canonicalize(dir.into())?;
         std::fs::read_dir(&dir)?;
-        let base = SessionStateBuilder::new()
-            .with_config(config())
-            .with_default_features()
-            .build();
-        let tables = Arc::new(DirectoryTables::new(&dir, base));
+        let runtime = runtime()?;
+        let tables = DirectoryTables::new(&dir, state_builder(&runtime).build());
+        Self::serving(tables, runtime, options)
+    }
+
+    /// Serves the tables under `url` (`s3://bucket/data/`, `gs://…`, `az://…`,
+    /// `http(s)://…`, `file:///…`), read through the object store of the URL's scheme
+    /// built from `store_options` (`object_store`'s keys, such as `aws_endpoint` or
+    /// `AWS_ACCESS_KEY_ID`; credentials the store finds itself need none). The tables are
+    /// read-only: updates and bulk ingestion are refused.
+    ///
+    /// # Errors
+    /// If the URL does not parse, names no store this build has, or the store's options
+    /// are wrong. Nothing is listed yet: a missing bucket is a query's error.
+    pub fn from_url<K, V>(
+        url: &str,
+        store_options: impl IntoIterator<Item = (K, V)>,
+        options: SqlServiceOptions,
+    ) -> std::io::Result<Self>
+    where
+        K: AsRef<str>,
+        V: Into<String>,
+    {
+        let invalid = |e: &dyn std::fmt::Display| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{url}: {e}"))
+        };
+        let parsed = url::Url::parse(url).map_err(|e| invalid(&e))?;
+        let (store, _) =
+            object_store::parse_url_opts(&parsed, store_options).map_err(|e| invalid(&e))?;
+        Self::in_store(url, Arc::from(store), options)
+    }
+
+    /// Serves the tables under `url` in `store`, the object store of the URL's scheme and
+    /// authority (read-only, as [`FlightSqlService::from_url`]).
+    ///
+    /// # Errors
+    /// If `url` does not parse.
+    pub fn in_store(
+        url: &str,
+        store: Arc<dyn ObjectStore>,
+        options: SqlServiceOptions,
+    ) -> std::io::Result<Self> {
+        let runtime = runtime()?;
+        let listing = ListingTableUrl::parse(url).map_err(std::io::Error::other)?;
+        runtime.register_object_store(listing.object_store().as_ref(), Arc::clone(&store));
+        let tables = DirectoryTables::in_store(url, store, state_builder(&runtime).build())
+            .map_err(std::io::Error::other)?;
+        Self::serving(tables, runtime, options)
+    }
+
+    fn serving(
+        tables: DirectoryTables,
+        runtime: Arc<RuntimeEnv>,
+        options: SqlServiceOptions,
+    ) -> std::io::Result<Self> {
+        let tables = Arc::new(tables);
         let catalog = MemoryCatalogProvider::new();
         catalog
             .register_schema(SCHEMA, tables.clone())
@@ -194,18 +268,13 @@ impl FlightSqlService {
         let catalogs = MemoryCatalogProviderList::new();
         catalogs.register_catalog(CATALOG.to_string(), Arc::new(catalog));
         let catalogs: Arc<dyn CatalogProviderList> = Arc::new(catalogs);
-        let state = SessionStateBuilder::new()
-            .with_config(config())
-            .with_default_features()
-            .with_catalog_list(catalogs)
-            .build();
+        let state = state_builder(&runtime).with_catalog_list(catalogs).build();
         let ctx = SessionContext::new_with_state(state);
         register_alkaid_format(&ctx);
         let base = ctx.state();
         let statements = Statements::new(options.max_statements, options.statement_timeout);
         Ok(Self {
             inner: Arc::new(Inner {
-                dir,
                 tables,
                 base,
                 statements,
@@ -221,7 +290,7 @@ impl FlightSqlService {
         let Some(limit) = self.inner.options.query_memory_limit else {
             return Ok(SessionContext::new_with_state(base));
         };
-        let runtime = RuntimeEnvBuilder::new()
+        let runtime = RuntimeEnvBuilder::from_runtime_env(base.runtime_env())
             .with_memory_limit(limit, 1.0)
             .build_arc()
             .map_err(status)?;
@@ -249,22 +318,29 @@ impl FlightSqlService {
         }
     }
 
-    /// Refuses a `COPY` to anywhere but under the served directory.
+    /// Refuses a `COPY` to anywhere but under the served directory, and every write
+    /// when the tables are in an object store.
     fn check_writes(&self, plan: &LogicalPlan) -> Result<(), Status> {
+        let tables = &self.inner.tables;
         let mut refused = None;
         let _ = plan.apply(|node| {
-            if let LogicalPlan::Copy(copy) = node
-                && !inside(&self.inner.dir, &copy.output_url)
-            {
-                refused = Some(copy.output_url.clone());
+            match (node, tables.local_dir()) {
+                (LogicalPlan::Copy(copy), Some(dir)) if !inside(dir, &copy.output_url) => {
+                    refused = Some(format!(
+                        "COPY writes only under the served directory {}: {:?} is not",
+                        dir.display(),
+                        copy.output_url
+                    ));
+                }
+                (LogicalPlan::Copy(_) | LogicalPlan::Dml(_), None) => {
+                    refused = Some(format!("the tables in {} are read-only", tables.location()));
+                }
+                _ => return Ok(TreeNodeRecursion::Continue),
             }
-            Ok(TreeNodeRecursion::Continue)
+            Ok(TreeNodeRecursion::Stop)
         });
         match refused {
-            Some(url) => Err(Status::permission_denied(format!(
-                "COPY writes only under the served directory {}: {url:?} is not",
-                self.inner.dir.display()
-            ))),
+            Some(message) => Err(Status::permission_denied(message)),
             None => Ok(()),
         }
     }
@@ -325,7 +401,10 @@ impl FlightSqlService {
         let (schema, batch) = match command {
             Command::CommandGetSqlInfo(c) => {
                 let batch = rows
-                    .then(|| sql_info::answer(&c.info, timeout_ms))
+                    .then(|| {
+                        let read_only = self.inner.tables.local_dir().is_none();
+                        sql_info::answer(&c.info, timeout_ms, read_only)
+                    })
                     .transpose()
                     .map_err(arrow)?;
                 (sql_info::schema(), batch)
@@ -387,7 +466,7 @@ impl FlightSqlService {
         if !metadata::tables_asked(command) {
             return Ok(Vec::new());
         }
-        let entries = self.inner.tables.entries()?;
+        let entries = self.inner.tables.entries().await.map_err(status)?;
         let mut listed: Vec<(String, Option<Bytes>)> = Vec::new();
         for entry in entries {
             if listed.last().is_some_and(|(name, _)| *name == entry.table) {

@@ -28,8 +28,9 @@ pub enum Value {
     StringList(Vec<String>),
 }
 
-/// The facts this server answers, by id, in id order.
-pub fn facts(statement_timeout_ms: i32) -> Vec<(u32, Value)> {
+/// The facts this server answers, by id, in id order; `read_only` when its tables are
+/// (in an object store: no updates, no bulk ingestion).
+pub fn facts(statement_timeout_ms: i32, read_only: bool) -> Vec<(u32, Value)> {
     use Value::*;
     let keywords = ALL_KEYWORDS.iter().map(|k| k.to_string()).collect();
     let unions =
@@ -42,13 +43,13 @@ pub fn facts(statement_timeout_ms: i32) -> Vec<(u32, Value)> {
         ),
         // The columnar format's version, which Alkaid's IPC writes.
         (SqlInfo::FlightSqlServerArrowVersion, String("1.5.0".into())),
-        (SqlInfo::FlightSqlServerReadOnly, Bool(false)),
+        (SqlInfo::FlightSqlServerReadOnly, Bool(read_only)),
         (SqlInfo::FlightSqlServerSql, Bool(true)),
         (SqlInfo::FlightSqlServerSubstrait, Bool(false)),
         // SqlSupportedTransaction::None: no transaction actions.
         (SqlInfo::FlightSqlServerTransaction, Int32(0)),
         (SqlInfo::FlightSqlServerCancel, Bool(true)),
-        (SqlInfo::FlightSqlServerBulkIngestion, Bool(true)),
+        (SqlInfo::FlightSqlServerBulkIngestion, Bool(!read_only)),
         (
             SqlInfo::FlightSqlServerIngestTransactionsSupported,
             Bool(false),
@@ -141,8 +142,12 @@ pub fn schema() -> SchemaRef {
 
 /// The facts with ids in `asked` (all of them when it is empty), in the order asked;
 /// ids the server does not know are left out, as the protocol allows.
-pub fn answer(asked: &[u32], statement_timeout_ms: i32) -> Result<RecordBatch, ArrowError> {
-    let all = facts(statement_timeout_ms);
+pub fn answer(
+    asked: &[u32],
+    statement_timeout_ms: i32,
+    read_only: bool,
+) -> Result<RecordBatch, ArrowError> {
+    let all = facts(statement_timeout_ms, read_only);
     let chosen: Vec<&(u32, Value)> = match asked {
         [] => all.iter().collect(),
         _ => asked
@@ -211,7 +216,7 @@ mod tests {
             9_999,
             SqlInfo::FlightSqlServerName as u32,
         ];
-        let batch = answer(&asked, 0).unwrap();
+        let batch = answer(&asked, 0, false).unwrap();
         assert_eq!(batch.num_rows(), 2);
         let names = batch
             .column(0)
@@ -233,8 +238,24 @@ mod tests {
         );
         assert_eq!(union.type_id(1), 0);
         assert_eq!(union.value(1).as_string::<i32>().value(0), "Alkaid");
-        let all = answer(&[], 5).unwrap();
-        assert_eq!(all.num_rows(), facts(5).len());
+        let all = answer(&[], 5, false).unwrap();
+        assert_eq!(all.num_rows(), facts(5, false).len());
+        let read_only = [
+            SqlInfo::FlightSqlServerReadOnly as u32,
+            SqlInfo::FlightSqlServerBulkIngestion as u32,
+        ];
+        for (flag, expected) in [(false, [false, true]), (true, [true, false])] {
+            let batch = answer(&read_only, 0, flag).unwrap();
+            let union = batch
+                .column(1)
+                .as_any()
+                .downcast_ref::<UnionArray>()
+                .unwrap();
+            let got: Vec<bool> = (0..2)
+                .map(|i| union.value(i).as_boolean().value(0))
+                .collect();
+            assert_eq!(got, expected, "read-only {flag}");
+        }
         assert!(all.column(1).null_count() == 0);
     }
 }

@@ -17,6 +17,8 @@ import pyarrow as pa
 import pyarrow.flight as flight
 import pyarrow.ipc as ipc
 
+from flight_sql_command import pack_query
+
 uri, user, password, out = sys.argv[1:5]
 facts = {}
 
@@ -134,26 +136,6 @@ for t in threads:
 facts["concurrent_errors"] = errors
 
 # A client that goes away in the middle of a long result.
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def field(number, payload):
-    """A length-delimited protobuf field."""
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-
-
-def pack_query(sql):
-    """CommandStatementQuery{query} in a google.protobuf.Any, as the driver packs it."""
-    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
-    return field(1, url) + field(2, field(1, sql.encode()))
 
 
 raw = flight.FlightClient(uri)

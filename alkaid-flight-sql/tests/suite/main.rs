@@ -3,10 +3,16 @@
 
 #[path = "../../../alkaid-flight/tests/support/certificates.rs"]
 mod certificates;
+#[path = "../../../alkaid-ipc-async/tests/moto/mod.rs"]
+mod moto;
+// moto's module holds a copy of its own, out of reach.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../alkaid-ipc/tests/support/python.rs"]
 mod python;
 
 mod adbc;
+mod memory;
 mod protocol;
 mod server;
+mod store;
 mod tls;

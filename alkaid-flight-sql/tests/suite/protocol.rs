@@ -159,6 +159,16 @@ fn updates_insert_and_copy_inside_the_directory_only() {
                 .unwrap(),
             2
         );
+
+        // A file another process adds to the directory table after it was queried is
+        // read by the next query (DataFusion's listing cache would hide it).
+        let batch = id_kind(["id", "kind"], vec![20, 21], vec![None, Some("late")]);
+        let file = std::fs::File::create(dir.path().join("events/part-9.arrow")).unwrap();
+        let mut writer =
+            FileWriter::try_new(file, batch.schema().clone(), WriteOptions::default()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        assert_eq!(rows(&mut client, "SELECT * FROM events").await.unwrap(), 7);
     });
 }
 

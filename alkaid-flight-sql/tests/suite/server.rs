@@ -18,12 +18,16 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path, options: SqlServiceOptions, serving: ServerOptions) -> Self {
+        Self::serve(FlightSqlService::new(dir, options).unwrap(), serving)
+    }
+
+    /// `service`, served with `serving`.
+    pub fn serve(service: FlightSqlService, serving: ServerOptions) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .unwrap();
-        let service = FlightSqlService::new(dir, options).unwrap();
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();

@@ -1,0 +1,145 @@
+//! The server's memory under clients that stop reading: a result streams only as fast as
+//! its client takes it (HTTP/2 flow control, then a channel of two encoded messages back
+//! to DataFusion's stream), so a stalled client costs the server about one flow-control
+//! window, never its result's size.
+//!
+//! Measured in a child process of this test binary that runs the server alone, so that
+//! the resident memory read from `/proc/self/status` is the server's and not the other
+//! tests'.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use alkaid_flight::ServerOptions;
+use alkaid_flight_sql::SqlServiceOptions;
+
+use crate::python::python_with;
+use crate::server::Server;
+
+/// Set in the child run.
+const CHILD: &str = "ALKAID_FLIGHT_SQL_MEMORY_CHILD";
+const TEST: &str = "memory::clients_that_stop_reading_cost_the_server_a_bounded_amount";
+
+/// Clients that stop reading, at once.
+const STALLED: u64 = 8;
+/// Each one's result: 10⁸ int64 rows, 800 MB were it held.
+const LONG: &str = "SELECT value FROM generate_series(1, 100000000)";
+/// What a stalled stream may hold on the server: its HTTP/2 window (16 MiB, alkaid-flight's
+/// default), two encoded messages and the batches in DataFusion's pipeline, with room.
+const PER_STREAM: u64 = 24 << 20;
+
+/// A line of `/proc/self/status` (`VmRSS:`, `VmHWM:`), in bytes.
+fn status_bytes(key: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+    let kib: u64 = line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kib << 10
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn clients_that_stop_reading_cost_the_server_a_bounded_amount() {
+    let Some(python) = python_with("pyarrow.flight") else {
+        return;
+    };
+    if std::env::var_os(CHILD).is_none() {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([TEST, "--exact", "--nocapture"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "the child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
+        if let Some(measured) = stdout.lines().find(|l| l.contains("stalled streams")) {
+            println!("{measured}");
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    // One query first, so that what the first use allocates is in the baseline.
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/stalled_readers.py");
+    let warm = Command::new(&python)
+        .args([
+            script.as_os_str(),
+            server.uri.as_ref(),
+            "1".as_ref(),
+            "SELECT 1".as_ref(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        warm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&warm.stderr)
+    );
+    let before = status_bytes("VmRSS:");
+    let mut clients = Command::new(&python)
+        .args([
+            script.as_os_str(),
+            server.uri.as_ref(),
+            STALLED.to_string().as_ref(),
+            LONG.as_ref(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(clients.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "stalled");
+    // Long enough for an unbounded producer to run far ahead (DataFusion generates
+    // hundreds of MB a second), short enough for the test.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let stalled = status_bytes("VmRSS:");
+    let peak = status_bytes("VmHWM:");
+    drop(clients.stdin.take());
+    let _ = clients.wait();
+    let grown = peak.saturating_sub(before);
+    println!(
+        "{STALLED} stalled streams: resident {} MiB before, {} MiB stalled, peak {} MiB",
+        before >> 20,
+        stalled >> 20,
+        peak >> 20
+    );
+    assert!(
+        grown <= STALLED * PER_STREAM,
+        "{STALLED} stalled streams grew the server by {} MiB, over {} MiB",
+        grown >> 20,
+        (STALLED * PER_STREAM) >> 20
+    );
+    // And it goes on serving.
+    let again = Command::new(&python)
+        .args([
+            script.as_os_str(),
+            server.uri.as_ref(),
+            "1".as_ref(),
+            "SELECT 2".as_ref(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
