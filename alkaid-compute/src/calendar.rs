@@ -3,6 +3,17 @@
 //! February). Exact for every `i32` day count and far beyond; no time zones (see
 //! `arith/temporal.rs` for those).
 
+/// The nanoseconds in one `unit`.
+pub(crate) fn nanos_per(unit: alkaid_schema::TimeUnit) -> i64 {
+    use alkaid_schema::TimeUnit;
+    match unit {
+        TimeUnit::Second => 1_000_000_000,
+        TimeUnit::Millisecond => 1_000_000,
+        TimeUnit::Microsecond => 1_000,
+        TimeUnit::Nanosecond => 1,
+    }
+}
+
 /// Days from 1970-01-01 to `year-month-day` (`month` in 1..=12, `day` in 1..=31).
 pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     // Count years from March, so that the leap day is the last day of the year: a year

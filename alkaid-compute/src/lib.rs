@@ -9,6 +9,12 @@
 //! | [`and`], [`or`], [`xor`], [`and_not`], [`not`], [`and_kleene`], [`or_kleene`] | boolean logic a word at a time; the Kleene pair is SQL's three-valued `AND` and `OR` |
 //! | [`add`], [`sub`], [`mul`], [`div`], [`rem`], [`neg`], [`abs`] and their `_wrapping` forms | arithmetic on integers (checked by default), floats, decimals and temporal values |
 //! | [`Aggregate`]: [`count`], [`count_distinct`], [`sum`], [`min`], [`max`], [`mean`], [`any`], [`all`] | over an array, over the rows a mask keeps, or per group |
+//! | [`if_else`], [`coalesce`], [`fill_null`], [`fill_null_forward`], [`fill_null_backward`], [`nullif`] | a branch per row by a condition, the first value that is not null, nulls filled, for every type |
+//! | [`sqrt`], [`exp`], [`ln`], [`log10`], [`log2`], [`sin`], [`cos`], [`tan`], [`asin`], [`acos`], [`atan`], [`atan2`], [`power`], [`sign`], [`round`], [`ceil`], [`floor`], [`trunc`] | math on floats, integers and decimals; exact rounding of integers and decimals with a [`RoundMode`] |
+//! | [`bit_and`], [`bit_or`], [`bit_xor`], [`bit_not`], [`shift_left`], [`shift_right`] | bitwise operations on integers, shifts checked |
+//! | [`list_length`], [`list_element`], [`list_slice`], [`list_flatten`], [`list_contains`], [`list_aggregate`], [`struct_field`], [`map_keys`], [`map_values`], [`map_lookup`] | lists, structs and maps taken apart |
+//! | [`extract`] (a [`DatePart`]), [`date_trunc`], [`date_bin`], [`strftime`], [`strptime`] | fields of dates, times and timestamps in their zone's local time, truncation, bins, text by a pattern |
+//! | [`is_in`], [`index_in`] against a [`ValueSet`] | SQL's `x IN (…)` and the position found, the set hashed once |
 //! | [`hash_rows`], [`unique`], [`value_counts`] | a stable, seeded hash of the rows of one or more columns, and distinct values |
 //! | [`sort_to_indices`], [`sort`](sort::sort), [`lexsort_to_indices`], [`top_k`], [`rank`], [`lower_bound`], [`upper_bound`] | stable sorts of one or more columns, the first `k` rows, SQL's `RANK()`, and search in a sorted array |
 //! | [`row::RowConverter`] | several columns as one byte string per row that compares as they sort, and back |
@@ -39,7 +45,7 @@
 //! which tells `-0.0` from `0.0`.)
 //!
 //! The modules hold each family's rules in full ([`cmp`], [`boolean`], [`arith`],
-//! [`aggregate`], [`hash`], [`sort`], [`row`], [`string`], [`cast`](mod@cast)); every kernel is also
+//! [`aggregate`], [`bitwise`], [`conditional`], [`membership`], [`math`], [`nested`], [`temporal`], [`hash`], [`sort`], [`row`], [`string`], [`cast`](mod@cast)); every kernel is also
 //! at the crate root.
 //!
 //! Depends on alkaid-select (to gather dictionary values) and the layers below.
@@ -81,16 +87,21 @@ mod access;
 pub mod aggregate;
 pub mod arith;
 mod bits;
+pub mod bitwise;
 pub mod boolean;
 mod calendar;
 pub mod cast;
 pub mod cmp;
+pub mod conditional;
 mod decimal;
 mod encoding;
 mod error;
 pub mod hash;
 mod lift;
 mod list_items;
+pub mod math;
+pub mod membership;
+pub mod nested;
 mod operand;
 mod order;
 mod pack;
@@ -99,20 +110,37 @@ pub mod row;
 mod row_eq;
 pub mod sort;
 pub mod string;
+pub mod temporal;
 mod validity;
 
-pub use aggregate::{Aggregate, all, any, count, count_distinct, max, mean, min, sum};
+pub use aggregate::{
+    Aggregate, Interpolation, all, any, count, count_distinct, max, mean, min, quantile,
+    quantile_grouped, sum,
+};
 pub use arith::{
     abs, abs_wrapping, add, add_wrapping, div, div_wrapping, mul, mul_wrapping, neg, neg_wrapping,
     rem, sub, sub_wrapping,
 };
+pub use bitwise::{bit_and, bit_not, bit_or, bit_xor, shift_left, shift_right};
 pub use boolean::{and, and_kleene, and_not, not, or, or_kleene, xor};
 pub use cast::{CastOptions, can_cast, cast};
 pub use cmp::{
     distinct, eq, gt, gt_eq, is_nan, is_not_null, is_null, lt, lt_eq, neq, not_distinct,
 };
+pub use conditional::{
+    coalesce, fill_null, fill_null_backward, fill_null_forward, if_else, nullif,
+};
 pub use error::ComputeError;
 pub use hash::{hash_rows, unique, value_counts};
+pub use math::{
+    RoundMode, acos, asin, atan, atan2, ceil, cos, exp, floor, ln, log2, log10, power, round, sign,
+    sin, sqrt, tan, trunc,
+};
+pub use membership::{ValueSet, index_in, is_in};
+pub use nested::{
+    list_aggregate, list_contains, list_element, list_flatten, list_length, list_slice, map_keys,
+    map_lookup, map_values, struct_field,
+};
 pub use predicate::Predicate;
 pub use sort::{
     SortColumn, SortOptions, lexsort, lexsort_to_indices, lower_bound, rank, sort_to_indices,
@@ -123,3 +151,4 @@ pub use string::{
     regexp_is_match, regexp_match, rtrim, split, starts_with, substring, substring_bytes, trim,
     upper,
 };
+pub use temporal::{DatePart, DateUnit, date_bin, date_trunc, extract, strftime, strptime};

@@ -49,6 +49,22 @@ def main():
         "contains": pc.match_substring(text, pattern="o"),
         "split": pc.split_pattern(text, pattern=" "),
         "regexp_is_match": pc.match_substring_regex(text, pattern=r"^[a-z]+ [0-9]$"),
+        "replace": pc.replace_substring(text, pattern="o", replacement="0é"),
+        "regexp_replace": pc.replace_substring_regex(text, pattern=r"[0-9]+|é", replacement="#"),
+        "regexp_extract": pc.struct_field(
+            pc.extract_regex(text, pattern=r"(?P<word>[a-zé]+) (?P<digit>[0-9])"), [0]
+        ),
+        "lpad": pc.utf8_lpad(text, width=6, padding="·"),
+        "rpad": pc.utf8_rpad(text, width=6, padding="·"),
+        "repeat": pc.binary_repeat(text, 3),
+        "reverse": pc.utf8_reverse(text),
+        "strpos": pc.find_substring(text, pattern="o"),
+        "concat": pc.binary_join_element_wise(
+            text, pc.utf8_upper(text), "", null_handling="replace", null_replacement=""
+        ),
+        "concat_ws": pc.binary_join_element_wise(
+            text, pa.scalar("|"), text, "/", null_handling="skip"
+        ),
     }
     for i, pattern in enumerate(spec["like"]):
         out[f"like {i}"] = pc.match_like(text, pattern=pattern)

@@ -347,17 +347,24 @@ impl FlightSqlService {
 
     /// The frames of a prepared statement: one per bound parameter row (one without
     /// parameters when none are bound).
-    async fn prepared_frames(&self, handle: &[u8]) -> Result<Vec<DataFrame>, Status> {
+    fn prepared_frames(&self, handle: &[u8]) -> Result<Vec<DataFrame>, Status> {
         let prepared = self.inner.statements.prepared(handle)?;
-        let rows = match &prepared.parameters {
-            None => return Ok(vec![self.plan(&prepared.sql, None).await?]),
-            Some(parameters) => parameter_rows(parameters)?,
+        // The plan made when the statement was prepared (its writes checked then), in a
+        // session of this execution's own (its memory limit), the parameters bound into it.
+        let frame = |row: Option<Vec<ScalarValue>>| -> Result<DataFrame, Status> {
+            let frame = DataFrame::new(self.session()?.state(), prepared.plan.clone());
+            match row {
+                Some(values) => frame.with_param_values(values).map_err(status),
+                None => Ok(frame),
+            }
         };
-        let mut frames = Vec::with_capacity(rows.len());
-        for row in rows {
-            frames.push(self.plan(&prepared.sql, Some(row)).await?);
+        match &prepared.parameters {
+            None => Ok(vec![frame(None)?]),
+            Some(parameters) => parameter_rows(parameters)?
+                .into_iter()
+                .map(|row| frame(Some(row)))
+                .collect(),
         }
-        Ok(frames)
     }
 
     /// The FlightInfo of a query whose result has `schema`, fetched by `ticket`.
@@ -719,8 +726,7 @@ impl FlightService for FlightSqlService {
                 vec![self.plan(&query.query, None).await?]
             }
             Command::CommandPreparedStatementQuery(prepared) => {
-                self.prepared_frames(&prepared.prepared_statement_handle)
-                    .await?
+                self.prepared_frames(&prepared.prepared_statement_handle)?
             }
             Command::CommandStatementSubstraitPlan(_) => {
                 return Err(Status::unimplemented(
@@ -922,6 +928,7 @@ impl FlightService for FlightSqlService {
                 let parameters = parameter_schema(frame.logical_plan())?;
                 let handle = self.inner.statements.prepare(Prepared {
                     sql: request.query,
+                    plan: frame.logical_plan().clone(),
                     parameters: None,
                 })?;
                 let result = ActionCreatePreparedStatementResult {

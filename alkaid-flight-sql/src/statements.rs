@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use datafusion::arrow::array::RecordBatch;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::DataFrame;
 use tokio::sync::watch;
 use tonic::Status;
@@ -20,6 +21,9 @@ use tonic::Status;
 pub struct Prepared {
     /// Its SQL.
     pub sql: String,
+    /// Its plan, made once when it was prepared; each execution binds its parameters
+    /// into a copy instead of parsing and planning the SQL again.
+    pub plan: LogicalPlan,
     /// The parameter values bound by the client's last `DoPut`, one row per execution.
     pub parameters: Option<RecordBatch>,
 }
@@ -197,8 +201,13 @@ mod tests {
     use super::*;
 
     fn statement() -> Prepared {
+        let plan = LogicalPlan::EmptyRelation(datafusion::logical_expr::EmptyRelation {
+            produce_one_row: true,
+            schema: std::sync::Arc::new(datafusion::common::DFSchema::empty()),
+        });
         Prepared {
             sql: "SELECT 1".into(),
+            plan,
             parameters: None,
         }
     }

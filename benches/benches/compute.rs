@@ -1,6 +1,6 @@
-//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, sorts and string
-//! kernels on 4 Mi rows, through alkaid-compute and through arrow-ord, arrow-arith and
-//! arrow-string 60 on the same memory
+//! Compute kernels: comparison, boolean logic, arithmetic, aggregates, sorts, string
+//! kernels and conditionals on 4 Mi rows, through alkaid-compute and through arrow-ord,
+//! arrow-arith, arrow-string and arrow-select 60 on the same memory
 //! (each input is built once and handed to arrow-rs by alkaid-arrow without a copy), each
 //! with and without nulls; and the memory bound of the simple ones.
 
@@ -456,6 +456,124 @@ fn compute(c: &mut Criterion) {
     }
     group.finish();
 
+    // Conditionals: `if_else` beside arrow-select's `zip` (a mask without nulls, where the
+    // two agree; with nulls `if_else` gives null and `zip` the false branch), `nullif`
+    // beside arrow-select's.
+    let mut group = VersusGroup::new(c, "conditional");
+    let (mask, mask_theirs) = (our("bool"), their("bool").as_boolean().clone());
+    let mask_ours = mask
+        .as_any()
+        .downcast_ref::<alkaid_array::BooleanArray>()
+        .unwrap();
+    for (kind, other) in [
+        ("i32", "i32_nulls"),
+        ("f64", "f64_nulls"),
+        ("utf8", "utf8b"),
+    ] {
+        let (a, b) = (our(kind), our(other));
+        let (ta, tb) = (their(kind), their(other));
+        group.versus(
+            &format!("{kind}_if_else"),
+            || alkaid_compute::if_else(mask, a, b).unwrap(),
+            || arrow_select::zip::zip(&mask_theirs, ta, tb).unwrap(),
+        );
+    }
+    let (a, ta) = (our("i32"), their("i32"));
+    let (s, ts) = (
+        Scalar::from(0i32),
+        arrow_array::Scalar::new(arrow_array::Int32Array::from(vec![0])),
+    );
+    group.versus(
+        "i32_if_else_scalar",
+        || alkaid_compute::if_else(mask, a, &s).unwrap(),
+        || arrow_select::zip::zip(&mask_theirs, ta, &ts).unwrap(),
+    );
+    // Bitwise and text joins, beside arrow-arith's and arrow-string's kernels.
+    let (a, b) = (our("i64_nulls"), our("i64b_nulls"));
+    let (ta, tb) = (their("i64_nulls"), their("i64b_nulls"));
+    group.versus(
+        "i64_bit_and",
+        || alkaid_compute::bit_and(a, b).unwrap(),
+        || {
+            arrow_arith::bitwise::bitwise_and(
+                ta.as_primitive::<arrow_array::types::Int64Type>(),
+                tb.as_primitive::<arrow_array::types::Int64Type>(),
+            )
+            .unwrap()
+        },
+    );
+    let (a, ta) = (our("i32"), their("i32"));
+    group.versus(
+        "i32_shift_left_scalar",
+        || alkaid_compute::shift_left(a, &Scalar::from(3i32)).unwrap(),
+        || {
+            arrow_arith::bitwise::bitwise_shift_left_scalar(
+                ta.as_primitive::<arrow_array::types::Int32Type>(),
+                3,
+            )
+            .unwrap()
+        },
+    );
+    let (a, b) = (our("utf8_nulls"), our("utf8b_nulls"));
+    let (ta, tb) = (their("utf8_nulls"), their("utf8b_nulls"));
+    group.versus(
+        "utf8_concat_elements",
+        || alkaid_compute::string::concat_elements(&[a.as_ref(), b.as_ref()]).unwrap(),
+        || {
+            arrow_string::concat_elements::concat_elements_utf8(
+                ta.as_string::<i32>(),
+                tb.as_string::<i32>(),
+            )
+            .unwrap()
+        },
+    );
+    // Fields of timestamps (the i64 column's bytes as microseconds), without a zone and at
+    // a fixed offset, beside arrow-arith's `date_part` (named zones need arrow-array's
+    // chrono-tz feature, which this crate's arrow-rs is built without).
+    for (label, zone) in [("utc", None), ("offset", Some("+05:30"))] {
+        let stamps = {
+            let data = our("i64_nulls").to_data();
+            let data_type = alkaid_schema::DataType::Timestamp(
+                alkaid_schema::TimeUnit::Microsecond,
+                zone.map(Into::into),
+            );
+            let data = alkaid_data::ArrayData::builder(data_type)
+                .len(data.len())
+                .offset(data.offset())
+                .nulls(data.nulls().cloned())
+                .buffers(data.buffers().to_vec())
+                .build()
+                .unwrap();
+            alkaid_array::make_array(data)
+        };
+        let theirs_stamps = array_to_arrow(stamps.as_ref());
+        for (part, ours_part, theirs_part) in [
+            (
+                "hour",
+                alkaid_compute::DatePart::Hour,
+                arrow_arith::temporal::DatePart::Hour,
+            ),
+            (
+                "day",
+                alkaid_compute::DatePart::Day,
+                arrow_arith::temporal::DatePart::Day,
+            ),
+        ] {
+            group.versus(
+                &format!("timestamp_{label}_{part}"),
+                || alkaid_compute::extract(stamps.as_ref(), ours_part).unwrap(),
+                || arrow_arith::temporal::date_part(theirs_stamps.as_ref(), theirs_part).unwrap(),
+            );
+        }
+    }
+    let (a, ta) = (our("i32_nulls"), their("i32_nulls"));
+    group.versus(
+        "i32_nullif",
+        || alkaid_compute::nullif(a.as_ref(), mask_ours).unwrap(),
+        || arrow_select::nullif::nullif(ta.as_ref(), &mask_theirs).unwrap(),
+    );
+    group.finish();
+
     // Alkaid alone: grouped aggregates and hashing have no arrow-rs kernel to compare with.
     let mut group = c.benchmark_group("compute_alone");
     let groups: Vec<u32> = (0..ROWS as u32)
@@ -480,6 +598,78 @@ fn compute(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("alone", "utf8_upper"), |bench| {
         bench.iter(|| alkaid_compute::upper(u.as_ref()).unwrap())
     });
+    // Conditionals and membership arrow-rs has no kernel for.
+    let (a, b) = (our("i32_nulls"), our("i32"));
+    group.bench_function(BenchmarkId::new("alone", "i32_coalesce"), |bench| {
+        bench.iter(|| alkaid_compute::coalesce(&[a, b]).unwrap())
+    });
+    group.bench_function(BenchmarkId::new("alone", "i32_fill_null_scalar"), |bench| {
+        bench.iter(|| alkaid_compute::fill_null(a.as_ref(), &Scalar::from(0i32)).unwrap())
+    });
+    group.bench_function(
+        BenchmarkId::new("alone", "i32_fill_null_forward"),
+        |bench| bench.iter(|| alkaid_compute::fill_null_forward(a.as_ref()).unwrap()),
+    );
+    let wanted: Vec<i64> = (0..100).map(|i| i * 7919).collect();
+    let set = alkaid_compute::ValueSet::new(&alkaid_array::Int64Array::from(wanted)).unwrap();
+    let i = our("i64_nulls");
+    group.bench_function(BenchmarkId::new("alone", "i64_is_in_100"), |bench| {
+        bench.iter(|| alkaid_compute::is_in(i.as_ref(), &set).unwrap())
+    });
+    let words: Vec<String> = (0..100).map(|i| format!("word {i}")).collect();
+    let set = alkaid_compute::ValueSet::new(&alkaid_array::StringArray::from(words)).unwrap();
+    let u = our("utf8_nulls");
+    group.bench_function(BenchmarkId::new("alone", "utf8_is_in_100"), |bench| {
+        bench.iter(|| alkaid_compute::is_in(u.as_ref(), &set).unwrap())
+    });
+    // Math, text edits and statistics arrow-rs has no kernel for.
+    let f = our("f64_nulls");
+    group.bench_function(BenchmarkId::new("alone", "f64_sqrt"), |bench| {
+        bench.iter(|| alkaid_compute::sqrt(f.as_ref()).unwrap())
+    });
+    group.bench_function(BenchmarkId::new("alone", "f64_round_2"), |bench| {
+        bench.iter(|| {
+            alkaid_compute::round(f.as_ref(), 2, alkaid_compute::RoundMode::HalfEven).unwrap()
+        })
+    });
+    let d128 = our("decimal128_nulls");
+    group.bench_function(BenchmarkId::new("alone", "decimal128_round_0"), |bench| {
+        bench.iter(|| {
+            alkaid_compute::round(d128.as_ref(), 0, alkaid_compute::RoundMode::HalfEven).unwrap()
+        })
+    });
+    let u = our("utf8_nulls");
+    group.bench_function(BenchmarkId::new("alone", "utf8_replace"), |bench| {
+        bench.iter(|| alkaid_compute::string::replace(u.as_ref(), "word", "w").unwrap())
+    });
+    group.bench_function(BenchmarkId::new("alone", "utf8_lpad_12"), |bench| {
+        bench.iter(|| alkaid_compute::string::lpad(u.as_ref(), 12, " ").unwrap())
+    });
+    group.bench_function(BenchmarkId::new("alone", "f64_variance"), |bench| {
+        bench.iter(|| {
+            alkaid_compute::Aggregate::VarianceSample
+                .evaluate(f.as_ref())
+                .unwrap()
+        })
+    });
+    group.bench_function(BenchmarkId::new("alone", "f64_median"), |bench| {
+        bench.iter(|| {
+            alkaid_compute::Aggregate::Median
+                .evaluate(f.as_ref())
+                .unwrap()
+        })
+    });
+    let i = our("i64_nulls");
+    group.bench_function(
+        BenchmarkId::new("alone", "i64_approx_count_distinct"),
+        |bench| {
+            bench.iter(|| {
+                alkaid_compute::Aggregate::ApproxCountDistinct
+                    .evaluate(i.as_ref())
+                    .unwrap()
+            })
+        },
+    );
     let d = our("dictionary");
     group.bench_function(
         BenchmarkId::new("alone", "dictionary_count_distinct"),
@@ -504,6 +694,12 @@ fn compute(c: &mut Criterion) {
     bound(&mut group, "i64_add", ROWS * 24 / 2);
     bound(&mut group, "f64_sum", ROWS * 8 / 2);
     bound(&mut group, "and", ROWS * 3 / 8 / 2);
+    // if_else and coalesce read two 4-byte values (and a bit) and write one.
+    bound(&mut group, "i32_if_else", (ROWS * 12 + ROWS / 8) / 2);
+    // sqrt reads and writes 8 bytes.
+    bound(&mut group, "f64_sqrt", ROWS * 16 / 2);
+    // is_in reads 8 bytes and writes one bit.
+    bound(&mut group, "i64_is_in", (ROWS * 8 + ROWS / 8) / 2);
     group.finish();
 }
 

@@ -13,38 +13,17 @@ use alkaid_schema::{DataType, PhysicalType};
 use alkaid_select::take;
 use hashbrown::HashTable;
 
+use super::groups::Grouped;
 use super::kind::Aggregate;
-use super::rows::{and_optional, mask_bits};
+use super::statistics::{self, Interpolation};
 use super::sum::{SplitInt, SumFloat, SumKind, i256_to_f64};
 use crate::access::{ByteAccess, BytesVisitor, native_values, visit_bytes};
 use crate::decimal::{DecimalNative, max_of_precision, with_decimal};
-use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::hash::{combine, value_hashes};
 use crate::order::TotalOrder;
 use crate::row_eq::row_eq;
-use crate::validity::logical_nulls;
 use alkaid_array::with_native;
-
-/// The input of a grouped aggregate: plain values, the rows that count, their groups.
-struct Grouped<'g> {
-    data: ArrayData,
-    selection: Option<BooleanBuffer>,
-    groups: &'g [u32],
-    count: usize,
-}
-
-impl Grouped<'_> {
-    /// Calls `f(row, group)` for every row that counts.
-    fn each(&self, mut f: impl FnMut(usize, usize)) {
-        match &self.selection {
-            Some(s) => s
-                .set_indices()
-                .for_each(|row| f(row, self.groups[row] as usize)),
-            None => (0..self.data.len()).for_each(|row| f(row, self.groups[row] as usize)),
-        }
-    }
-}
 
 /// `aggregate` over the rows of `array` that `mask` keeps, per group.
 pub(super) fn grouped(
@@ -54,32 +33,23 @@ pub(super) fn grouped(
     group_count: usize,
     mask: Option<&BooleanArray>,
 ) -> Result<ArrayRef, ComputeError> {
-    if groups.len() != array.len() {
-        return Err(ComputeError::LengthMismatch {
-            what: "the group ids",
-            expected: array.len(),
-            found: groups.len(),
-        });
-    }
-    if let Some(row) = groups.iter().position(|&g| g as usize >= group_count) {
-        return Err(ComputeError::InvalidArgument(format!(
-            "group id {} at row {row} is not below the number of groups, {group_count}",
-            groups[row]
-        )));
-    }
-    let data = decoded(&array.to_data())?;
-    let mask = mask.map(|m| mask_bits(m, data.len())).transpose()?;
-    let input = Grouped {
-        selection: and_optional(logical_nulls(&data)?.map(|n| n.into_inner()), mask),
-        data,
-        groups,
-        count: group_count,
-    };
+    let input = Grouped::of(array, groups, group_count, mask)?;
+    dispatch(aggregate, &input)
+}
+
+/// `aggregate` of each group of `input`.
+pub(super) fn dispatch(
+    aggregate: Aggregate,
+    input: &Grouped<'_>,
+) -> Result<ArrayRef, ComputeError> {
+    let group_count = input.count;
     aggregate.check_input(input.data.data_type())?;
     if matches!(input.data.data_type(), DataType::Null) && aggregate != Aggregate::Count {
         let output = aggregate.result_type(&DataType::Null)?;
         return Ok(match aggregate {
-            Aggregate::CountDistinct => Arc::new(Int64Array::from(vec![0i64; group_count])),
+            Aggregate::CountDistinct | Aggregate::ApproxCountDistinct => {
+                Arc::new(Int64Array::from(vec![0i64; group_count]))
+            }
             _ => make_array(crate::arith::null_array(&output, group_count)?),
         });
     }
@@ -89,9 +59,17 @@ pub(super) fn grouped(
             input.each(|_, g| counts[g] += 1);
             Ok(Arc::new(Int64Array::from(counts)))
         }
-        Aggregate::CountDistinct => count_distinct(&input),
-        Aggregate::Sum | Aggregate::Mean => sums(&input, aggregate == Aggregate::Mean),
-        Aggregate::Min | Aggregate::Max => extremes(&input, aggregate == Aggregate::Max),
+        Aggregate::CountDistinct => count_distinct(input),
+        Aggregate::ApproxCountDistinct => statistics::approx_count_distinct(input),
+        Aggregate::VarianceSample => statistics::spread(input, 1, false),
+        Aggregate::VariancePopulation => statistics::spread(input, 0, false),
+        Aggregate::StddevSample => statistics::spread(input, 1, true),
+        Aggregate::StddevPopulation => statistics::spread(input, 0, true),
+        Aggregate::Median => statistics::quantile(input, 0.5, Interpolation::Linear),
+        Aggregate::First => statistics::first_or_last(input, false),
+        Aggregate::Last => statistics::first_or_last(input, true),
+        Aggregate::Sum | Aggregate::Mean => sums(input, aggregate == Aggregate::Mean),
+        Aggregate::Min | Aggregate::Max => extremes(input, aggregate == Aggregate::Max),
         Aggregate::Any | Aggregate::All => {
             let values = BooleanBuffer::new(
                 input.data.buffers()[0].clone(),

@@ -35,10 +35,30 @@ pub enum Aggregate {
     Max,
     /// The arithmetic mean, as a float.
     Mean,
-    /// Whether some value is true.
+    /// Whether some value is true (SQL's `bool_or`).
+    #[doc(alias = "bool_or")]
     Any,
-    /// Whether every value is true.
+    /// Whether every value is true (SQL's `bool_and`).
+    #[doc(alias = "bool_and")]
     All,
+    /// The sample variance (divided by `n − 1`), as a float; null for fewer than two
+    /// values.
+    VarianceSample,
+    /// The population variance (divided by `n`), as a float.
+    VariancePopulation,
+    /// The sample standard deviation, as a float; null for fewer than two values.
+    StddevSample,
+    /// The population standard deviation, as a float.
+    StddevPopulation,
+    /// The exact median (the 0.5 quantile, interpolated linearly), as a float.
+    Median,
+    /// The first value that is not null, in row order.
+    First,
+    /// The last value that is not null, in row order.
+    Last,
+    /// The number of distinct values that are not null, approximately: exact up to 64,
+    /// then by HyperLogLog with a standard error of about 1.6%.
+    ApproxCountDistinct,
 }
 
 impl Aggregate {
@@ -53,6 +73,14 @@ impl Aggregate {
             Self::Mean => "mean",
             Self::Any => "any",
             Self::All => "all",
+            Self::VarianceSample => "var_samp",
+            Self::VariancePopulation => "var_pop",
+            Self::StddevSample => "stddev_samp",
+            Self::StddevPopulation => "stddev_pop",
+            Self::Median => "median",
+            Self::First => "first",
+            Self::Last => "last",
+            Self::ApproxCountDistinct => "approx_count_distinct",
         }
     }
 
@@ -74,8 +102,14 @@ impl Aggregate {
         let input = value_type(input);
         self.check_input(input)?;
         Ok(match self {
-            Self::Count | Self::CountDistinct => DataType::Int64,
-            Self::Mean => DataType::Float64,
+            Self::Count | Self::CountDistinct | Self::ApproxCountDistinct => DataType::Int64,
+            Self::Mean
+            | Self::VarianceSample
+            | Self::VariancePopulation
+            | Self::StddevSample
+            | Self::StddevPopulation
+            | Self::Median => DataType::Float64,
+            Self::First | Self::Last => input.clone(),
             Self::Any | Self::All => DataType::Boolean,
             Self::Min | Self::Max => input.clone(),
             Self::Sum => SumKind::of(input)
@@ -93,10 +127,16 @@ impl Aggregate {
             ))
         };
         match self {
-            Self::Count | Self::CountDistinct => Ok(()),
+            Self::Count | Self::CountDistinct | Self::ApproxCountDistinct => Ok(()),
+            Self::First | Self::Last => Ok(()),
             _ if matches!(data_type, DataType::Null) => Ok(()),
             Self::Sum if SumKind::of(data_type).is_none() => refuse("numbers or durations"),
             Self::Mean
+            | Self::VarianceSample
+            | Self::VariancePopulation
+            | Self::StddevSample
+            | Self::StddevPopulation
+            | Self::Median
                 if SumKind::of(data_type).is_none()
                     || matches!(data_type, DataType::Duration(_)) =>
             {
@@ -130,4 +170,21 @@ fn has_order(data_type: &DataType) -> bool {
             | P::BinaryView
             | P::FixedSizeBinary(_)
     )
+}
+
+impl Aggregate {
+    /// Whether the aggregate is computed by `statistics.rs`, through the grouped path.
+    pub(super) fn is_statistic(self) -> bool {
+        matches!(
+            self,
+            Self::VarianceSample
+                | Self::VariancePopulation
+                | Self::StddevSample
+                | Self::StddevPopulation
+                | Self::Median
+                | Self::First
+                | Self::Last
+                | Self::ApproxCountDistinct
+        )
+    }
 }

@@ -21,10 +21,12 @@
 //! its length, for sums). Grouped aggregates expand them first.
 
 mod grouped;
+mod groups;
 mod kind;
 mod lanes;
 mod minmax;
 mod rows;
+mod statistics;
 mod sum;
 
 use alkaid_array::{Array, ArrayRef, BooleanArray, Scalar};
@@ -35,8 +37,10 @@ use alkaid_schema::DataType;
 
 use crate::error::ComputeError;
 use crate::hash::DistinctRows;
+use groups::Grouped;
 pub use kind::Aggregate;
 use rows::Rows;
+pub use statistics::Interpolation;
 use sum::{SumKind, TotalValue, checked_total, total};
 
 impl Aggregate {
@@ -45,6 +49,9 @@ impl Aggregate {
     /// # Errors
     /// If the aggregate does not take the type, or a sum does not fit its type.
     pub fn evaluate(self, values: &dyn Array) -> Result<Scalar, ComputeError> {
+        if self.is_statistic() {
+            return one_group(values, None, |input| self.grouped_over(input));
+        }
         // `any` and `all` of a plain boolean array often stop at its first word: no setup
         // beyond reading it (an engine asks once per batch, however small the batch).
         if let (Self::Any | Self::All, Some(flags)) =
@@ -70,6 +77,9 @@ impl Aggregate {
         values: &dyn Array,
         mask: &BooleanArray,
     ) -> Result<Scalar, ComputeError> {
+        if self.is_statistic() {
+            return one_group(values, Some(mask), |input| self.grouped_over(input));
+        }
         self.over(Rows::of(values, Some(mask))?)
     }
 
@@ -88,6 +98,10 @@ impl Aggregate {
         mask: Option<&BooleanArray>,
     ) -> Result<ArrayRef, ComputeError> {
         grouped::grouped(self, values, groups, group_count, mask)
+    }
+
+    fn grouped_over(self, input: &Grouped<'_>) -> Result<ArrayRef, ComputeError> {
+        grouped::dispatch(self, input)
     }
 
     fn over(self, rows: Rows) -> Result<Scalar, ComputeError> {
@@ -133,8 +147,67 @@ impl Aggregate {
                 }
                 sum_scalar(checked_total(total, &kind)?, &output)
             }
+            // The statistics (`is_statistic`): `evaluate` and `evaluate_where` run them as
+            // one group before reaching here.
+            _ => unreachable!("{} runs as one group", self.name()),
         }
     }
+}
+
+/// The `q` quantile (`0 <= q <= 1`) of the numbers `values` (nulls skipped), exact: the
+/// values sorted, and a quantile that falls between two of them taken as `interpolation`
+/// says. A `Float64` scalar; null if every row is null. NaN sorts above every number.
+///
+/// # Errors
+/// If `values` are not numbers or `q` is outside `0..=1`.
+///
+/// ```
+/// use alkaid_array::{Int32Array, types::Float64Type};
+/// use alkaid_compute::{Interpolation, quantile};
+/// let values = Int32Array::from(vec![Some(4), None, Some(1), Some(3), Some(2)]);
+/// assert_eq!(quantile(&values, 0.5, Interpolation::Linear)?.value::<Float64Type>(), Some(2.5));
+/// assert_eq!(quantile(&values, 0.5, Interpolation::Lower)?.value::<Float64Type>(), Some(2.0));
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn quantile(
+    values: &dyn Array,
+    q: f64,
+    interpolation: Interpolation,
+) -> Result<Scalar, ComputeError> {
+    one_group(values, None, |input| {
+        Aggregate::Median.check_input(input.data.data_type())?;
+        statistics::quantile(input, q, interpolation)
+    })
+}
+
+/// [`quantile`] per group, as [`Aggregate::evaluate_grouped`] takes groups and a mask.
+///
+/// # Errors
+/// As [`quantile`] and [`Aggregate::evaluate_grouped`].
+pub fn quantile_grouped(
+    values: &dyn Array,
+    groups: &[u32],
+    group_count: usize,
+    mask: Option<&BooleanArray>,
+    q: f64,
+    interpolation: Interpolation,
+) -> Result<ArrayRef, ComputeError> {
+    let input = Grouped::of(values, groups, group_count, mask)?;
+    Aggregate::Median.check_input(input.data.data_type())?;
+    statistics::quantile(&input, q, interpolation)
+}
+
+/// A grouped computation over every row of `values` (that `mask` keeps) as one group, its
+/// one result as a scalar.
+fn one_group(
+    values: &dyn Array,
+    mask: Option<&BooleanArray>,
+    compute: impl FnOnce(&Grouped<'_>) -> Result<ArrayRef, ComputeError>,
+) -> Result<Scalar, ComputeError> {
+    let groups = vec![0u32; values.len()];
+    let input = Grouped::of(values, &groups, 1, mask)?;
+    let result = compute(&input)?;
+    Ok(Scalar::try_new(result.slice(0, 1))?)
 }
 
 /// What [`find_word`] found.

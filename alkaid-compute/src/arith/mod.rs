@@ -37,7 +37,7 @@ mod decimal;
 mod divide;
 mod float;
 mod integer;
-mod kernel;
+pub(crate) mod kernel;
 mod op;
 mod temporal;
 

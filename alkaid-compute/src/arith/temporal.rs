@@ -11,20 +11,10 @@ use alkaid_schema::{DataType, IntervalUnit, TimeUnit};
 use super::kernel::{Side, try_binary, try_unary};
 use super::op::{ArithOp, Job};
 use crate::access::native_values;
-use crate::calendar::add_months;
+use crate::calendar::{add_months, nanos_per};
 use crate::error::ComputeError;
 
 const NANOS_PER_DAY: i128 = 86_400_000_000_000;
-
-/// Nanoseconds in one `unit`.
-fn nanos_per(unit: TimeUnit) -> i64 {
-    match unit {
-        TimeUnit::Second => 1_000_000_000,
-        TimeUnit::Millisecond => 1_000_000,
-        TimeUnit::Microsecond => 1_000,
-        TimeUnit::Nanosecond => 1,
-    }
-}
 
 fn finer(a: TimeUnit, b: TimeUnit) -> TimeUnit {
     a.max(b)

@@ -47,6 +47,7 @@ mod decode;
 mod encode;
 mod fixed;
 mod layout;
+mod persist;
 #[cfg(test)]
 mod tests;
 
@@ -60,6 +61,7 @@ use crate::error::ComputeError;
 use crate::sort::SortOptions;
 pub use layout::Rows;
 use layout::no_encoding;
+pub use persist::{Origin, RowMerger};
 
 /// One column of a [`RowConverter`]: its type and how it orders.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,10 @@
 //! String and binary kernels: [`length`], [`octet_length`], [`substring`],
 //! [`substring_bytes`], [`lower`], [`upper`], [`trim`], [`ltrim`], [`rtrim`],
 //! [`starts_with`], [`ends_with`], [`contains`], [`like`], [`ilike`], [`regexp_is_match`],
-//! [`regexp_match`], [`concat_elements`] and [`split`].
+//! [`regexp_match`], [`concat_elements`] and [`split`]; the edits [`replace`],
+//! [`regexp_replace`], [`regexp_extract`], [`lpad`], [`rpad`], [`repeat`], [`reverse`],
+//! [`initcap`], [`split_part`]; [`concat()`] and [`concat_ws`] (SQL's null rules);
+//! [`strpos`], [`ascii`] and [`chr`].
 //!
 //! Every kernel takes `Utf8`, `LargeUtf8` and `Utf8View` (the byte-level ones binary of
 //! the three layouts too), sliced or not; a dictionary of them is evaluated on its
@@ -23,6 +26,9 @@
 //! Patterns are one value for the whole column (SQL's `x LIKE 'abc%'`); a column of
 //! patterns is not taken.
 
+mod code_point;
+mod edit;
+mod join;
 mod pattern;
 #[cfg(test)]
 mod tests;
@@ -43,8 +49,13 @@ use regex::bytes::Regex;
 
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
+pub use code_point::{ascii, chr, strpos};
+pub use edit::{
+    initcap, lpad, regexp_extract, regexp_replace, repeat, replace, reverse, rpad, split_part,
+};
+pub use join::{concat, concat_elements, concat_ws};
 use pattern::Like;
-use text::{TextWriter, check_input, each_value, is_text, test_prefix, test_values};
+use text::{check_input, each_value, is_text, test_prefix, test_values};
 pub use transform::{lower, ltrim, rtrim, substring, substring_bytes, trim, upper};
 
 /// A test of every value of a text (or, with `bytes_too`, binary) input.
@@ -366,65 +377,4 @@ fn lengths(
         })
     })?;
     Ok(make_array(result))
-}
-
-/// Each row's values of `columns` joined end to end (SQL's `a || b`): null where any of
-/// them is null. Text columns give `Utf8` (`LargeUtf8` if any input is large), binary
-/// columns `Binary` (`LargeBinary`).
-///
-/// # Errors
-/// If the columns differ in length, mix text and binary, or are neither.
-pub fn concat_elements(columns: &[&dyn Array]) -> Result<ArrayRef, ComputeError> {
-    let Some(first) = columns.first() else {
-        return Err(ComputeError::InvalidArgument(
-            "concat_elements needs at least one column".into(),
-        ));
-    };
-    let data: Vec<ArrayData> = columns
-        .iter()
-        .map(|c| crate::encoding::decoded(&c.to_data()))
-        .collect::<Result<_, _>>()?;
-    let text = is_text(data[0].data_type());
-    let mut large = false;
-    for d in &data {
-        check_input("concat_elements", d, true)?;
-        if is_text(d.data_type()) != text {
-            return Err(ComputeError::unsupported(
-                "concat_elements",
-                format!("cannot join {} with {}", first.data_type(), d.data_type()),
-            ));
-        }
-        if d.len() != data[0].len() {
-            return Err(ComputeError::LengthMismatch {
-                what: "concat_elements column",
-                expected: data[0].len(),
-                found: d.len(),
-            });
-        }
-        large |= d.data_type().to_physical() == PhysicalType::LargeBinary;
-    }
-    let output = match (text, large) {
-        (true, false) => DataType::Utf8,
-        (true, true) => DataType::LargeUtf8,
-        (false, false) => DataType::Binary,
-        (false, true) => DataType::LargeBinary,
-    };
-    let len = data[0].len();
-    let mut joined: Vec<Option<Vec<u8>>> = vec![Some(Vec::new()); len];
-    for d in &data {
-        each_value(d, |row, value| {
-            match (value, &mut joined[row]) {
-                (Some(v), Some(out)) => out.extend_from_slice(v),
-                (None, slot) => *slot = None,
-                (Some(_), None) => {}
-            }
-            Ok(())
-        })?;
-    }
-    let bytes: usize = joined.iter().flatten().map(Vec::len).sum();
-    let mut writer = TextWriter::like(&output, len, bytes);
-    for (row, value) in joined.iter().enumerate() {
-        writer.push(row, value.as_deref())?;
-    }
-    Ok(make_array(writer.finish(output)?))
 }

@@ -20,16 +20,19 @@ use crate::lift::{Lift, lift_unary};
 /// `String`): [`map_offsets`] relies on it. Kernels pass
 /// their closures as a type parameter, not a `dyn`, so that each is inlined into the
 /// loop over the values (a call per value through a pointer: `substring` 48 ms, now 38).
-trait MapValue: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError> {}
+pub(super) trait MapValue:
+    for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError>
+{
+}
 impl<F: for<'a> Fn(usize, bool, &'a [u8]) -> Result<Cow<'a, [u8]>, ComputeError>> MapValue for F {}
 
 /// A map of ASCII text done byte by byte in place, which gives ASCII again (case changes):
 /// an array whose bytes are all ASCII is mapped at once, its offsets kept.
-type Bytewise = fn(&mut [u8]);
+pub(super) type Bytewise = fn(&mut [u8]);
 
 /// Every valid value of a text (or, with `bytes_too`, binary) input through `map`, or
 /// all at once through `bytewise` where it is given and the bytes are all ASCII.
-fn transform(
+pub(super) fn transform(
     kernel: &'static str,
     array: &dyn Array,
     bytes_too: bool,
@@ -161,7 +164,7 @@ fn put(out: &mut Vec<u8>, at: usize, value: &[u8], source: &[u8]) -> usize {
 }
 
 /// `value` as text (it is: the input's type says so, and validation checked it).
-fn as_text(value: &[u8]) -> &str {
+pub(super) fn as_text(value: &[u8]) -> &str {
     // The kernels only call this on the values of validated text arrays.
     std::str::from_utf8(value).unwrap_or_default()
 }

@@ -8,9 +8,18 @@ mod peer_python;
 #[path = "../support/reference.rs"]
 mod reference;
 
+mod aggregate_pyarrow;
 mod arrow_oracle;
+mod bitwise;
 mod cast;
+mod conditional;
+mod conditional_pyarrow;
+mod math;
+mod math_pyarrow;
+mod nested;
 mod properties;
 mod pyarrow_compute;
+mod row_merge;
 mod sort;
 mod string;
+mod temporal_pyarrow;

@@ -191,6 +191,54 @@ proptest! {
     }
 
     #[test]
+    fn edits_match_the_reference(seed in any::<u64>(), len in 0usize..40, width in 0usize..12, field in -4i64..5) {
+        let mut rng = Rng::new(seed);
+        let values = values(len, &mut rng);
+        let input = array(&values, &mut rng);
+        let expect = |f: &dyn Fn(&str) -> String| -> Vec<Option<String>> {
+            values.iter().map(|v| v.as_deref().map(f)).collect()
+        };
+        let (from, to) = (piece(&values, &mut rng), piece(&values, &mut rng));
+        prop_assert_eq!(
+            texts(string::replace(input.as_ref(), &from, &to).unwrap().as_ref()),
+            expect(&|v| if from.is_empty() { v.to_string() } else { v.replace(from.as_str(), &to) })
+        );
+        prop_assert_eq!(texts(string::reverse(input.as_ref()).unwrap().as_ref()), expect(&|v| v.chars().rev().collect()));
+        prop_assert_eq!(texts(string::repeat(input.as_ref(), width % 4).unwrap().as_ref()), expect(&|v| v.repeat(width % 4)));
+        let fill = ["", "é", "ab"][rng.below(3)];
+        let padded = |v: &str, left: bool| -> String {
+            let n = v.chars().count();
+            if n >= width {
+                return v.chars().take(width).collect();
+            }
+            let pad: String = fill.chars().cycle().take(width - n).collect();
+            if left { format!("{pad}{v}") } else { format!("{v}{pad}") }
+        };
+        prop_assert_eq!(texts(string::lpad(input.as_ref(), width, fill).unwrap().as_ref()), expect(&|v| padded(v, true)));
+        prop_assert_eq!(texts(string::rpad(input.as_ref(), width, fill).unwrap().as_ref()), expect(&|v| padded(v, false)));
+        let delimiter = piece(&values, &mut rng);
+        if field != 0 {
+            prop_assert_eq!(
+                texts(string::split_part(input.as_ref(), &delimiter, field).unwrap().as_ref()),
+                expect(&|v| {
+                    let fields: Vec<&str> = if delimiter.is_empty() { vec![v] } else { v.split(delimiter.as_str()).collect() };
+                    let index = if field > 0 { Some(field as usize - 1) } else { fields.len().checked_sub(field.unsigned_abs() as usize) };
+                    index.and_then(|i| fields.get(i)).copied().unwrap_or("").to_string()
+                })
+            );
+        }
+        let found = string::strpos(input.as_ref(), &from).unwrap();
+        let found: Vec<Option<i64>> = (0..len).map(|i| found.is_valid(i).then(|| match found.data_type() {
+            DataType::Int64 => found.as_primitive::<alkaid_array::types::Int64Type>().value(i),
+            _ => i64::from(found.as_primitive::<alkaid_array::types::Int32Type>().value(i)),
+        })).collect();
+        let expected: Vec<Option<i64>> = values.iter().map(|v| v.as_deref().map(|v| {
+            v.find(from.as_str()).map_or(0, |at| v[..at].chars().count() as i64 + 1)
+        })).collect();
+        prop_assert_eq!(found, expected);
+    }
+
+    #[test]
     fn kernels_agree_with_arrow_string(seed in any::<u64>(), len in 0usize..40) {
         let mut rng = Rng::new(seed);
         let values = values(len, &mut rng);
