@@ -32,6 +32,10 @@ import time
 
 import adbc_driver_flightsql.dbapi as flight_sql
 import pyarrow as pa
+
+# The hand-packed Flight SQL command, shared with alkaid-flight-sql's tests.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "alkaid-flight-sql" / "tests"))
+from flight_sql_command import pack_query  # noqa: E402
 import pyarrow.flight as flight
 import pyarrow.ipc as ipc
 
@@ -52,25 +56,6 @@ def start(binary, args):
     process = subprocess.Popen([binary, "serve", *args, "--port", "0"], stdout=subprocess.PIPE, text=True)
     line = process.stdout.readline()
     return process, line.strip().rsplit(" ", 1)[-1]
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def field(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-
-
-def pack_query(sql):
-    """CommandStatementQuery{query} in a google.protobuf.Any, as Flight SQL clients pack it."""
-    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
-    return field(1, url) + field(2, field(1, sql.encode()))
 
 
 def resident_kib(pid, key):

@@ -21,6 +21,7 @@ pub use trunc::{DateUnit, date_bin, date_trunc};
 
 use alkaid_array::Array;
 use alkaid_array::display::resolve_timezone;
+use alkaid_buffer::ScalarBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, TimeUnit};
 
@@ -54,7 +55,8 @@ enum Zone {
 struct Temporal {
     data: ArrayData,
     kind: Kind,
-    values: Vec<i64>,
+    /// The stored values (32-bit ones widened).
+    values: ScalarBuffer<i64>,
     /// Nanoseconds per stored unit; it divides a day.
     scale: i64,
     zone: Option<Zone>,
@@ -63,14 +65,14 @@ struct Temporal {
 impl Temporal {
     fn of(kernel: &'static str, array: &dyn Array) -> Result<Self, ComputeError> {
         let data = decoded(&array.to_data())?;
-        let read32 = || -> Result<Vec<i64>, ComputeError> {
-            Ok(native_values::<i32>(&data)?
-                .iter()
-                .map(|&v| i64::from(v))
-                .collect())
+        let read32 = || -> Result<ScalarBuffer<i64>, ComputeError> {
+            let values = native_values::<i32>(&data)?;
+            Ok(ScalarBuffer::from(
+                values.iter().map(|&v| i64::from(v)).collect::<Vec<i64>>(),
+            ))
         };
-        let read64 =
-            || -> Result<Vec<i64>, ComputeError> { Ok(native_values::<i64>(&data)?.to_vec()) };
+        // 64-bit values as they are stored: no copy.
+        let read64 = || native_values::<i64>(&data);
         let (kind, values, scale, zone) = match data.data_type() {
             DataType::Date32 => (Kind::Date, read32()?, NANOS_PER_DAY, None),
             DataType::Date64 => (Kind::Date, read64()?, 1_000_000, None),

@@ -74,21 +74,25 @@ fn clients_that_stop_reading_cost_the_server_a_bounded_amount() {
     );
     // One query first, so that what the first use allocates is in the baseline.
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/stalled_readers.py");
-    let warm = Command::new(&python)
-        .args([
-            script.as_os_str(),
-            server.uri.as_ref(),
-            "1".as_ref(),
-            "SELECT 1".as_ref(),
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        warm.status.success(),
-        "{}",
-        String::from_utf8_lossy(&warm.stderr)
-    );
+    // One client, one query, to its end.
+    let one_query = |sql: &str| {
+        let out = Command::new(&python)
+            .args([
+                script.as_os_str(),
+                server.uri.as_ref(),
+                "1".as_ref(),
+                sql.as_ref(),
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    one_query("SELECT 1");
     let before = status_bytes("VmRSS:");
     let mut clients = Command::new(&python)
         .args([
@@ -127,19 +131,5 @@ fn clients_that_stop_reading_cost_the_server_a_bounded_amount() {
         (STALLED * PER_STREAM) >> 20
     );
     // And it goes on serving.
-    let again = Command::new(&python)
-        .args([
-            script.as_os_str(),
-            server.uri.as_ref(),
-            "1".as_ref(),
-            "SELECT 2".as_ref(),
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    one_query("SELECT 2");
 }
