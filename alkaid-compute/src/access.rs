@@ -233,7 +233,7 @@ pub(crate) trait BytesVisitor<'a> {
 }
 
 /// The views of `data` (a view array), slot 0 first.
-fn views_of(data: &ArrayData) -> Result<&[ByteView], ComputeError> {
+pub(crate) fn views_of(data: &ArrayData) -> Result<&[ByteView], ComputeError> {
     let views: &[ByteView] = data.buffers()[0]
         .typed()
         .map_err(|e| ComputeError::Data(e.into()))?;
@@ -253,10 +253,7 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
     Ok(Some(match data.data_type().to_physical() {
         PhysicalType::Binary => visitor.visit(offset_bytes::<i32>(data)?),
         PhysicalType::LargeBinary => visitor.visit(offset_bytes::<i64>(data)?),
-        PhysicalType::BinaryView => visitor.visit(ViewBytes {
-            views: views_of(data)?,
-            buffers: &buffers[1..],
-        }),
+        PhysicalType::BinaryView => visitor.visit(view_bytes(data)?),
         PhysicalType::FixedSizeBinary(width) => {
             let width = usize::try_from(width).unwrap_or(0);
             let start = data.offset() * width;
@@ -267,6 +264,14 @@ pub(crate) fn visit_bytes<'a, V: BytesVisitor<'a>>(
         }
         _ => return Ok(None),
     }))
+}
+
+/// The views and data buffers of a binary or text view array.
+pub(crate) fn view_bytes(data: &ArrayData) -> Result<ViewBytes<'_>, ComputeError> {
+    Ok(ViewBytes {
+        views: views_of(data)?,
+        buffers: &data.buffers()[1..],
+    })
 }
 
 /// The offsets and data of a binary or text array with offsets of `O`.

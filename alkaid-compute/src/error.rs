@@ -63,6 +63,17 @@ pub enum ComputeError {
 }
 
 impl ComputeError {
+    /// An [`Overflow`](Self::Overflow) at `row`: the text or bytes written so far no longer
+    /// fit 32-bit offsets.
+    pub(crate) fn offsets_overflow(row: usize) -> Self {
+        Self::Overflow {
+            row: Some(row),
+            message: "the result exceeds the 2 GiB that 32-bit offsets address; use a large \
+                      or view type"
+                .into(),
+        }
+    }
+
     /// An [`Unsupported`](Self::Unsupported) error.
     pub(crate) fn unsupported(kernel: &'static str, message: impl Into<String>) -> Self {
         Self::Unsupported {

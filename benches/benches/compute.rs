@@ -469,6 +469,7 @@ fn compute(c: &mut Criterion) {
         ("i32", "i32_nulls"),
         ("f64", "f64_nulls"),
         ("utf8", "utf8b"),
+        ("utf8view", "utf8view_nulls"),
     ] {
         let (a, b) = (our(kind), our(other));
         let (ta, tb) = (their(kind), their(other));
@@ -557,6 +558,16 @@ fn compute(c: &mut Criterion) {
                 "day",
                 alkaid_compute::DatePart::Day,
                 arrow_arith::temporal::DatePart::Day,
+            ),
+            (
+                "year",
+                alkaid_compute::DatePart::Year,
+                arrow_arith::temporal::DatePart::Year,
+            ),
+            (
+                "minute",
+                alkaid_compute::DatePart::Minute,
+                arrow_arith::temporal::DatePart::Minute,
             ),
         ] {
             group.versus(
@@ -700,6 +711,21 @@ fn compute(c: &mut Criterion) {
     bound(&mut group, "f64_sqrt", ROWS * 16 / 2);
     // is_in reads 8 bytes and writes one bit.
     bound(&mut group, "i64_is_in", (ROWS * 8 + ROWS / 8) / 2);
+    // fill_null reads 4 bytes and a bit and writes 4 bytes (forward fill the same, with an
+    // index per row in between).
+    bound(&mut group, "i32_fill_null", (ROWS * 8 + ROWS / 8) / 2);
+    // Rounding a Decimal128 reads and writes 16 bytes.
+    bound(&mut group, "decimal128_round", ROWS * 32 / 2);
+    // A text edit reads the column (offsets and bytes) and writes about as much; is_in of
+    // text reads it and writes a bit per row.
+    let text_bytes: usize = our("utf8_nulls")
+        .to_data()
+        .buffers()
+        .iter()
+        .map(|b| b.len())
+        .sum();
+    bound(&mut group, "utf8_unary", text_bytes);
+    bound(&mut group, "utf8_is_in", (text_bytes + ROWS / 8) / 2);
     group.finish();
 }
 

@@ -1,6 +1,7 @@
 //! The statistical aggregates, per group (the whole-array forms run as one group):
-//! variance and standard deviation (Welford's one-pass update, numerically stable),
-//! exact quantiles (each group's values sorted), the first and last value, and an
+//! variance and standard deviation (numerically stable: Welford's one-pass update per
+//! group, and blocks' exact moments merged pairwise over a whole array), exact quantiles
+//! (each group's values selected in linear time), the first and last value, and an
 //! approximate distinct count (HyperLogLog).
 
 use std::sync::Arc;
@@ -53,13 +54,30 @@ pub(super) fn spread(
     let mut count = vec![0usize; input.count];
     let mut mean = vec![0f64; input.count];
     let mut m2 = vec![0f64; input.count];
-    input.each(|row, g| {
-        count[g] += 1;
-        let x = values[row];
-        let delta = x - mean[g];
-        mean[g] += delta / count[g] as f64;
-        m2[g] += delta * (x - mean[g]);
-    });
+    if input.count == 1 {
+        // One group (the whole array): exact two-pass moments of each block of values,
+        // merged as Chan, Golub and LeVeque do; the blocks' loops have no division and
+        // vectorise, where Welford's update divides once per value.
+        let mut total = Moments::default();
+        let mut block = Vec::with_capacity(BLOCK);
+        input.each(|row, _| {
+            block.push(values[row]);
+            if block.len() == BLOCK {
+                total.merge(Moments::of(&block));
+                block.clear();
+            }
+        });
+        total.merge(Moments::of(&block));
+        (count[0], mean[0], m2[0]) = (total.count, total.mean, total.m2);
+    } else {
+        input.each(|row, g| {
+            count[g] += 1;
+            let x = values[row];
+            let delta = x - mean[g];
+            mean[g] += delta / count[g] as f64;
+            m2[g] += delta * (x - mean[g]);
+        });
+    }
     let results: Vec<Option<f64>> = (0..input.count)
         .map(|g| {
             (count[g] > ddof).then(|| {
@@ -69,6 +87,61 @@ pub(super) fn spread(
         })
         .collect();
     Ok(Arc::new(Float64Array::from(results)))
+}
+
+/// The sum of `f(x)` over `values` in eight running sums (which the compiler keeps in
+/// vector registers: one sum would wait on each addition before the next).
+#[inline(always)]
+fn lane_sum(values: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+    let mut lanes = [0f64; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (lane, &x) in lanes.iter_mut().zip(chunk) {
+            *lane += f(x);
+        }
+    }
+    let rest: f64 = chunks.remainder().iter().map(|&x| f(x)).sum();
+    lanes.iter().sum::<f64>() + rest
+}
+
+/// Values per block of the whole-array variance.
+const BLOCK: usize = 1024;
+
+/// The count, mean and sum of squared deviations from the mean of some values.
+#[derive(Debug, Default, Clone, Copy)]
+struct Moments {
+    count: usize,
+    mean: f64,
+    m2: f64,
+}
+
+impl Moments {
+    /// Of `values`, in two passes (the mean, then the deviations from it).
+    fn of(values: &[f64]) -> Self {
+        if values.is_empty() {
+            return Self::default();
+        }
+        let mean = lane_sum(values, |x| x) / values.len() as f64;
+        let m2 = lane_sum(values, |x| (x - mean) * (x - mean));
+        Self {
+            count: values.len(),
+            mean,
+            m2,
+        }
+    }
+
+    /// Both sets of values together (Chan, Golub and LeVeque's pairwise update).
+    fn merge(&mut self, other: Self) {
+        if other.count == 0 {
+            return;
+        }
+        let count = self.count + other.count;
+        let delta = other.mean - self.mean;
+        let weight = other.count as f64 / count as f64;
+        self.mean += delta * weight;
+        self.m2 += other.m2 + delta * delta * self.count as f64 * weight;
+        self.count = count;
+    }
 }
 
 /// The `q` quantile of each group's values (`0 <= q <= 1`), as `Float64`.
@@ -93,10 +166,15 @@ pub(super) fn quantile(
             if group.is_empty() {
                 return None;
             }
-            group.sort_unstable_by(f64::total_cmp);
             let position = q * (group.len() - 1) as f64;
             let (lower, upper) = (position.floor() as usize, position.ceil() as usize);
-            let (low, high) = (group[lower], group[upper]);
+            // The value at `lower` in sorted order, found in linear time; the next one up
+            // is the least of those after it.
+            let (_, &mut low, above) = group.select_nth_unstable_by(lower, f64::total_cmp);
+            let high = match upper > lower {
+                true => above.iter().copied().min_by(f64::total_cmp).unwrap_or(low),
+                false => low,
+            };
             let fraction = position - lower as f64;
             Some(match interpolation {
                 _ if lower == upper => low,

@@ -1,6 +1,9 @@
 //! `fill_null_forward` and `fill_null_backward`: nulls filled from their neighbours.
 
-use alkaid_array::{Array, ArrayRef, UInt64Array, make_array};
+use std::sync::Arc;
+
+use alkaid_array::{Array, ArrayRef, UInt32Array, UInt64Array, make_array};
+use alkaid_buffer::NullBuffer;
 use alkaid_select::take;
 
 use crate::error::ComputeError;
@@ -53,11 +56,33 @@ fn fill_from_neighbours(array: &dyn Array, backward: bool) -> Result<ArrayRef, C
         return Ok(make_array(data));
     };
     let len = data.len();
-    let mut indices: Vec<Option<u64>> = vec![None; len];
-    let mut nearest = None;
+    // 32-bit indices where they reach every row: half the memory for `take` to read.
+    let indices: ArrayRef = match u32::try_from(len) {
+        Ok(_) => Arc::new(UInt32Array::try_new(
+            nearest_valid(&nulls, backward, |row| row as u32).into(),
+            leading_nulls(&nulls, backward),
+        )?),
+        Err(_) => Arc::new(UInt64Array::try_new(
+            nearest_valid(&nulls, backward, |row| row as u64).into(),
+            leading_nulls(&nulls, backward),
+        )?),
+    };
+    Ok(take(array, indices.as_ref())?)
+}
+
+/// For each row, the nearest valid row at or before it (after it, `backward`), as `index`
+/// gives it; rows with none get 0 (made null by [`leading_nulls`]).
+fn nearest_valid<I: Copy + Default>(
+    nulls: &NullBuffer,
+    backward: bool,
+    index: impl Fn(usize) -> I,
+) -> Vec<I> {
+    let len = nulls.len();
+    let mut indices = vec![I::default(); len];
+    let mut nearest = I::default();
     let mut visit = |row: usize| {
         if nulls.is_valid(row) {
-            nearest = Some(row as u64);
+            nearest = index(row);
         }
         indices[row] = nearest;
     };
@@ -66,7 +91,23 @@ fn fill_from_neighbours(array: &dyn Array, backward: bool) -> Result<ArrayRef, C
     } else {
         (0..len).for_each(&mut visit);
     }
-    Ok(take(array, &UInt64Array::from(indices))?)
+    indices
+}
+
+/// The indices' validity: null before the first valid row (after the last, `backward`).
+fn leading_nulls(nulls: &NullBuffer, backward: bool) -> Option<NullBuffer> {
+    let len = nulls.len();
+    let edge = if backward {
+        (0..len)
+            .rev()
+            .find(|&row| nulls.is_valid(row))
+            .map_or(0, |last| last + 1)
+    } else {
+        nulls.valid_indices().next().unwrap_or(len)
+    };
+    let valid = |row: usize| if backward { row < edge } else { row >= edge };
+    let open = if backward { edge < len } else { edge > 0 };
+    open.then(|| NullBuffer::from((0..len).map(valid).collect::<Vec<bool>>()))
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ fn choose<T: NativeType>(chosen: &BooleanBuffer, truthy: &Values<T>, falsy: &Val
 }
 
 #[inline(always)]
-fn select<T: NativeType>(
+pub(super) fn select<T: NativeType>(
     chosen: &BooleanBuffer,
     truthy: impl Fn(usize) -> T,
     falsy: impl Fn(usize) -> T,
@@ -81,7 +81,7 @@ fn select<T: NativeType>(
     Buffer::from_vec(out)
 }
 
-fn finish(
+pub(super) fn finish(
     branches: &Branches,
     values: Buffer,
     valid: Option<BooleanBuffer>,
@@ -107,6 +107,19 @@ pub(super) fn if_else(
     let values = alkaid_array::with_native!(kind, |T| {
         choose::<T>(condition, &Values::of(truthy)?, &Values::of(falsy)?)
     });
+    let valid = if_else_validity(condition, condition_valid, truthy, falsy, len)?;
+    finish(branches, values, valid)
+}
+
+/// The validity of `if_else`'s result over an array condition: the chosen branch's row is
+/// valid and the condition is; `None` if every row is valid.
+pub(super) fn if_else_validity(
+    condition: &BooleanBuffer,
+    condition_valid: Option<&NullBuffer>,
+    truthy: &Operand,
+    falsy: &Operand,
+    len: usize,
+) -> Result<Option<BooleanBuffer>, ComputeError> {
     let valid = match (validity(truthy, len)?, validity(falsy, len)?) {
         (None, None) => None,
         (t, f) => {
@@ -114,12 +127,11 @@ pub(super) fn if_else(
             Some(&(condition & &t) | &f.and_not(condition))
         }
     };
-    let valid = match (valid, condition_valid) {
+    Ok(match (valid, condition_valid) {
         (valid, None) => valid,
         (None, Some(c)) => Some(c.validity().clone()),
         (Some(valid), Some(c)) => Some(&valid & c.validity()),
-    };
-    finish(branches, values, valid)
+    })
 }
 
 /// `coalesce` of fixed-width arguments of native kind `kind`: the last argument's values,
@@ -139,6 +151,12 @@ pub(super) fn coalesce(kind: NativeKind, branches: &Branches) -> Result<ArrayDat
                 (true, _) | (_, None) => None,
                 (false, Some(v)) => Some(&v | &chosen),
             };
+            // An argument without nulls hides every later one: its values are taken as
+            // they are, not copied.
+            if all {
+                values = Values::of(operand)?;
+                continue;
+            }
             let chosen_values = choose::<T>(&chosen, &Values::of(operand)?, &values);
             values = Values::Rows(
                 ScalarBuffer::try_new(chosen_values, 0, len)
@@ -147,7 +165,8 @@ pub(super) fn coalesce(kind: NativeKind, branches: &Branches) -> Result<ArrayDat
         }
         match values {
             Values::Rows(rows) => rows.into_inner(),
-            Values::One(_) => unreachable!("there is at least one argument"),
+            // Every argument a scalar, the first without a null: its value for each row.
+            Values::One(value) => Buffer::from_vec(vec![value; len]),
         }
     });
     finish(branches, values, valid)

@@ -3,7 +3,7 @@
 use alkaid_array::{ArrayRef, BooleanArray, Datum, make_array};
 use alkaid_schema::DataType;
 
-use super::{Branches, assemble, fixed};
+use super::{Branches, assemble, bytes, fixed};
 use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::operand::Operand;
@@ -54,6 +54,10 @@ pub fn if_else(
     let values = BooleanArray::try_from(plain)?;
     if let (Some(kind), false) = (fixed::kind(&branches), condition.scalar) {
         let data = fixed::if_else(kind, values.values(), nulls.as_ref(), &branches)?;
+        return Ok(make_array(data));
+    }
+    if bytes::is_bytes(&branches) && !condition.scalar {
+        let data = bytes::if_else(values.values(), nulls.as_ref(), &branches)?;
         return Ok(make_array(data));
     }
     let pick = |row: usize| -> (usize, usize) {

@@ -21,6 +21,7 @@
 //! For SQL's `CASE WHEN c THEN a ELSE b END`, where a null condition picks the `ELSE`
 //! branch, use alkaid-select's `zip` (a null mask slot counts as false).
 
+mod bytes;
 mod coalesce;
 mod fill;
 mod fixed;

@@ -4,11 +4,13 @@
 //! looked up canonically (`-0.0` as `0.0`, every NaN as one), as the crate's equality has
 //! them.
 
+use alkaid_buffer::BooleanBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType};
 use hashbrown::HashTable;
 
 use crate::access::native_values;
+use crate::bits::collect_bits;
 use crate::error::ComputeError;
 use crate::hash::{K, fold};
 
@@ -16,6 +18,17 @@ use crate::hash::{K, fold};
 pub(super) struct BitsTable {
     data_type: DataType,
     table: HashTable<(u64, usize)>,
+    /// A bit per 16-bit hash prefix, set where a value of the set has it: most values
+    /// that are absent are answered from this 8 KiB (it stays in the first-level cache)
+    /// without a probe of the table.
+    prefixes: Vec<u64>,
+}
+
+/// The bit of `prefixes` for a hash: its top 16 bits.
+#[inline(always)]
+fn prefix(hash: u64) -> (usize, u64) {
+    let top = (hash >> 48) as usize;
+    (top / 64, 1 << (top % 64))
 }
 
 /// The values' bits, canonical for floats; `None` for types this path does not take.
@@ -77,14 +90,40 @@ impl BitsTable {
             return Ok(None);
         };
         let mut table = HashTable::with_capacity(positions.len());
+        let mut prefixes = vec![0u64; 1 << 10];
         for &position in positions {
             let key = values[position];
             table.insert_unique(hash(key), (key, position), |&(k, _)| hash(k));
+            let (word, bit) = prefix(hash(key));
+            prefixes[word] |= bit;
         }
         Ok(Some(Self {
             data_type: data.data_type().clone(),
             table,
+            prefixes,
         }))
+    }
+
+    /// Whether the value `key` (its bits) is in the set.
+    #[inline(always)]
+    fn holds(&self, key: u64) -> bool {
+        let hash = hash(key);
+        let (word, bit) = prefix(hash);
+        self.prefixes[word] & bit != 0 && self.table.find(hash, |&(k, _)| k == key).is_some()
+    }
+
+    /// A bit per row of `probe`: whether its value is in the set (null rows answered on
+    /// whatever their slot holds), if the probe's type is the set's (`None` otherwise).
+    pub fn contains(&self, probe: &ArrayData) -> Result<Option<BooleanBuffer>, ComputeError> {
+        if probe.data_type() != &self.data_type {
+            return Ok(None);
+        }
+        let Some(values) = bits(probe)? else {
+            return Ok(None);
+        };
+        Ok(Some(collect_bits(values.len(), |row| {
+            self.holds(values[row])
+        })))
     }
 
     /// For each row of `probe`, the position of its value, if the probe's type is the

@@ -20,7 +20,6 @@ mod value_set;
 
 use alkaid_array::{Array, BooleanArray, Int32Array};
 use alkaid_buffer::NullBuffer;
-use alkaid_buffer::builder::BooleanBufferBuilder;
 
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
@@ -46,17 +45,21 @@ pub use value_set::ValueSet;
 /// ```
 pub fn is_in(array: &dyn Array, set: &ValueSet) -> Result<BooleanArray, ComputeError> {
     let answer = lift_unary(&array.to_data(), Lift::Gather, &|plain| {
-        let found = set.find(plain)?;
+        let found = set.contains(plain)?;
         let nulls = logical_nulls(plain)?;
-        let mut values = BooleanBufferBuilder::new(found.len());
-        let mut valid = BooleanBufferBuilder::new(found.len());
-        for (row, position) in found.iter().enumerate() {
-            let null_row = nulls.as_ref().is_some_and(|n| n.is_null(row));
-            values.append(position.is_some() && !null_row);
-            valid.append(!null_row && (position.is_some() || !set.contains_null()));
-        }
-        let nulls = Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0);
-        Ok(BooleanArray::try_new(values.finish(), nulls)?.to_data())
+        // A null row is null (and false); an absent value is null where the set holds one.
+        let values = match &nulls {
+            Some(nulls) => &found & nulls.validity(),
+            None => found.clone(),
+        };
+        let valid = match (nulls, set.contains_null()) {
+            (None, false) => None,
+            (None, true) => Some(found),
+            (Some(nulls), false) => Some(nulls.into_inner()),
+            (Some(nulls), true) => Some(&found & nulls.validity()),
+        };
+        let nulls = valid.map(NullBuffer::new).filter(|n| n.null_count() > 0);
+        Ok(BooleanArray::try_new(values, nulls)?.to_data())
     })?;
     Ok(BooleanArray::try_from(answer)?)
 }

@@ -3,12 +3,14 @@
 use std::fmt;
 
 use alkaid_array::{Array, make_array};
+use alkaid_buffer::BooleanBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 use alkaid_select::take;
 use hashbrown::HashTable;
 
 use super::bits::BitsTable;
+use crate::bits::collect_bits;
 use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::hash::{DistinctRows, value_hashes};
@@ -136,6 +138,22 @@ impl ValueSet {
                     .map(|&k| self.positions[k])
             })
             .collect())
+    }
+
+    /// A bit per row of the plain array `probe`: whether its value is in the set (null
+    /// rows answered on whatever their slot holds; the caller applies its null rules).
+    pub(crate) fn contains(&self, probe: &ArrayData) -> Result<BooleanBuffer, ComputeError> {
+        if let Some(found) = self
+            .bits
+            .as_ref()
+            .map(|b| b.contains(probe))
+            .transpose()?
+            .flatten()
+        {
+            return Ok(found);
+        }
+        let found = self.find(probe)?;
+        Ok(collect_bits(found.len(), |row| found[row].is_some()))
     }
 
     fn mismatch(&self, probe: &DataType) -> ComputeError {

@@ -128,12 +128,7 @@ impl TextWriter {
                 let len = value.map_or(0, <[u8]>::len);
                 *total += len;
                 if i32::try_from(*total).is_err() {
-                    return Err(ComputeError::Overflow {
-                        row: Some(row),
-                        message: "the result exceeds the 2 GiB that 32-bit offsets address; \
-                                  use a large or view type"
-                            .into(),
-                    });
+                    return Err(ComputeError::offsets_overflow(row));
                 }
                 builder.append_option(value);
             }

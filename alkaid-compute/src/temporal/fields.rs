@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use alkaid_array::{Array, ArrayRef, Int64Array};
 
-use super::{Kind, Temporal};
+use super::{Kind, NANOS_PER_DAY, Temporal, local_at};
 use crate::calendar::{civil_from_days, days_from_civil};
 use crate::error::ComputeError;
 
@@ -76,7 +76,9 @@ impl DatePart {
         )
     }
 
-    /// The field of local `days` since the epoch and `nanos` into the day.
+    /// The field of local `days` since the epoch and `nanos` into the day. Inlined into
+    /// loops where `self` is a constant, so that each loop computes its field alone.
+    #[inline(always)]
     fn of(self, days: i64, nanos: i64) -> i64 {
         let date = || civil_from_days(days);
         // Monday 0: 1970-01-01 was a Thursday.
@@ -132,12 +134,111 @@ pub fn extract(array: &dyn Array, part: DatePart) -> Result<ArrayRef, ComputeErr
         ));
     }
     // Every row computed (a null's bytes give some field, unread), the input's nulls kept.
-    let values: Vec<i64> = (0..input.len())
-        .map(|row| {
-            let (days, nanos) = input.local(row);
-            part.of(days, nanos)
-        })
-        .collect();
+    let values = match input.fixed_offset() {
+        Some(offset) => fields_at_offset(&input.values, offset, input.scale, part),
+        None => (0..input.len())
+            .map(|row| {
+                let (days, nanos) = input.local(row);
+                part.of(days, nanos)
+            })
+            .collect(),
+    };
     let nulls = input.data.nulls().cloned();
     Ok(Arc::new(Int64Array::try_new(values.into(), nulls)?))
+}
+
+/// `part` of every value read at a zone `offset` that does not change (in stored units;
+/// zero for UTC), each row's value `scale` nanoseconds: one loop per unit and field, so
+/// that a day's length in the unit is a constant and every division a multiplication.
+fn fields_at_offset(values: &[i64], offset: i64, scale: i64, part: DatePart) -> Vec<i64> {
+    match scale {
+        1 => fields_in::<1>(values, offset, part),
+        1_000 => fields_in::<1_000>(values, offset, part),
+        1_000_000 => fields_in::<1_000_000>(values, offset, part),
+        1_000_000_000 => fields_in::<1_000_000_000>(values, offset, part),
+        NANOS_PER_DAY => fields_in::<NANOS_PER_DAY>(values, offset, part),
+        // Every unit is one of the above; a new one is still computed, only slower.
+        _ => values
+            .iter()
+            .map(|&value| {
+                let (days, nanos) = local_at(value, offset, scale);
+                part.of(days, nanos)
+            })
+            .collect(),
+    }
+}
+
+fn fields_in<const SCALE: i64>(values: &[i64], offset: i64, part: DatePart) -> Vec<i64> {
+    // The time fields of a unit of at most a second: the count of the field's own unit
+    // since the epoch, modulo the next unit (days begin on whole hours, locally), so two
+    // divisions by constants per row.
+    if SCALE <= 1_000_000_000 && !part.of_the_date() {
+        let (per, modulo) = match part {
+            DatePart::Hour => (3_600_000_000_000, 24),
+            DatePart::Minute => (60_000_000_000, 60),
+            DatePart::Second => (1_000_000_000, 60),
+            DatePart::Millisecond => (1_000_000, 1000),
+            DatePart::Microsecond => (1000, 1000),
+            _ => (1, 1000),
+        };
+        // A unit coarser than the field: it is always 0.
+        if per < SCALE {
+            return vec![0; values.len()];
+        }
+        macro_rules! each_time_part {
+            ($(($per:expr, $modulo:expr)),*) => {
+                match (per, modulo) {
+                    $(($per, $modulo) => values
+                        .iter()
+                        .map(|&value| match value.checked_add(offset) {
+                            Some(local) => local.div_euclid($per / SCALE).rem_euclid($modulo),
+                            None => {
+                                let local = i128::from(value) + i128::from(offset);
+                                local.div_euclid(i128::from($per / SCALE)).rem_euclid($modulo)
+                                    as i64
+                            }
+                        })
+                        .collect(),)*
+                    _ => unreachable!("the pairs above"),
+                }
+            };
+        }
+        return each_time_part!(
+            (3_600_000_000_000, 24),
+            (60_000_000_000, 60),
+            (1_000_000_000, 60),
+            (1_000_000, 1000),
+            (1000, 1000),
+            (1, 1000)
+        );
+    }
+    macro_rules! each_part {
+        ($($part:ident),*) => {
+            match part {
+                $(DatePart::$part => values
+                    .iter()
+                    .map(|&value| {
+                        let (days, nanos) = local_at(value, offset, SCALE);
+                        DatePart::$part.of(days, nanos)
+                    })
+                    .collect(),)*
+            }
+        };
+    }
+    each_part!(
+        Year,
+        Quarter,
+        Month,
+        Day,
+        DayOfWeek,
+        DayOfYear,
+        IsoWeek,
+        IsoYear,
+        Hour,
+        Minute,
+        Second,
+        Millisecond,
+        Microsecond,
+        Nanosecond
+    )
 }

@@ -127,22 +127,15 @@ impl Temporal {
     /// Row `row` as local (days since the epoch, nanoseconds into the day).
     #[inline]
     fn local(&self, row: usize) -> (i64, i64) {
-        let per_day = NANOS_PER_DAY / self.scale;
-        match self.values[row].checked_add(self.offset_units(row)) {
-            Some(local) => (
-                local.div_euclid(per_day),
-                local.rem_euclid(per_day) * self.scale,
-            ),
-            // Within an offset of i64's ends: in 128 bits (|local| < 2^64, so the day
-            // count fits i64 and the rest is below a day).
-            None => {
-                let local = i128::from(self.values[row]) + i128::from(self.offset_units(row));
-                let per_day = i128::from(per_day);
-                (
-                    local.div_euclid(per_day) as i64,
-                    local.rem_euclid(per_day) as i64 * self.scale,
-                )
-            }
+        local_at(self.values[row], self.offset_units(row), self.scale)
+    }
+
+    /// The zone's offset in stored units, if it is the same at every instant (no zone, or
+    /// a fixed offset).
+    fn fixed_offset(&self) -> Option<i64> {
+        match &self.zone {
+            Some(Zone::Named(_)) => None,
+            _ => Some(self.offset_units(0)),
         }
     }
 
@@ -163,6 +156,27 @@ impl Temporal {
 
     fn len(&self) -> usize {
         self.values.len()
+    }
+}
+
+/// A stored `value` (`scale` nanoseconds each) read at `offset` (stored units) as local
+/// (days since the epoch, nanoseconds into the day). Inlined into loops where `scale` is a
+/// constant.
+#[inline(always)]
+fn local_at(value: i64, offset: i64, scale: i64) -> (i64, i64) {
+    let per_day = NANOS_PER_DAY / scale;
+    match value.checked_add(offset) {
+        Some(local) => (local.div_euclid(per_day), local.rem_euclid(per_day) * scale),
+        // Within an offset of i64's ends: in 128 bits (|local| < 2^64, so the day count
+        // fits i64 and the rest is below a day).
+        None => {
+            let local = i128::from(value) + i128::from(offset);
+            let per_day = i128::from(per_day);
+            (
+                local.div_euclid(per_day) as i64,
+                local.rem_euclid(per_day) as i64 * scale,
+            )
+        }
     }
 }
 

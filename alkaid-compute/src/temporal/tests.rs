@@ -184,3 +184,83 @@ fn text_both_ways() {
         -14_831_769_600
     );
 }
+
+#[test]
+fn fields_at_a_fixed_offset_agree_with_jiff_in_every_unit() {
+    // The loops compiled per unit (a day's length a constant) against jiff's civil time,
+    // at an offset with minutes, on instants across four centuries, negative ones included.
+    let offset = jiff::tz::Offset::from_seconds(-(3 * 3600 + 30 * 60)).unwrap();
+    let seconds: Vec<i64> = (0..400)
+        .map(|i: i64| (i - 200) * 31_556_952 + i * i * 7_919 % 86_400)
+        .collect();
+    let parts = [
+        DatePart::Year,
+        DatePart::Quarter,
+        DatePart::Month,
+        DatePart::Day,
+        DatePart::DayOfWeek,
+        DatePart::DayOfYear,
+        DatePart::IsoWeek,
+        DatePart::IsoYear,
+        DatePart::Hour,
+        DatePart::Minute,
+        DatePart::Second,
+        DatePart::Millisecond,
+        DatePart::Microsecond,
+        DatePart::Nanosecond,
+    ];
+    for (unit, per_second) in [
+        (TimeUnit::Second, 1),
+        (TimeUnit::Millisecond, 1_000),
+        (TimeUnit::Microsecond, 1_000_000),
+        (TimeUnit::Nanosecond, 1_000_000_000),
+    ] {
+        // A sub-second part that differs by unit: 123_456_789 ns cut to the unit.
+        let fraction = 123_456_789 / (1_000_000_000 / per_second);
+        let stored: Vec<i64> = seconds.iter().map(|s| s * per_second + fraction).collect();
+        let data_type = DataType::Timestamp(unit, Some("-03:30".into()));
+        let array = alkaid_array::make_array(
+            ArrayData::builder(data_type)
+                .len(stored.len())
+                .buffers(vec![alkaid_buffer::Buffer::from_vec(stored.clone())])
+                .build()
+                .unwrap(),
+        );
+        for part in parts {
+            let found = ints(&extract(array.as_ref(), part).unwrap());
+            for (row, &second) in seconds.iter().enumerate() {
+                let nanos = i128::from(fraction) * i128::from(1_000_000_000 / per_second);
+                let stamp =
+                    jiff::Timestamp::from_nanosecond(i128::from(second) * 1_000_000_000 + nanos)
+                        .unwrap();
+                let civil = stamp.to_zoned(jiff::tz::TimeZone::fixed(offset)).datetime();
+                let iso = civil.date().iso_week_date();
+                let expected = match part {
+                    DatePart::Year => i64::from(civil.year()),
+                    DatePart::Quarter => i64::from((civil.month() - 1) / 3 + 1),
+                    DatePart::Month => i64::from(civil.month()),
+                    DatePart::Day => i64::from(civil.day()),
+                    DatePart::DayOfWeek => i64::from(civil.weekday().to_monday_zero_offset()),
+                    DatePart::DayOfYear => i64::from(civil.day_of_year()),
+                    DatePart::IsoWeek => i64::from(iso.week()),
+                    DatePart::IsoYear => i64::from(iso.year()),
+                    DatePart::Hour => i64::from(civil.hour()),
+                    DatePart::Minute => i64::from(civil.minute()),
+                    DatePart::Second => i64::from(civil.second()),
+                    DatePart::Millisecond => i64::from(civil.millisecond()),
+                    DatePart::Microsecond => i64::from(civil.microsecond()),
+                    DatePart::Nanosecond => i64::from(civil.nanosecond()),
+                };
+                assert_eq!(found[row], Some(expected), "{unit:?} {part:?} at {second}");
+            }
+        }
+    }
+    // At the ends of i64 the local time is computed in 128 bits.
+    let ends = TimestampSecondArray::from(vec![i64::MIN, i64::MAX])
+        .with_data_type(DataType::Timestamp(TimeUnit::Second, Some("+05:30".into())))
+        .unwrap();
+    let hours = ints(&extract(&ends, DatePart::Hour).unwrap());
+    // i64::MAX seconds is 15:30:07 UTC of its day, 21:00:07 at +05:30; i64::MIN is 08:29:52
+    // UTC, 13:59:52 local.
+    assert_eq!(hours, [Some(13), Some(21)]);
+}

@@ -126,6 +126,44 @@ proptest! {
         }
     }
 
+    /// The byte layouts' own path (values copied, or views picked), with long values that
+    /// views keep in their data buffers.
+    #[test]
+    fn if_else_of_bytes_picks_the_named_branch(
+        pick in 0usize..6,
+        seed in any::<u64>(),
+        len in 0usize..40,
+    ) {
+        let data_type = [
+            DataType::Utf8,
+            DataType::LargeUtf8,
+            DataType::Utf8View,
+            DataType::Binary,
+            DataType::LargeBinary,
+            DataType::BinaryView,
+        ][pick].clone();
+        let mut rng = Rng::new(seed);
+        let (t_values, truthy) = random(&data_type, len, &mut rng);
+        let (f_values, falsy) = random(&data_type, len, &mut rng);
+        let (t_values, truthy) = maybe_scalar(&t_values, &truthy, &mut rng);
+        let (f_values, falsy) = maybe_scalar(&f_values, &falsy, &mut rng);
+        let mask: Vec<Option<bool>> = (0..len)
+            .map(|_| (!rng.chance(0.2)).then(|| rng.chance(0.5)))
+            .collect();
+        let picked = if_else(&BooleanArray::from(mask.clone()), truthy.as_ref(), falsy.as_ref()).unwrap();
+        let expected: Vec<Value> = (0..len)
+            .map(|i| match mask[i] {
+                None => Value::Null,
+                Some(true) => t_values[i].clone(),
+                Some(false) => f_values[i].clone(),
+            })
+            .collect();
+        prop_assert_eq!(picked.data_type(), &data_type);
+        // Built with structural checks only: the values must pass full validation.
+        picked.to_data().validate(alkaid_data::ValidationLevel::Full).unwrap();
+        prop_assert_eq!(rows(picked.as_ref()), normalised(&expected));
+    }
+
     #[test]
     fn coalesce_takes_the_first_value_and_fills_match_their_definitions(
         data_type in arbitrary::data_type_with_depth(2),

@@ -239,6 +239,45 @@ proptest! {
     }
 
     #[test]
+    fn joins_match_the_reference(seed in any::<u64>(), len in 0usize..40, scalar_at in proptest::option::of(0usize..3)) {
+        let mut rng = Rng::new(seed);
+        let mut columns: Vec<Vec<Option<String>>> = (0..3).map(|_| values(len, &mut rng)).collect();
+        let arrays: Vec<ArrayRef> = columns.iter().map(|c| array(c, &mut rng)).collect();
+        let plain: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+        let joined: Vec<Option<String>> = (0..len)
+            .map(|row| columns.iter().map(|c| c[row].clone()).collect::<Option<Vec<String>>>().map(|v| v.concat()))
+            .collect();
+        // The joins build their results with structural checks only: each must pass full
+        // validation.
+        let full = |array: &ArrayRef| array.to_data().validate(alkaid_data::ValidationLevel::Full).unwrap();
+        let strict = string::concat_elements(&plain).unwrap();
+        full(&strict);
+        prop_assert_eq!(texts(strict.as_ref()), joined);
+        // One argument a scalar (null a quarter of the time) standing for every row.
+        let mut arguments: Vec<Box<dyn alkaid_array::Datum>> = arrays.iter().map(|a| Box::new(a.clone()) as Box<dyn alkaid_array::Datum>).collect();
+        if let Some(k) = scalar_at {
+            let value = (!rng.chance(0.25)).then(|| piece(&columns[k], &mut rng));
+            arguments[k] = Box::new(match &value {
+                Some(v) => alkaid_array::Scalar::from(v.as_str()),
+                None => alkaid_array::Scalar::new_null(&DataType::Utf8).unwrap(),
+            });
+            columns[k] = vec![value; len];
+        }
+        let arguments: Vec<&dyn alkaid_array::Datum> = arguments.iter().map(|a| a.as_ref()).collect();
+        let separator = piece(&columns[0], &mut rng);
+        let present = |row: usize| -> Vec<String> { columns.iter().filter_map(|c| c[row].clone()).collect() };
+        // With three arguments of which at most one is a scalar, the result has `len` rows.
+        let concat: Vec<Option<String>> = (0..len).map(|row| Some(present(row).concat())).collect();
+        let joined = string::concat(&arguments).unwrap();
+        full(&joined);
+        prop_assert_eq!(texts(joined.as_ref()), concat);
+        let with_separator: Vec<Option<String>> = (0..len).map(|row| Some(present(row).join(&separator))).collect();
+        let joined = string::concat_ws(&separator, &arguments).unwrap();
+        full(&joined);
+        prop_assert_eq!(texts(joined.as_ref()), with_separator);
+    }
+
+    #[test]
     fn kernels_agree_with_arrow_string(seed in any::<u64>(), len in 0usize..40) {
         let mut rng = Rng::new(seed);
         let values = values(len, &mut rng);
