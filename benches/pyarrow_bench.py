@@ -315,6 +315,51 @@ def compute(timer: Timer, data: pathlib.Path) -> None:
     timer.time("cast", "utf8_to_i64", lambda: pc.cast(digits, pa.int64()))
     timer.time("cast", "utf8_to_timestamp", lambda: pc.cast(stamps, pa.timestamp("us")))
     timer.time("cast", "dictionary_to_utf8", lambda: pc.cast(col("dictionary"), pa.string()))
+    # Issue 51's kernels: the `conditional` rows (arrow-rs is their peer in Rust) and the
+    # `compute_alone` rows arrow-rs has no kernel for, the same operation in pyarrow.compute.
+    # pyarrow's `extract` fields are int64, as Alkaid's; its `concat_elements` is
+    # `binary_join_element_wise` with an empty separator (null if any input is null).
+    mask = col("bool")
+    for kind, other in [("i32", "i32_nulls"), ("f64", "f64_nulls"), ("utf8", "utf8b"),
+                        ("utf8view", "utf8view_nulls")]:
+        timer.time("conditional", f"{kind}_if_else",
+                   lambda: pc.if_else(mask, col(kind), col(other)))
+    timer.time("conditional", "i32_if_else_scalar",
+               lambda: pc.if_else(mask, col("i32"), pa.scalar(0, pa.int32())))
+    timer.time("conditional", "utf8_concat_elements", lambda: pc.binary_join_element_wise(
+        col("utf8_nulls"), col("utf8b_nulls"), "", null_handling="emit_null"))
+    micros = pc.cast(col("i64_nulls"), pa.timestamp("us"))
+    for zone, label in [(None, "utc"), ("+05:30", "offset")]:
+        stamps = micros if zone is None else pc.cast(micros, pa.timestamp("us", tz=zone))
+        for part in ["hour", "day", "year", "minute"]:
+            timer.time("conditional", f"timestamp_{label}_{part}",
+                       lambda: getattr(pc, part)(stamps))
+    a, b = col("i32_nulls"), col("i32")
+    timer.time("compute_alone", "i32_coalesce", lambda: pc.coalesce(a, b))
+    timer.time("compute_alone", "i32_fill_null_scalar",
+               lambda: pc.fill_null(a, pa.scalar(0, pa.int32())))
+    timer.time("compute_alone", "i32_fill_null_forward", lambda: pc.fill_null_forward(a))
+    wanted = pa.array([i * 7919 for i in range(100)], pa.int64())
+    timer.time("compute_alone", "i64_is_in_100",
+               lambda: pc.is_in(col("i64_nulls"), value_set=wanted))
+    words = pa.array([f"word {i}" for i in range(100)], pa.string())
+    timer.time("compute_alone", "utf8_is_in_100",
+               lambda: pc.is_in(col("utf8_nulls"), value_set=words))
+    f = col("f64_nulls")
+    timer.time("compute_alone", "f64_sqrt", lambda: pc.sqrt(f))
+    timer.time("compute_alone", "f64_round_2",
+               lambda: pc.round(f, ndigits=2, round_mode="half_to_even"))
+    timer.time("compute_alone", "decimal128_round_0",
+               lambda: pc.round(col("decimal128_nulls"), ndigits=0, round_mode="half_to_even"))
+    u = col("utf8_nulls")
+    timer.time("compute_alone", "utf8_replace",
+               lambda: pc.replace_substring(u, pattern="word", replacement="w"))
+    timer.time("compute_alone", "utf8_lpad_12", lambda: pc.utf8_lpad(u, width=12, padding=" "))
+    timer.time("compute_alone", "f64_variance", lambda: pc.variance(f, ddof=1))
+    timer.time("compute_alone", "f64_median",
+               lambda: pc.quantile(f, q=0.5, interpolation="linear"))
+    timer.time("compute_alone", "i64_approx_count_distinct",
+               lambda: pc.count_distinct(col("i64_nulls")))
 
 
 def formats(timer: Timer, data: pathlib.Path) -> None:

@@ -137,7 +137,10 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
         Input::File { reader, .. } => Some(reader.metadata().clone()),
         Input::Stream { .. } | Input::Rows { .. } => None,
     };
-    let write_options = WriteOptions::default().with_compression(options.compression);
+    // Every core compresses a batch's buffers (a batch has one per column and more).
+    let write_options = WriteOptions::default()
+        .with_compression(options.compression)
+        .with_compression_threads(crate::input::cores());
     let mut sink = Sink::create(output, source.schema(), options.output, write_options)?;
     let mut report = progress::Report::new("converting");
     let mut rows = 0;

@@ -113,6 +113,11 @@ pub fn bytes(path: &str) -> Result<Buffer, Failure> {
     Ok(Buffer::from_owner(map))
 }
 
+/// The cores this process may use (1 if the system does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Whether `bytes` start with a file magic.
 pub fn is_file(bytes: &[u8]) -> bool {
     bytes.starts_with(b"ALKAID1") || bytes.starts_with(b"ARROW1")
@@ -176,9 +181,11 @@ impl Input {
     /// stream, to read what `selection` selects.
     pub fn open(path: &str, selection: &Selection) -> Result<Self, Failure> {
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
+        // Every core decompresses a batch's buffers.
+        let options = ReadOptions::default().with_decompression_threads(cores());
         let options = match &selection.columns {
-            Some(names) => ReadOptions::default().with_column_names(names),
-            None => ReadOptions::default(),
+            Some(names) => options.with_column_names(names),
+            None => options,
         };
         let batches = selection.batches.clone();
         let format = match selection.from {

@@ -29,23 +29,40 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 }
 
 /// The (year, month, day) of a count of days from 1970-01-01; the inverse of
-/// [`days_from_civil`]. `days` must be at most a few hundred billion years away.
+/// [`days_from_civil`], for any count within ±2.3·10^18 days (every `i64` of seconds is
+/// within ±1.1·10^14).
+///
+/// Neri and Schneider's algorithm ("Euclidean affine functions and their application to
+/// calendar algorithms", 2022): unsigned, with every division by a constant a
+/// multiplication, and the year and day of the year from one product. The days are
+/// first moved forward by `ERAS` whole 400-year eras (146,097 days each, so the calendar
+/// repeats) to make them non-negative; the years are moved back after. `extract` of the
+/// year took 72 ms for 4 Mi timestamps with the signed form (`div_euclid`, then five
+/// more divisions), against pyarrow's 42.
 pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400;
-    (if month <= 2 { year + 1 } else { year }, month, day)
+    // Eras added: 146,097 · ERAS is about 2^61, so `4 · n + 3` below stays within u64.
+    const ERAS: u64 = 15_781_000_000_000;
+    // 719,468 days from 0000-03-01 (where the computational year starts) to 1970-01-01.
+    const SHIFT: u64 = 719_468 + 146_097 * ERAS;
+    let n = (days as u64).wrapping_add(SHIFT);
+    // The century, and the day within it.
+    let n1 = 4 * n + 3;
+    let century = n1 / 146_097;
+    let day_of_century = (n1 % 146_097) / 4;
+    // The year of the century and the day of the year, from one product.
+    let p2 = 2_939_745 * (4 * day_of_century + 3);
+    let year_of_century = p2 >> 32;
+    let day_of_year = (p2 & 0xFFFF_FFFF) / 2_939_745 / 4;
+    // The month (from March) and the day of the month.
+    let n3 = 2_141 * day_of_year + 197_913;
+    let month = (n3 >> 16) as u32;
+    let day = ((n3 & 0xFFFF) / 2_141) as u32 + 1;
+    // January and February belong to the next year of the civil calendar.
+    let january_or_later = day_of_year >= 306;
+    let year = (100 * century + year_of_century) as i64 - (400 * ERAS) as i64
+        + i64::from(january_or_later);
+    let month = if january_or_later { month - 12 } else { month };
+    (year, month, day)
 }
 
 fn is_leap(year: i64) -> bool {
@@ -87,6 +104,50 @@ pub(crate) fn add_months(days: i64, months: i64) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The signed form `civil_from_days` replaced (Hinnant's), as the reference.
+    fn civil_by_eras(days: i64) -> (i64, u32, u32) {
+        let days = i128::from(days) + 719_468;
+        let era = days.div_euclid(146_097);
+        let day_of_era = days - era * 146_097;
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let month_from_march = (5 * day_of_year + 2) / 153;
+        let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
+        let month = if month_from_march < 10 {
+            month_from_march + 3
+        } else {
+            month_from_march - 9
+        } as u32;
+        let year = (year_of_era + era * 400) as i64;
+        (if month <= 2 { year + 1 } else { year }, month, day)
+    }
+
+    #[test]
+    fn civil_dates_agree_with_the_signed_form() {
+        // Every day of ±3,000 years around 1970, then a spread across the whole range.
+        for days in -1_100_000..1_100_000 {
+            assert_eq!(civil_from_days(days), civil_by_eras(days), "{days}");
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let limit = 2_300_000_000_000_000_000i64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let days = (x as i64) % limit;
+            assert_eq!(civil_from_days(days), civil_by_eras(days), "{days}");
+        }
+        for days in [
+            limit - 1,
+            -limit + 1,
+            i64::from(i32::MAX) * 86_400,
+            -(1 << 50),
+        ] {
+            assert_eq!(civil_from_days(days), civil_by_eras(days), "{days}");
+        }
+    }
 
     #[test]
     fn known_dates_round_trip() {

@@ -697,6 +697,16 @@ fn compute(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("memcpy", name), |bench| {
             bench.iter(|| target.copy_from_slice(black_box(&source)))
         });
+        // The same copy into memory allocated for it, as a kernel's result is: with the
+        // system allocator, 32 MiB and more comes fresh from the kernel on every call
+        // (glibc's mmap threshold stops growing there), so its pages fault in as written.
+        group.bench_function(BenchmarkId::new("memcpy_fresh", name), |bench| {
+            bench.iter(|| {
+                let mut fresh = Vec::with_capacity(bytes);
+                fresh.extend_from_slice(black_box(&source));
+                fresh
+            })
+        });
     };
     // A copy of n bytes reads n and writes n, so each bound copies half the traffic of
     // its kernel: gt reads 4 bytes and writes one bit per row; add reads 16 and writes 8;

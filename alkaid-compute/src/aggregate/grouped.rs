@@ -95,14 +95,11 @@ fn count_distinct(input: &Grouped<'_>) -> Result<ArrayRef, ComputeError> {
     let equal = row_eq(&input.data, &input.data)?;
     let mut table: HashTable<usize> = HashTable::new();
     let mut counts = vec![0i64; input.count];
-    let key = |row: usize| combine(u64::from(input.groups[row]), hashes[row]);
+    let key = |row: usize| combine(input.group(row) as u64, hashes[row]);
     input.each(|row, g| {
         let hash = key(row);
-        let groups = input.groups;
         let seen = table
-            .find(hash, |&other| {
-                groups[other] as usize == g && equal(other, row)
-            })
+            .find(hash, |&other| input.group(other) == g && equal(other, row))
             .is_some();
         if !seen {
             table.insert_unique(hash, row, |&other| key(other));

@@ -15,8 +15,8 @@ pub(super) struct Grouped<'g> {
     /// The values, decoded.
     pub data: ArrayData,
     selection: Option<BooleanBuffer>,
-    /// Each row's group.
-    pub groups: &'g [u32],
+    /// Each row's group; empty for the whole-array form, where every row is in group 0.
+    groups: &'g [u32],
     /// The number of groups.
     pub count: usize,
 }
@@ -42,23 +42,54 @@ impl<'g> Grouped<'g> {
                 groups[row]
             )));
         }
+        Self::build(array, groups, group_count, mask)
+    }
+
+    /// The rows of `array` that `mask` keeps, all in one group: the whole-array
+    /// aggregates, with no group id per row to allocate, read or check.
+    pub fn whole(array: &dyn Array, mask: Option<&BooleanArray>) -> Result<Self, ComputeError> {
+        Self::build(array, &[], 1, mask)
+    }
+
+    fn build(
+        array: &dyn Array,
+        groups: &'g [u32],
+        count: usize,
+        mask: Option<&BooleanArray>,
+    ) -> Result<Self, ComputeError> {
         let data = decoded(&array.to_data())?;
         let mask = mask.map(|m| mask_bits(m, data.len())).transpose()?;
         Ok(Self {
             selection: and_optional(logical_nulls(&data)?.map(|n| n.into_inner()), mask),
             data,
             groups,
-            count: group_count,
+            count,
         })
+    }
+
+    /// Row `row`'s group.
+    #[inline(always)]
+    pub fn group(&self, row: usize) -> usize {
+        match self.groups.is_empty() {
+            true => 0,
+            false => self.groups[row] as usize,
+        }
+    }
+
+    /// Whether every row counts (no null, nothing masked out): the rows are `0..len`.
+    pub fn every_row(&self) -> bool {
+        self.selection.is_none()
     }
 
     /// Calls `f(row, group)` for every row that counts.
     pub fn each(&self, mut f: impl FnMut(usize, usize)) {
-        match &self.selection {
-            Some(s) => s
+        match (&self.selection, self.groups.is_empty()) {
+            (Some(s), true) => s.set_indices().for_each(|row| f(row, 0)),
+            (None, true) => (0..self.data.len()).for_each(|row| f(row, 0)),
+            (Some(s), false) => s
                 .set_indices()
                 .for_each(|row| f(row, self.groups[row] as usize)),
-            None => (0..self.data.len()).for_each(|row| f(row, self.groups[row] as usize)),
+            (None, false) => (0..self.data.len()).for_each(|row| f(row, self.groups[row] as usize)),
         }
     }
 }

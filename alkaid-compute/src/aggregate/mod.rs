@@ -204,8 +204,7 @@ fn one_group(
     mask: Option<&BooleanArray>,
     compute: impl FnOnce(&Grouped<'_>) -> Result<ArrayRef, ComputeError>,
 ) -> Result<Scalar, ComputeError> {
-    let groups = vec![0u32; values.len()];
-    let input = Grouped::of(values, &groups, 1, mask)?;
+    let input = Grouped::whole(values, mask)?;
     let result = compute(&input)?;
     Ok(Scalar::try_new(result.slice(0, 1))?)
 }

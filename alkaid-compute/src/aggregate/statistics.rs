@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use alkaid_array::{ArrayRef, Float64Array, Int64Array, UInt64Array, make_array};
+use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
 use alkaid_select::take;
 
@@ -32,15 +33,15 @@ pub enum Interpolation {
     Midpoint,
 }
 
-/// The values that count as `f64`s (numbers of any type; decimals rounded to the nearest
-/// `f64`), indexed by row.
-fn floats(input: &Grouped<'_>) -> Result<Vec<f64>, ComputeError> {
+/// The values as a `Float64` array (numbers of any type; decimals rounded to the nearest
+/// `f64`; a `Float64` input shared, not copied), for [`native_values`] to index by row.
+fn floats(input: &Grouped<'_>) -> Result<ArrayData, ComputeError> {
     let as_float = cast(
         make_array(input.data.clone()).as_ref(),
         &DataType::Float64,
         CastOptions::SAFE,
     )?;
-    Ok(native_values::<f64>(&as_float.to_data())?.to_vec())
+    Ok(as_float.to_data())
 }
 
 /// Variance (`stddev`: its square root) per group, with `ddof` 1 (sample) or 0
@@ -50,7 +51,8 @@ pub(super) fn spread(
     ddof: usize,
     root: bool,
 ) -> Result<ArrayRef, ComputeError> {
-    let values = floats(input)?;
+    let floats = floats(input)?;
+    let values = native_values::<f64>(&floats)?;
     let mut count = vec![0usize; input.count];
     let mut mean = vec![0f64; input.count];
     let mut m2 = vec![0f64; input.count];
@@ -58,16 +60,23 @@ pub(super) fn spread(
         // One group (the whole array): exact two-pass moments of each block of values,
         // merged as Chan, Golub and LeVeque do; the blocks' loops have no division and
         // vectorise, where Welford's update divides once per value.
+        // Where every row counts, the blocks are read in place.
         let mut total = Moments::default();
-        let mut block = Vec::with_capacity(BLOCK);
-        input.each(|row, _| {
-            block.push(values[row]);
-            if block.len() == BLOCK {
-                total.merge(Moments::of(&block));
-                block.clear();
+        if input.every_row() {
+            for block in values.chunks(BLOCK) {
+                total.merge(Moments::of(block));
             }
-        });
-        total.merge(Moments::of(&block));
+        } else {
+            let mut block = Vec::with_capacity(BLOCK);
+            input.each(|row, _| {
+                block.push(values[row]);
+                if block.len() == BLOCK {
+                    total.merge(Moments::of(&block));
+                    block.clear();
+                }
+            });
+            total.merge(Moments::of(&block));
+        }
         (count[0], mean[0], m2[0]) = (total.count, total.mean, total.m2);
     } else {
         input.each(|row, g| {
@@ -155,11 +164,16 @@ pub(super) fn quantile(
             "quantile: {q} is not between 0 and 1"
         )));
     }
-    let values = floats(input)?;
+    let floats = floats(input)?;
+    let values = native_values::<f64>(&floats)?;
     let mut groups: Vec<Vec<f64>> = vec![Vec::new(); input.count];
     // The crate's total order: every NaN one value, greatest; -0.0 equal to 0.0.
     let canonical = |x: f64| if x.is_nan() { f64::NAN } else { x + 0.0 };
-    input.each(|row, g| groups[g].push(canonical(values[row])));
+    match (input.count, input.every_row()) {
+        // The whole array, every row counting: collected at once, sized up front.
+        (1, true) => groups[0] = values.iter().map(|&x| canonical(x)).collect(),
+        _ => input.each(|row, g| groups[g].push(canonical(values[row]))),
+    }
     let results: Vec<Option<f64>> = groups
         .iter_mut()
         .map(|group| {

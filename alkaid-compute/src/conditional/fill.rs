@@ -3,9 +3,12 @@
 use std::sync::Arc;
 
 use alkaid_array::{Array, ArrayRef, UInt32Array, UInt64Array, make_array};
-use alkaid_buffer::NullBuffer;
+use alkaid_buffer::{Buffer, NativeType, NullBuffer};
+use alkaid_data::ArrayData;
+use alkaid_schema::PhysicalType;
 use alkaid_select::take;
 
+use crate::access::native_values;
 use crate::error::ComputeError;
 use crate::validity::logical_nulls;
 
@@ -56,6 +59,21 @@ fn fill_from_neighbours(array: &dyn Array, backward: bool) -> Result<ArrayRef, C
         return Ok(make_array(data));
     };
     let len = data.len();
+    // Flat fixed-width values: each valid value carried on to the nulls after it, with
+    // no indices in between (a gather by 32-bit indices took 15.6 ms for 4 Mi `i32`s,
+    // against pyarrow's 7.7).
+    if let PhysicalType::Primitive(kind) = data.data_type().to_physical() {
+        let values = alkaid_array::with_native!(kind, |T| {
+            let values = native_values::<T>(&data)?;
+            Buffer::from_vec(carried(&values, &nulls, backward))
+        });
+        let filled = ArrayData::builder(data.data_type().clone())
+            .len(len)
+            .nulls(leading_nulls(&nulls, backward))
+            .buffers(vec![values])
+            .build()?;
+        return Ok(make_array(filled));
+    }
     // 32-bit indices where they reach every row: half the memory for `take` to read.
     let indices: ArrayRef = match u32::try_from(len) {
         Ok(_) => Arc::new(UInt32Array::try_new(
@@ -92,6 +110,34 @@ fn nearest_valid<I: Copy + Default>(
         (0..len).for_each(&mut visit);
     }
     indices
+}
+
+/// Each row's value, or where it is null the nearest valid value before it (after it,
+/// `backward`); the default before the first (made null by [`leading_nulls`]).
+fn carried<T: NativeType>(values: &[T], nulls: &NullBuffer, backward: bool) -> Vec<T> {
+    let mut last = T::default();
+    if backward {
+        let mut out = vec![T::default(); values.len()];
+        for row in (0..values.len()).rev() {
+            if nulls.is_valid(row) {
+                last = values[row];
+            }
+            out[row] = last;
+        }
+        return out;
+    }
+    // Forward, a word of validity bits at a time: the choice per row is a select.
+    let mut out = Vec::with_capacity(values.len());
+    let words = nulls.validity().chunks();
+    for (word, chunk) in words.iter_padded().zip(values.chunks(64)) {
+        out.extend(chunk.iter().enumerate().map(|(bit, &value)| {
+            if word >> bit & 1 == 1 {
+                last = value;
+            }
+            last
+        }));
+    }
+    out
 }
 
 /// The indices' validity: null before the first valid row (after the last, `backward`).

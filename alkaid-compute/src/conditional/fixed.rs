@@ -52,15 +52,54 @@ fn set(bits: Option<BooleanBuffer>, len: usize) -> BooleanBuffer {
 }
 
 /// Each row's value from `truthy` where its bit of `chosen` is set, else from `falsy`.
-fn choose<T: NativeType>(chosen: &BooleanBuffer, truthy: &Values<T>, falsy: &Values<T>) -> Buffer {
-    match (truthy, falsy) {
-        (Values::Rows(t), Values::Rows(f)) => select(chosen, |i| t[i], |i| f[i]),
-        (Values::Rows(t), Values::One(f)) => select(chosen, |i| t[i], |_| *f),
-        (Values::One(t), Values::Rows(f)) => select(chosen, |_| *t, |i| f[i]),
+fn choose<T: NativeType>(
+    chosen: &BooleanBuffer,
+    truthy: &Values<T>,
+    falsy: &Values<T>,
+) -> Result<Buffer, ComputeError> {
+    let len = chosen.len();
+    // Each side's rows cut to the result's length once, so that reading row `i < len`
+    // needs no check of its own (a check per value kept the loop from vectorising).
+    let rows = |values| rows_of(values, len);
+    // `select` reads rows below `chosen.len()`, which is `len`, the length of the slices
+    // cut above: each `get_unchecked` is in bounds.
+    Ok(match (truthy, falsy) {
+        (Values::Rows(t), Values::Rows(f)) => {
+            let (t, f) = (rows(t)?, rows(f)?);
+            select(
+                chosen,
+                // SAFETY: `i < len == t.len()` (above).
+                |i| unsafe { *t.get_unchecked(i) },
+                // SAFETY: `i < len == f.len()` (above).
+                |i| unsafe { *f.get_unchecked(i) },
+            )
+        }
+        (Values::Rows(t), Values::One(f)) => {
+            let t = rows(t)?;
+            // SAFETY: `i < len == t.len()` (above).
+            select(chosen, |i| unsafe { *t.get_unchecked(i) }, |_| *f)
+        }
+        (Values::One(t), Values::Rows(f)) => {
+            let f = rows(f)?;
+            // SAFETY: `i < len == f.len()` (above).
+            select(chosen, |_| *t, |i| unsafe { *f.get_unchecked(i) })
+        }
         (Values::One(t), Values::One(f)) => select(chosen, |_| *t, |_| *f),
-    }
+    })
 }
 
+/// The first `len` rows of `values`; an error if it has fewer.
+fn rows_of<T: NativeType>(values: &ScalarBuffer<T>, len: usize) -> Result<&[T], ComputeError> {
+    values.get(..len).ok_or_else(|| {
+        ComputeError::InvalidArgument(format!(
+            "a branch of {} rows for {len} conditions",
+            values.len()
+        ))
+    })
+}
+
+/// Each row's value, `truthy(row)` where its bit of `chosen` is set, else `falsy(row)`;
+/// `row` is always below `chosen.len()`.
 #[inline(always)]
 pub(super) fn select<T: NativeType>(
     chosen: &BooleanBuffer,
@@ -69,13 +108,18 @@ pub(super) fn select<T: NativeType>(
 ) -> Buffer {
     let len = chosen.len();
     let mut out: Vec<T> = Vec::with_capacity(len);
+    // Both sides are read so that the choice compiles to a select, not a branch; whole
+    // words in a loop of 64 (a constant count, so each bit's mask is a constant and the
+    // loop vectorises), written with `extend` (no capacity check per value).
+    let pick = |word: u64, base: usize, bit: usize| {
+        let (t, f) = (truthy(base + bit), falsy(base + bit));
+        if word >> bit & 1 == 1 { t } else { f }
+    };
     for (w, word) in chosen.chunks().iter_padded().enumerate() {
         let base = w * 64;
-        for bit in 0..(len - base).min(64) {
-            let row = base + bit;
-            // Both sides are read so that the choice compiles to a select, not a branch.
-            let (t, f) = (truthy(row), falsy(row));
-            out.push(if word >> bit & 1 == 1 { t } else { f });
+        match len - base >= 64 {
+            true => out.extend((0..64).map(|bit| pick(word, base, bit))),
+            false => out.extend((0..len - base).map(|bit| pick(word, base, bit))),
         }
     }
     Buffer::from_vec(out)
@@ -105,7 +149,7 @@ pub(super) fn if_else(
     let len = branches.len;
     let (truthy, falsy) = (&branches.operands[0], &branches.operands[1]);
     let values = alkaid_array::with_native!(kind, |T| {
-        choose::<T>(condition, &Values::of(truthy)?, &Values::of(falsy)?)
+        choose::<T>(condition, &Values::of(truthy)?, &Values::of(falsy)?)?
     });
     let valid = if_else_validity(condition, condition_valid, truthy, falsy, len)?;
     finish(branches, values, valid)
@@ -157,7 +201,7 @@ pub(super) fn coalesce(kind: NativeKind, branches: &Branches) -> Result<ArrayDat
                 values = Values::of(operand)?;
                 continue;
             }
-            let chosen_values = choose::<T>(&chosen, &Values::of(operand)?, &values);
+            let chosen_values = choose::<T>(&chosen, &Values::of(operand)?, &values)?;
             values = Values::Rows(
                 ScalarBuffer::try_new(chosen_values, 0, len)
                     .map_err(|e| ComputeError::Data(e.into()))?,

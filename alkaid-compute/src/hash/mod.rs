@@ -42,7 +42,7 @@ use crate::error::ComputeError;
 
 pub(crate) use unique::DistinctRows;
 pub use unique::{unique, value_counts};
-pub(crate) use values::value_hashes;
+pub(crate) use values::{bytes_hash, value_hashes};
 
 /// The multiplier of every fold (the golden ratio's bits).
 pub(crate) const K: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -89,22 +89,6 @@ impl Unary {
             Self::Atan => "atan",
         }
     }
-
-    fn function(self) -> fn(f64) -> f64 {
-        match self {
-            Self::Sqrt => f64::sqrt,
-            Self::Exp => f64::exp,
-            Self::Ln => f64::ln,
-            Self::Log10 => f64::log10,
-            Self::Log2 => f64::log2,
-            Self::Sin => f64::sin,
-            Self::Cos => f64::cos,
-            Self::Tan => f64::tan,
-            Self::Asin => f64::asin,
-            Self::Acos => f64::acos,
-            Self::Atan => f64::atan,
-        }
-    }
 }
 
 /// `op` of each value of the plain float array `data` of native kind `kind`.
@@ -113,11 +97,32 @@ pub(super) fn unary(
     kind: NativeKind,
     data: &ArrayData,
 ) -> Result<ArrayData, ComputeError> {
-    let f = op.function();
-    let values = alkaid_array::with_float!(kind, |T| {
-        let values = native_values::<T>(data)?;
-        map::<T>(&values, |v| T::from_f64(f(v.to_f64())))
-    });
+    // A loop per function, each calling it directly: through a function pointer, no
+    // call could be inlined and `sqrt` (one instruction) did not vectorise (13 ms for
+    // 4 Mi values, against pyarrow's 6.8).
+    macro_rules! each_function {
+        ($($op:ident => $function:path),*) => {
+            match op {
+                $(Unary::$op => alkaid_array::with_float!(kind, |T| {
+                    let values = native_values::<T>(data)?;
+                    map::<T>(&values, |v| T::from_f64($function(v.to_f64())))
+                }),)*
+            }
+        };
+    }
+    let values = each_function!(
+        Sqrt => f64::sqrt,
+        Exp => f64::exp,
+        Ln => f64::ln,
+        Log10 => f64::log10,
+        Log2 => f64::log2,
+        Sin => f64::sin,
+        Cos => f64::cos,
+        Tan => f64::tan,
+        Asin => f64::asin,
+        Acos => f64::acos,
+        Atan => f64::atan
+    );
     rebuilt(data.data_type().clone(), data, values)
 }
 

@@ -134,11 +134,7 @@ fn rounded_plain(data: &ArrayData, digits: i32, how: Rounding) -> Result<ArrayDa
         (_, PhysicalType::Primitive(kind)) if data_type.is_floating() => {
             alkaid_array::with_float!(kind, |T| {
                 let values = native_values::<T>(data)?;
-                let out: Vec<T> = values
-                    .iter()
-                    .map(|&v| T::from_f64(round_float(v.to_f64(), digits, how)))
-                    .collect();
-                Buffer::from_vec(out)
+                Buffer::from_vec(round_floats::<T>(&values, digits, how))
             })
         }
         _ => {
@@ -151,30 +147,48 @@ fn rounded_plain(data: &ArrayData, digits: i32, how: Rounding) -> Result<ArrayDa
     rebuilt(data_type.clone(), data, values)
 }
 
-/// A float rounded to `digits` digits.
-fn round_float(x: f64, digits: i32, how: Rounding) -> f64 {
+/// Floats rounded to `digits` digits: the power of ten worked out once, and a loop per
+/// way of rounding to an integer, so that each is inlined (half-even and half away from
+/// zero are one instruction each: `round_ties_even` and `round` keep a zero's sign too).
+/// Worked out per value, with the rounding chosen inside, it took 50 ms for 4 Mi values
+/// against pyarrow's 19.
+fn round_floats<T: Real>(values: &[T], digits: i32, how: Rounding) -> Vec<T> {
+    let scale = 10f64.powi(digits.saturating_abs());
+    macro_rules! each_rounding {
+        ($($rounding:pat => $integral:expr),*) => {
+            match how {
+                $($rounding => values
+                    .iter()
+                    .map(|&v| T::from_f64(round_float(v.to_f64(), digits, scale, $integral)))
+                    .collect(),)*
+            }
+        };
+    }
+    each_rounding!(
+        Rounding::Half(RoundMode::HalfEven) => f64::round_ties_even,
+        Rounding::Half(RoundMode::HalfAwayFromZero) => f64::round,
+        Rounding::Half(mode) => |y| half(y, mode),
+        Rounding::Ceil => f64::ceil,
+        Rounding::Floor => f64::floor,
+        Rounding::Trunc => f64::trunc
+    )
+}
+
+/// A float rounded to `digits` digits (`scale` is 10 to their magnitude), `integral`
+/// rounding to an integer.
+#[inline(always)]
+fn round_float(x: f64, digits: i32, scale: f64, integral: impl Fn(f64) -> f64) -> f64 {
     if !x.is_finite() {
         return x;
     }
-    let integral = |y: f64| match how {
-        Rounding::Ceil => y.ceil(),
-        Rounding::Floor => y.floor(),
-        Rounding::Trunc => y.trunc(),
-        Rounding::Half(mode) => half(y, mode),
-    };
     if digits == 0 {
         return integral(x);
     }
-    let scale = 10f64.powi(digits.saturating_abs());
     if scale.is_infinite() {
         // More digits than any float has, or a unit larger than any float.
         return if digits > 0 { x } else { 0.0f64.copysign(x) };
     }
-    let (scaled, back): (f64, fn(f64, f64) -> f64) = if digits > 0 {
-        (x * scale, |y, s| y / s)
-    } else {
-        (x / scale, |y, s| y * s)
-    };
+    let scaled = if digits > 0 { x * scale } else { x / scale };
     // Past 2^53 a float has no fraction left to round (and past f64::MAX the digits
     // asked for are beyond any float's): the value is its own answer.
     if !scaled.is_finite() || scaled.abs() >= 9_007_199_254_740_992.0 {
@@ -184,7 +198,10 @@ fn round_float(x: f64, digits: i32, how: Rounding) -> f64 {
             integral(scaled) * scale
         };
     }
-    back(integral(scaled), scale)
+    match digits > 0 {
+        true => integral(scaled) / scale,
+        false => integral(scaled) * scale,
+    }
 }
 
 /// `y` rounded to an integer, ties going as `mode` says.

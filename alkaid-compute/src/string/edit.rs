@@ -1,6 +1,6 @@
-//! Text edits: [`replace`], [`regexp_replace`], [`regexp_extract`], [`lpad`], [`rpad`],
-//! [`repeat`], [`reverse`], [`initcap`] and [`split_part`]. Each answers in the layout it
-//! was given; a dictionary's values are edited once.
+//! Text edits: [`replace`], [`regexp_replace`], [`regexp_extract`], [`repeat`],
+//! [`reverse`], [`initcap`] and [`split_part`] (padding is in `pad.rs`). Each answers in
+//! the layout it was given; a dictionary's values are edited once.
 
 use std::borrow::Cow;
 
@@ -10,7 +10,7 @@ use memchr::memmem;
 
 use super::regex;
 use super::text::{TextWriter, check_input, each_value};
-use super::transform::{as_text, transform};
+use super::transform::{as_text, transform, transform_appending};
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
 
@@ -33,20 +33,16 @@ pub fn replace(array: &dyn Array, from: &str, to: &str) -> Result<ArrayRef, Comp
         return Ok(make_array(array.to_data()));
     }
     let finder = memmem::Finder::new(from.as_bytes());
-    transform("replace", array, true, None, |_, _, value| {
-        let mut found = finder.find_iter(value).peekable();
-        if found.peek().is_none() {
-            return Ok(Cow::Borrowed(value));
-        }
-        let mut out = Vec::with_capacity(value.len());
+    // Matches cut text between characters (both are whole UTF-8), and `to` is text.
+    transform_appending("replace", array, true, 0, |_, _, value, out| {
         let mut last = 0;
-        for at in found {
+        for at in finder.find_iter(value) {
             out.extend_from_slice(&value[last..at]);
             out.extend_from_slice(to.as_bytes());
             last = at + from.len();
         }
         out.extend_from_slice(&value[last..]);
-        Ok(Cow::Owned(out))
+        Ok(())
     })
 }
 
@@ -122,64 +118,6 @@ pub fn regexp_extract(
         writer.finish(plain.data_type().clone())
     })?;
     Ok(make_array(result))
-}
-
-/// Each value padded on the left with `fill` to `width` characters, or cut to its first
-/// `width` characters if longer (PostgreSQL's `lpad`; pyarrow's `utf8_lpad` leaves longer
-/// values whole). An empty `fill` pads nothing.
-///
-/// # Errors
-/// If the input is not text, or a 32-bit layout overflows.
-///
-/// ```
-/// use alkaid_array::{AsArray, StringArray};
-/// let padded = alkaid_compute::string::lpad(&StringArray::from(vec!["7", "12345"]), 3, "0")?;
-/// assert_eq!(padded.as_string::<i32>().iter().collect::<Vec<_>>(), [Some("007"), Some("123")]);
-/// # Ok::<(), alkaid_compute::ComputeError>(())
-/// ```
-pub fn lpad(array: &dyn Array, width: usize, fill: &str) -> Result<ArrayRef, ComputeError> {
-    pad("lpad", array, width, fill, true)
-}
-
-/// As [`lpad`], padding on the right.
-///
-/// # Errors
-/// As [`lpad`].
-pub fn rpad(array: &dyn Array, width: usize, fill: &str) -> Result<ArrayRef, ComputeError> {
-    pad("rpad", array, width, fill, false)
-}
-
-fn pad(
-    kernel: &'static str,
-    array: &dyn Array,
-    width: usize,
-    fill: &str,
-    left: bool,
-) -> Result<ArrayRef, ComputeError> {
-    transform(kernel, array, false, None, |_, _, value| {
-        let text = as_text(value);
-        let count = text.chars().count();
-        if count >= width {
-            let cut = text
-                .char_indices()
-                .nth(width)
-                .map_or(text.len(), |(at, _)| at);
-            return Ok(Cow::Borrowed(&value[..cut]));
-        }
-        if fill.is_empty() {
-            return Ok(Cow::Borrowed(value));
-        }
-        let padding: String = fill.chars().cycle().take(width - count).collect();
-        let mut out = String::with_capacity(text.len() + padding.len());
-        if left {
-            out.push_str(&padding);
-            out.push_str(text);
-        } else {
-            out.push_str(text);
-            out.push_str(&padding);
-        }
-        Ok(Cow::Owned(out.into_bytes()))
-    })
 }
 
 /// Each value repeated `times` times (empty for 0).
@@ -359,23 +297,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("regexp_replace"), "{error}");
-    }
-
-    #[test]
-    fn padding_counts_characters_and_cuts_long_values() {
-        let input = StringArray::from(vec![Some("日本"), Some("abcdef"), None, Some("")]);
-        let left = lpad(&input, 4, "xy").unwrap();
-        assert_eq!(
-            text(&left),
-            owned(&[Some("xy日本"), Some("abcd"), None, Some("xyxy")])
-        );
-        let right = rpad(&input, 3, "é").unwrap();
-        assert_eq!(
-            text(&right),
-            owned(&[Some("日本é"), Some("abc"), None, Some("ééé")])
-        );
-        let none = lpad(&input, 5, "").unwrap();
-        assert_eq!(text(&none)[0], Some("日本".into()));
     }
 
     #[test]

@@ -29,6 +29,7 @@
 mod code_point;
 mod edit;
 mod join;
+mod pad;
 mod pattern;
 #[cfg(test)]
 mod tests;
@@ -50,10 +51,9 @@ use regex::bytes::Regex;
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
 pub use code_point::{ascii, chr, strpos};
-pub use edit::{
-    initcap, lpad, regexp_extract, regexp_replace, repeat, replace, reverse, rpad, split_part,
-};
+pub use edit::{initcap, regexp_extract, regexp_replace, repeat, replace, reverse, split_part};
 pub use join::{concat, concat_elements, concat_ws};
+pub use pad::{lpad, rpad};
 use pattern::Like;
 use text::{check_input, each_value, is_text, test_prefix, test_values};
 pub use transform::{lower, ltrim, rtrim, substring, substring_bytes, trim, upper};

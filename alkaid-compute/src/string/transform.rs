@@ -59,6 +59,103 @@ pub(super) fn transform(
     Ok(make_array(result))
 }
 
+/// A value's new bytes appended to the result's: given its row, whether it may hold
+/// multi-byte characters (as for [`MapValue`]), its bytes and the bytes to append to.
+/// For text, what it appends is valid UTF-8 whenever the value is: [`append_offsets`]
+/// relies on it.
+pub(super) trait AppendValue:
+    Fn(usize, bool, &[u8], &mut Vec<u8>) -> Result<(), ComputeError>
+{
+}
+impl<F: Fn(usize, bool, &[u8], &mut Vec<u8>) -> Result<(), ComputeError>> AppendValue for F {}
+
+/// As [`transform`], for edits that build most values anew (padding, replacing): each
+/// result appended straight into the result's bytes (offsets layouts) or into one
+/// reused vector (views), with no allocation per value. Built as values of two new
+/// strings each, `lpad` of 4 Mi short values took 387 ms against pyarrow's 83.
+///
+/// `grows_by` is about how many bytes an edit adds to a value (0 if it does not know):
+/// the result's bytes are reserved once for the input's plus that much per row, so that
+/// they are not moved halfway (each move copies what was written and faults in fresh
+/// pages).
+pub(super) fn transform_appending(
+    kernel: &'static str,
+    array: &dyn Array,
+    bytes_too: bool,
+    grows_by: usize,
+    append: impl AppendValue,
+) -> Result<ArrayRef, ComputeError> {
+    let data = array.to_data();
+    let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
+        check_input(kernel, plain, bytes_too)?;
+        let text = is_text(plain.data_type());
+        match plain.data_type().to_physical() {
+            PhysicalType::Binary => {
+                return append_offsets::<i32>(plain, text, grows_by, &append);
+            }
+            PhysicalType::LargeBinary => {
+                return append_offsets::<i64>(plain, text, grows_by, &append);
+            }
+            _ => {}
+        }
+        let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
+        let mut writer = TextWriter::like(plain.data_type(), plain.len(), bytes);
+        let mut scratch = Vec::new();
+        each_value(plain, |row, value| match value {
+            Some(value) => {
+                scratch.clear();
+                append(row, text, value, &mut scratch)?;
+                writer.push(row, Some(&scratch))
+            }
+            None => writer.push(row, None),
+        })?;
+        writer.finish(plain.data_type().clone())
+    })?;
+    Ok(make_array(result))
+}
+
+/// [`transform_appending`] for the layouts with offsets.
+fn append_offsets<O: OffsetSize>(
+    plain: &ArrayData,
+    text: bool,
+    grows_by: usize,
+    append: &impl AppendValue,
+) -> Result<ArrayData, ComputeError> {
+    let len = plain.len();
+    let source = offset_bytes::<O>(plain)?;
+    let used = source.all_values().unwrap_or_default();
+    let multibyte = text && !used.is_ascii();
+    // A guess, never a promise: a large `grows_by` is capped at 64 bytes a row.
+    let mut values: Vec<u8> =
+        Vec::with_capacity(used.len() + used.len() / 4 + len * grows_by.min(64));
+    let mut offsets: Vec<O> = Vec::with_capacity(len + 1);
+    offsets.push(O::ZERO);
+    for row in 0..len {
+        if plain.is_valid(row) {
+            append(row, multibyte, source.value(row), &mut values)?;
+        }
+        offsets.push(
+            O::from_usize(values.len()).ok_or_else(|| ComputeError::Overflow {
+                row: Some(row),
+                message: "the result exceeds what its offsets address; use a large or view type"
+                    .into(),
+            })?,
+        );
+    }
+    let builder = ArrayData::builder(plain.data_type().clone())
+        .len(len)
+        .nulls(plain.nulls().cloned())
+        .buffers(vec![
+            ScalarBuffer::from(offsets).into_inner(),
+            values.into(),
+        ]);
+    // SAFETY: the offsets were written above, one per slot plus one, from 0, never
+    // decreasing, ending at the length of `values`; what each row appended is valid
+    // UTF-8 for text (the `AppendValue` contract), so every offset falls between
+    // characters. Debug builds check it all.
+    Ok(unsafe { builder.build_unchecked() })
+}
+
 /// [`transform`] for the layouts with offsets: the new values and offsets written in one
 /// pass straight from the old offsets, with no builder in between.
 fn map_offsets<O: OffsetSize>(

@@ -170,14 +170,37 @@ fn fields_at_offset(values: &[i64], offset: i64, scale: i64, part: DatePart) -> 
 
 fn fields_in<const SCALE: i64>(values: &[i64], offset: i64, part: DatePart) -> Vec<i64> {
     // The time fields: the count of the field's own unit since the epoch, modulo the next
-    // unit (days begin on whole hours, locally), so two divisions by constants per row.
+    // unit (days begin on whole hours, locally), so two divisions by constants per row;
+    // 0 where the unit is coarser than the field (the millisecond of a count of seconds,
+    // or any time field of a date). A macro, not a const-generic function: the same loop
+    // as a function ran at half the speed in the benchmark (34 against 15 ms for 4 Mi
+    // rows), from code generation alone.
+    macro_rules! time_field {
+        ($per:expr, $modulo:expr) => {{
+            if $per < SCALE {
+                return vec![0; values.len()];
+            }
+            return values
+                .iter()
+                .map(|&value| match value.checked_add(offset) {
+                    Some(local) => local.div_euclid($per / SCALE).rem_euclid($modulo),
+                    None => {
+                        let local = i128::from(value) + i128::from(offset);
+                        local
+                            .div_euclid(i128::from($per / SCALE))
+                            .rem_euclid($modulo) as i64
+                    }
+                })
+                .collect();
+        }};
+    }
     match part {
-        DatePart::Hour => return time_field::<SCALE, 3_600_000_000_000, 24>(values, offset),
-        DatePart::Minute => return time_field::<SCALE, 60_000_000_000, 60>(values, offset),
-        DatePart::Second => return time_field::<SCALE, 1_000_000_000, 60>(values, offset),
-        DatePart::Millisecond => return time_field::<SCALE, 1_000_000, 1000>(values, offset),
-        DatePart::Microsecond => return time_field::<SCALE, 1000, 1000>(values, offset),
-        DatePart::Nanosecond => return time_field::<SCALE, 1, 1000>(values, offset),
+        DatePart::Hour => time_field!(3_600_000_000_000, 24),
+        DatePart::Minute => time_field!(60_000_000_000, 60),
+        DatePart::Second => time_field!(1_000_000_000, 60),
+        DatePart::Millisecond => time_field!(1_000_000, 1000),
+        DatePart::Microsecond => time_field!(1000, 1000),
+        DatePart::Nanosecond => time_field!(1, 1000),
         _ => {}
     }
     macro_rules! each_part {
@@ -209,29 +232,4 @@ fn fields_in<const SCALE: i64>(values: &[i64], offset: i64, part: DatePart) -> V
         Microsecond,
         Nanosecond
     )
-}
-
-/// A time field of `PER` nanoseconds counting up to `MODULO` (an hour: 3.6·10^12 and 24),
-/// of values `SCALE` nanoseconds each read at `offset`; 0 where the unit is coarser than
-/// the field (the millisecond of a count of seconds, or any time field of a date).
-fn time_field<const SCALE: i64, const PER: i64, const MODULO: i64>(
-    values: &[i64],
-    offset: i64,
-) -> Vec<i64> {
-    if PER < SCALE {
-        return vec![0; values.len()];
-    }
-    let per = PER / SCALE;
-    values
-        .iter()
-        .map(|&value| match value.checked_add(offset) {
-            Some(local) => local.div_euclid(per).rem_euclid(MODULO),
-            None => {
-                let local = i128::from(value) + i128::from(offset);
-                local
-                    .div_euclid(i128::from(per))
-                    .rem_euclid(i128::from(MODULO)) as i64
-            }
-        })
-        .collect()
 }
