@@ -60,12 +60,11 @@ fn choose<T: NativeType>(
     let len = chosen.len();
     // Each side's rows cut to the result's length once, so that reading row `i < len`
     // needs no check of its own (a check per value kept the loop from vectorising).
-    let rows = |values| rows_of(values, len);
     // `select` reads rows below `chosen.len()`, which is `len`, the length of the slices
     // cut above: each `get_unchecked` is in bounds.
     Ok(match (truthy, falsy) {
         (Values::Rows(t), Values::Rows(f)) => {
-            let (t, f) = (rows(t)?, rows(f)?);
+            let (t, f) = (rows_of(t, len)?, rows_of(f, len)?);
             select(
                 chosen,
                 // SAFETY: `i < len == t.len()` (above).
@@ -75,12 +74,12 @@ fn choose<T: NativeType>(
             )
         }
         (Values::Rows(t), Values::One(f)) => {
-            let t = rows(t)?;
+            let t = rows_of(t, len)?;
             // SAFETY: `i < len == t.len()` (above).
             select(chosen, |i| unsafe { *t.get_unchecked(i) }, |_| *f)
         }
         (Values::One(t), Values::Rows(f)) => {
-            let f = rows(f)?;
+            let f = rows_of(f, len)?;
             // SAFETY: `i < len == f.len()` (above).
             select(chosen, |_| *t, |i| unsafe { *f.get_unchecked(i) })
         }

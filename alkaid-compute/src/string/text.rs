@@ -118,6 +118,12 @@ impl TextWriter {
         }
     }
 
+    /// A writer for as many values as `data` has, in its layout, with room for its bytes.
+    pub fn like_input(data: &ArrayData) -> Self {
+        let bytes = data.buffers().get(1).map_or(0, |b| b.len());
+        Self::like(data.data_type(), data.len(), bytes)
+    }
+
     /// Appends a value, or a null.
     ///
     /// # Errors

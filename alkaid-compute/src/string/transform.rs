@@ -39,22 +39,33 @@ pub(super) fn transform(
     bytewise: Option<Bytewise>,
     map: impl MapValue,
 ) -> Result<ArrayRef, ComputeError> {
-    let data = array.to_data();
-    let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
-        check_input(kernel, plain, bytes_too)?;
-        let text = is_text(plain.data_type());
+    each_plain(kernel, array, bytes_too, |plain, text| {
         match plain.data_type().to_physical() {
             PhysicalType::Binary => return map_offsets::<i32>(plain, text, bytewise, &map),
             PhysicalType::LargeBinary => return map_offsets::<i64>(plain, text, bytewise, &map),
             _ => {}
         }
-        let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
-        let mut writer = TextWriter::like(plain.data_type(), plain.len(), bytes);
+        let mut writer = TextWriter::like_input(plain);
         each_value(plain, |row, value| match value {
             Some(value) => writer.push(row, Some(&map(row, text, value)?)),
             None => writer.push(row, None),
         })?;
         writer.finish(plain.data_type().clone())
+    })
+}
+
+/// `edit` of each plain input (a dictionary's values once, through `Lift::Keep`), checked
+/// to be text (or, with `bytes_too`, binary) and told whether it is text: what
+/// [`transform`] and [`transform_appending`] share.
+fn each_plain(
+    kernel: &'static str,
+    array: &dyn Array,
+    bytes_too: bool,
+    edit: impl Fn(&ArrayData, bool) -> Result<ArrayData, ComputeError>,
+) -> Result<ArrayRef, ComputeError> {
+    let result = lift_unary(&array.to_data(), Lift::Keep, &|plain: &ArrayData| {
+        check_input(kernel, plain, bytes_too)?;
+        edit(plain, is_text(plain.data_type()))
     })?;
     Ok(make_array(result))
 }
@@ -85,10 +96,7 @@ pub(super) fn transform_appending(
     grows_by: usize,
     append: impl AppendValue,
 ) -> Result<ArrayRef, ComputeError> {
-    let data = array.to_data();
-    let result = lift_unary(&data, Lift::Keep, &|plain: &ArrayData| {
-        check_input(kernel, plain, bytes_too)?;
-        let text = is_text(plain.data_type());
+    each_plain(kernel, array, bytes_too, |plain, text| {
         match plain.data_type().to_physical() {
             PhysicalType::Binary => {
                 return append_offsets::<i32>(plain, text, grows_by, &append);
@@ -98,8 +106,7 @@ pub(super) fn transform_appending(
             }
             _ => {}
         }
-        let bytes = plain.buffers().get(1).map_or(0, |b| b.len());
-        let mut writer = TextWriter::like(plain.data_type(), plain.len(), bytes);
+        let mut writer = TextWriter::like_input(plain);
         let mut scratch = Vec::new();
         each_value(plain, |row, value| match value {
             Some(value) => {
@@ -110,8 +117,7 @@ pub(super) fn transform_appending(
             None => writer.push(row, None),
         })?;
         writer.finish(plain.data_type().clone())
-    })?;
-    Ok(make_array(result))
+    })
 }
 
 /// [`transform_appending`] for the layouts with offsets.
