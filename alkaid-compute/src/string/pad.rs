@@ -46,7 +46,7 @@ fn pad(
         array,
         false,
         grows_by,
-        |_, multibyte, value, out| {
+        |row, multibyte, value, out| {
             // An ASCII value's length is its count of characters.
             let count = match multibyte {
                 false => value.len(),
@@ -59,11 +59,11 @@ fn pad(
                 };
                 out.extend_from_slice(&value[..cut]);
             } else if left {
-                padding.append(width - count, out);
+                padding.append(row, width - count, out)?;
                 out.extend_from_slice(value);
             } else {
                 out.extend_from_slice(value);
-                padding.append(width - count, out);
+                padding.append(row, width - count, out)?;
             }
             Ok(())
         },
@@ -114,18 +114,27 @@ impl Padding {
 
     /// Appends `chars` characters of padding (none for an empty `fill`): whole lay-outs
     /// while more are needed (each ends where a `fill` ends, so the cycle goes on), then a
-    /// prefix.
+    /// prefix. A padding longer than the lay-out is first asked of the allocator, so that
+    /// a width past what memory holds is an error naming `row`, not an abort.
     #[inline]
-    fn append(&self, mut chars: usize, out: &mut Vec<u8>) {
+    fn append(&self, row: usize, mut chars: usize, out: &mut Vec<u8>) -> Result<(), ComputeError> {
         let laid_out = self.ends.len() - 1;
         if laid_out == 0 {
-            return;
+            return Ok(());
+        }
+        if chars > laid_out {
+            let bytes = self.bytes_for(chars);
+            out.try_reserve(bytes).map_err(|_| ComputeError::Overflow {
+                row: Some(row),
+                message: format!("a padding of {chars} characters ({bytes} bytes)"),
+            })?;
         }
         while chars > laid_out {
             out.extend_from_slice(self.text.as_bytes());
             chars -= laid_out;
         }
         out.extend_from_slice(&self.text.as_bytes()[..self.ends[chars]]);
+        Ok(())
     }
 }
 
@@ -198,5 +207,16 @@ mod tests {
                 assert_eq!(texts(of_slice.as_ref()), expected[1..]);
             }
         }
+    }
+
+    #[test]
+    fn a_width_past_memory_is_an_error_naming_the_row() {
+        let input = StringArray::from(vec![Some("long enough"), None, Some("x")]);
+        let error = lpad(&input, 1 << 60, "ab").unwrap_err().to_string();
+        assert!(
+            error.contains("row 0") || error.contains("at row 0"),
+            "{error}"
+        );
+        assert!(error.contains("padding"), "{error}");
     }
 }
