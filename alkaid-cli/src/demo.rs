@@ -188,11 +188,12 @@ pub fn run(dir: &Path) -> Result<(), Failure> {
     );
 
     let started = Instant::now();
-    let bytes = crate::input::bytes(&path.to_string_lossy())?;
-    let mut reader = FileReader::from_buffer(bytes)?;
+    let source = crate::input::bytes(&path.to_string_lossy())?;
+    let mut reader = FileReader::from_buffer(source.buffer().clone())?;
     let read: Vec<RecordBatch> = (0..reader.num_batches())
         .map(|i| reader.batch(i))
         .collect::<Result<_, _>>()?;
+    source.check()?;
     let rows: usize = read.iter().map(RecordBatch::num_rows).sum();
     step(
         format!("memory-mapped it and read {rows} rows back, every value validated"),

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_ipc::{BufferStreamReader, FileReader, ReadOptions};
+use alkaid_ipc::{BufferStreamReader, FileMap, FileReader, ReadOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 
 use crate::failure::Failure;
@@ -25,11 +25,16 @@ pub enum Input {
     File {
         reader: Files,
         batches: Range<usize>,
+        /// The file's bytes, checked after each batch (a local file that shrank under
+        /// its memory map is an error).
+        source: Source,
     },
     /// A stream: batches in order, of which those in `batches` that are there are kept.
     Stream {
         reader: BufferStreamReader,
         batches: Range<usize>,
+        /// The stream's bytes, checked after each batch.
+        source: Source,
     },
     /// Parquet, CSV or JSON: batches in order, of which those in `batches` are kept, each
     /// with only `columns` when the reader did not select them.
@@ -82,14 +87,16 @@ fn batch_range(text: &str) -> Result<Range<usize>, String> {
     }
 }
 
-/// The bytes of `path` (`-` for standard input): a read-only memory map of a file.
-pub fn bytes(path: &str) -> Result<Buffer, Failure> {
+/// The bytes of `path` (`-` for standard input): a file through a guarded memory map
+/// (alkaid-ipc's [`FileMap`]: a file that shrinks while mapped is an error from
+/// [`FileMap::check`], not a crash).
+pub fn bytes(path: &str) -> Result<FileMap, Failure> {
     if path == "-" {
         let mut all = Vec::new();
         std::io::stdin()
             .read_to_end(&mut all)
             .map_err(|e| Failure::new(format!("reading standard input: {e}")))?;
-        return Ok(Buffer::from(all));
+        return Ok(FileMap::from(Buffer::from(all)));
     }
     let file = File::open(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
     let metadata = file
@@ -101,16 +108,22 @@ pub fn bytes(path: &str) -> Result<Buffer, Failure> {
              NAME={path}/` reads the files in it as one table)"
         )));
     }
-    let length = metadata.len();
-    if length == 0 {
-        return Ok(Buffer::empty());
+    FileMap::of(&file).map_err(|e| Failure::new(format!("{path}: {e}")))
+}
+
+/// An input's bytes and its path, to say where it shrank.
+pub struct Source {
+    bytes: FileMap,
+    path: String,
+}
+
+impl Source {
+    /// `Ok` unless the file shrank since it was mapped (what was read since may be zeros).
+    pub fn check(&self) -> Result<(), Failure> {
+        self.bytes
+            .check()
+            .map_err(|e| Failure::new(format!("{}: {e}", self.path)))
     }
-    // SAFETY: the map is read-only and private to this process; another process truncating
-    // the file while it is mapped is outside what the tool defends against (as for every
-    // memory-mapped reader), and is documented in the help.
-    let map =
-        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Failure::new(format!("{path}: {e}")))?;
-    Ok(Buffer::from_owner(map))
 }
 
 /// The cores this process may use (1 if the system does not say).
@@ -214,12 +227,18 @@ impl Input {
             });
         }
         let (reader, stream) = Self::open_bytes(path, options.clone())?;
+        let source = Source {
+            bytes: stream,
+            path: path.to_string(),
+        };
         let reader = match reader {
             Some(reader) => reader,
             None => {
+                let bytes = source.bytes.buffer().clone();
                 return Ok(Input::Stream {
-                    reader: BufferStreamReader::with_options(stream, options).map_err(place)?,
+                    reader: BufferStreamReader::with_options(bytes, options).map_err(place)?,
                     batches: batches.unwrap_or(0..usize::MAX),
+                    source,
                 });
             }
         };
@@ -237,25 +256,33 @@ impl Input {
                 reader.num_batches()
             )));
         }
-        Ok(Input::File { reader, batches })
+        Ok(Input::File {
+            reader,
+            batches,
+            source,
+        })
     }
 
-    /// The file at `path`, or else the bytes of the stream there.
-    fn open_bytes(path: &str, options: ReadOptions) -> Result<(Option<Files>, Buffer), Failure> {
+    /// The file at `path` and its bytes, or else the bytes of the stream there (the
+    /// bytes of an object-store file are the reader's own, and empty here).
+    fn open_bytes(path: &str, options: ReadOptions) -> Result<(Option<Files>, FileMap), Failure> {
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
         #[cfg(feature = "object-store")]
         if crate::location::is_url(path) {
             return Ok(match crate::remote::open(path, options)? {
-                crate::remote::Remote::File(file) => (Some(Files::Remote(*file)), Buffer::empty()),
-                crate::remote::Remote::Stream(bytes) => (None, bytes),
+                crate::remote::Remote::File(file) => {
+                    (Some(Files::Remote(*file)), FileMap::from(Buffer::empty()))
+                }
+                crate::remote::Remote::Stream(bytes) => (None, FileMap::from(bytes)),
             });
         }
-        let bytes = bytes(path)?;
-        if is_file(&bytes) {
-            let reader = FileReader::open(bytes, options).map_err(place)?;
-            return Ok((Some(Files::Local(reader)), Buffer::empty()));
+        let source = bytes(path)?;
+        let bytes = source.buffer();
+        if is_file(bytes) {
+            let reader = FileReader::open(bytes.clone(), options).map_err(place)?;
+            return Ok((Some(Files::Local(reader)), source));
         }
-        if let Some(format) = foreign_format(&bytes) {
+        if let Some(format) = foreign_format(bytes) {
             let hint = match format {
                 "delimited text (CSV)" => " (--from csv reads it)",
                 "JSON text" => " (--from json reads it, one object per line)",
@@ -265,7 +292,16 @@ impl Input {
                 "{path} is {format}, not an IPC file or stream{hint}"
             )));
         }
-        Ok((None, bytes))
+        Ok((None, source))
+    }
+
+    /// `Ok` unless a local input shrank under its memory map since it was opened: asked
+    /// after the last batch has been used, before a result is committed.
+    pub fn check(&self) -> Result<(), Failure> {
+        match self {
+            Input::File { source, .. } | Input::Stream { source, .. } => source.check(),
+            Input::Rows { .. } => Ok(()),
+        }
     }
 
     /// The schema.
@@ -297,10 +333,15 @@ impl Input {
     ) -> Box<dyn Iterator<Item = Result<(RecordBatch, Metadata), Failure>> + '_> {
         match self {
             // The file reader's errors already say which batch.
-            Input::File { reader, batches } => Box::new(batches.clone().map(move |i| {
-                reader
-                    .batch_with_metadata(i)
-                    .map_err(|e| Failure::new(e.to_string()))
+            Input::File {
+                reader,
+                batches,
+                source,
+            } => Box::new(batches.clone().map(move |i| {
+                // A file that shrank is the cause of whatever else went wrong.
+                let batch = reader.batch_with_metadata(i);
+                source.check()?;
+                batch.map_err(|e| Failure::new(e.to_string()))
             })),
             Input::Rows {
                 reader,
@@ -325,7 +366,11 @@ impl Input {
                         }),
                 )
             }
-            Input::Stream { reader, batches } => {
+            Input::Stream {
+                reader,
+                batches,
+                source,
+            } => {
                 let mut index = 0;
                 Box::new(std::iter::from_fn(move || {
                     // Batches before the selection are decoded too (a stream may change its
@@ -335,14 +380,79 @@ impl Input {
                         let i = index;
                         index += 1;
                         match next {
-                            Err(e) => return Some(Err(Failure::new(format!("batch {i}: {e}")))),
+                            Err(e) => {
+                                let failure = Failure::new(format!("batch {i}: {e}"));
+                                return Some(source.check().and(Err(failure)));
+                            }
                             Ok(_) if i < batches.start => {}
-                            Ok(batch) => return Some(Ok(batch)),
+                            Ok(batch) => return Some(source.check().map(|()| batch)),
                         }
                     }
                     None
                 }))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alkaid_array::{ArrayRef, Int64Array};
+    use alkaid_ipc::{FileWriter, StreamWriter, WriteOptions};
+    use alkaid_schema::{DataType, Field, Schema};
+
+    use super::*;
+
+    /// An input file (or stream) truncated after its first batch was read: the next batch,
+    /// or the check before a result is committed, is a failure naming the file and the
+    /// shrinking, never a crash.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_input_that_shrinks_while_read_is_a_failure() {
+        let dir = std::env::temp_dir().join(format!("alkaid-cli-shrinks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+        let column: ArrayRef = Arc::new(Int64Array::from((0..100_000).collect::<Vec<i64>>()));
+        let batch = RecordBatch::try_new(schema.clone(), vec![column]).unwrap();
+        for kind in ["file", "stream"] {
+            let path = dir.join(kind);
+            let out = File::create(&path).unwrap();
+            if kind == "file" {
+                let mut writer =
+                    FileWriter::try_new(out, schema.clone(), WriteOptions::default()).unwrap();
+                (0..4).for_each(|_| writer.write(&batch).unwrap());
+                writer.finish().unwrap();
+            } else {
+                let mut writer =
+                    StreamWriter::try_new(out, schema.clone(), WriteOptions::default()).unwrap();
+                (0..4).for_each(|_| writer.write(&batch).unwrap());
+                writer.finish().unwrap();
+            }
+            let name = path.to_string_lossy().into_owned();
+            let mut input = Input::open(&name, &Selection::default()).unwrap();
+            assert_eq!(input.kind(), kind);
+            let mut batches = input.batches();
+            assert_eq!(
+                batches.next().unwrap().unwrap().0.num_rows(),
+                batch.num_rows()
+            );
+            let len = std::fs::metadata(&path).unwrap().len();
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(len / 3)
+                .unwrap();
+            let failure = batches
+                .find_map(Result::err)
+                .expect("a batch past the new end fails");
+            let text = failure.to_string();
+            assert!(text.contains(&name) && text.contains("shrank"), "{text}");
+            drop(batches);
+            assert!(input.check().is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

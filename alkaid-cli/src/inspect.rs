@@ -10,7 +10,8 @@ use crate::input::{bytes, is_file};
 /// dictionary id and whether it is a delta, rows and custom metadata of batches), the
 /// alignment of the bodies, and for a file its magic and footer.
 pub fn inspect(path: &str) -> Result<(), Failure> {
-    let all = bytes(path)?;
+    let source = bytes(path)?;
+    let all = source.buffer().clone();
     let mut out = String::new();
     // A file is its magic, then a stream, then the footer.
     let (start, stand_in) = if is_file(&all) {
@@ -104,6 +105,10 @@ pub fn inspect(path: &str) -> Result<(), Failure> {
     out.push_str(&format!(
         "{index} messages; bodies aligned to {alignment} bytes\n"
     ));
+    // Nothing is printed from a file that shrank while it was read.
+    source
+        .check()
+        .map_err(|e| Failure::new(format!("{path}: {e}")))?;
     print!("{out}");
     Ok(())
 }

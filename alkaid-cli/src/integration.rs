@@ -33,10 +33,11 @@ fn required<'a>(path: Option<&'a str>, flag: &str, mode: Mode) -> Result<&'a str
 
 fn read_file(path: &str) -> Result<(alkaid_schema::SchemaRef, Vec<RecordBatch>), Failure> {
     let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
-    let mut reader = FileReader::from_buffer(bytes(path)?).map_err(place)?;
-    let batches = (&mut reader)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(place)?;
+    let source = bytes(path)?;
+    let mut reader = FileReader::from_buffer(source.buffer().clone()).map_err(place)?;
+    let batches = (&mut reader).collect::<Result<Vec<_>, _>>();
+    source.check().map_err(place)?;
+    let batches = batches.map_err(place)?;
     Ok((reader.schema(), batches))
 }
 

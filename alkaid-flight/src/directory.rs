@@ -1,11 +1,13 @@
 //! A ready-made Flight service: the IPC files of one directory, each a flight named by its
 //! file name. `ListFlights` lists them with their schemas and row counts, `DoGet` streams
-//! a file's batches (read on a thread of their own, a couple of batches ahead of the
-//! network at most), and `DoPut` writes a new file atomically (`upload.rs`): a failed or
+//! a file's batches (read from a memory map that the `DoGet`s of one file share,
+//! `shared_maps.rs`, on a thread of their own, a couple of batches ahead of the network at
+//! most), and `DoPut` writes a new file atomically (`upload.rs`): a failed or
 //! cancelled upload leaves nothing behind.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_ipc::{FileReader, ReadOptions, Seekable, WriteOptions};
@@ -27,6 +29,7 @@ use crate::proto::{
 };
 use crate::schema::schema_to_ipc;
 use crate::server::RequestBodyWatch;
+use crate::shared_maps::SharedMaps;
 use crate::upload::receive_file;
 
 /// Batches read ahead of the network, at most, per `DoGet`.
@@ -49,6 +52,8 @@ pub struct DirectoryService {
     dir: PathBuf,
     write: WriteOptions,
     read: ReadOptions,
+    /// The maps of the files being read, shared by their `DoGet`s.
+    maps: Arc<SharedMaps>,
 }
 
 impl DirectoryService {
@@ -58,6 +63,7 @@ impl DirectoryService {
             dir: dir.into(),
             write: WriteOptions::default(),
             read: ReadOptions::default(),
+            maps: Arc::default(),
         }
     }
 
@@ -168,19 +174,32 @@ fn describe(
 /// A batch read for a `DoGet`, with its (empty) app_metadata, or the error that ends it.
 type Outgoing = Result<(RecordBatch, Bytes)>;
 
-/// The batches of the file at `path`, read on a thread of their own and handed over
-/// through a channel of [`READ_AHEAD`] places: a slow client slows the reading.
-fn read_file(path: PathBuf, options: ReadOptions) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
-    let reader = FileReader::open(Seekable(File::open(&path)?), options)?;
+/// The batches of the file at `path`, read from its shared map on a thread of their own
+/// and handed over through a channel of [`READ_AHEAD`] places: a slow client slows the
+/// reading. Each batch is sent only once the map is known whole after reading it (a file
+/// truncated meanwhile ends the stream with an error).
+fn read_file(
+    maps: &SharedMaps,
+    path: PathBuf,
+    options: ReadOptions,
+) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
+    let map = maps.open(&path)?;
+    let reader = FileReader::open(map.buffer().clone(), options)?;
     let schema = reader.schema();
     let (sender, receiver) = mpsc::channel(READ_AHEAD);
     std::thread::Builder::new()
         .name("alkaid-flight-read".into())
         .spawn(move || {
             for batch in reader {
-                let item = batch.map(|b| (b, Bytes::new())).map_err(FlightError::from);
+                // A file that shrank is the cause of whatever else went wrong.
+                let item = map
+                    .check()
+                    .and(batch)
+                    .map(|b| (b, Bytes::new()))
+                    .map_err(FlightError::from);
+                let failed = item.is_err();
                 // The client went away: stop reading.
-                if sender.blocking_send(item).is_err() {
+                if sender.blocking_send(item).is_err() || failed {
                     return;
                 }
             }
@@ -240,8 +259,8 @@ impl FlightService for DirectoryService {
             .map_err(|_| Status::invalid_argument("a ticket of this service is a file name"))?
             .to_string();
         let path = self.path(&name)?;
-        let read = self.read.clone();
-        let (schema, batches) = tokio::task::spawn_blocking(move || read_file(path, read))
+        let (read, maps) = (self.read.clone(), self.maps.clone());
+        let (schema, batches) = tokio::task::spawn_blocking(move || read_file(&maps, path, read))
             .await
             .map_err(|e| Status::internal(format!("opening a file: {e}")))?
             .map_err(|e| not_found_or(e, &format!("flight {name:?}")))?;

@@ -76,6 +76,7 @@ mod piecewise_channel;
 mod piecewise_service;
 mod schema;
 mod server;
+mod shared_maps;
 mod tls_provider;
 mod upload;
 

@@ -9,6 +9,7 @@
 //! | [`StreamReader`] | a stream from any `Read`, legacy framing included |
 //! | [`BufferStreamReader`] | a stream already in memory, zero-copy |
 //! | [`FileReader`] | random access to the batches of a file; zero-copy over a [`Buffer`](alkaid_buffer::Buffer) |
+//! | [`FileMap`] | a file's bytes through a memory map guarded against the file shrinking (an error from [`FileMap::check`], not a crash) |
 //! | [`ReadOptions`] | full validation (default) or, `unsafe`, structural only; nullability checks; only some columns ([`ReadOptions::with_columns`]), the others neither decompressed nor validated; decompression threads |
 //! | [`Tensor`], [`SparseTensor`] | tensor and sparse tensor messages ([`read_tensor`], [`write_tensor`], ...), zero-copy |
 //!
@@ -73,6 +74,7 @@
 mod codec;
 mod dictionary;
 mod error;
+mod file_map;
 mod mapping;
 mod path;
 mod read;
@@ -105,6 +107,7 @@ pub(crate) use generated::org::apache::arrow::flatbuf as fb;
 pub use codec::Compression;
 pub use dictionary::DictionaryIds;
 pub use error::{IpcError, IpcErrorKind, Result};
+pub use file_map::FileMap;
 pub use mapping::{
     cached_mapping_bytes, release_mapping_cache, set_huge_pages, set_mapping_cache_limit,
 };

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    BufferStreamReader, Compression, FileReader, FileWriter, ReadOptions, StreamWriter,
+    BufferStreamReader, Compression, FileMap, FileReader, FileWriter, ReadOptions, StreamWriter,
     WriteOptions,
 };
 use alkaid_schema::SchemaRef;
@@ -20,30 +20,22 @@ use crate::error::to_py;
 use crate::reader::{Batches, PyRecordBatchReader};
 
 /// The bytes of `source`: a bytes-like object (copied), a path (read, or mapped when
-/// `memory_map`), or a file object (read whole).
-fn source_bytes(source: &Bound<'_, PyAny>, memory_map: bool) -> PyResult<Buffer> {
+/// `memory_map`, through alkaid-ipc's guarded [`FileMap`]: a file truncated while mapped is
+/// an error from its `check`, not a crash), or a file object (read whole).
+fn source_bytes(source: &Bound<'_, PyAny>, memory_map: bool) -> PyResult<FileMap> {
     if let Ok(bytes) = source.extract::<Vec<u8>>() {
-        return Ok(Buffer::from(bytes));
+        return Ok(FileMap::from(Buffer::from(bytes)));
     }
     if source.hasattr("read")? && !source.is_instance_of::<pyo3::types::PyString>() {
         let bytes: Vec<u8> = source.call_method0("read")?.extract()?;
-        return Ok(Buffer::from(bytes));
+        return Ok(FileMap::from(Buffer::from(bytes)));
     }
     let path: PathBuf = source.extract()?;
     if !memory_map {
         let bytes = std::fs::read(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
-        return Ok(Buffer::from(bytes));
+        return Ok(FileMap::from(Buffer::from(bytes)));
     }
-    let file = File::open(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
-    if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
-        return Ok(Buffer::empty());
-    }
-    // SAFETY: the map is read-only and private to this process. Another process that
-    // truncates the file while it is mapped makes reads of the missing pages fault, as
-    // for every memory-mapped reader (pyarrow's included); said in the docstring.
-    let map = unsafe { memmap2::Mmap::map(&file) }
-        .map_err(|e| to_py(format!("{}: {e}", path.display())))?;
-    Ok(Buffer::from_owner(map))
+    FileMap::open(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))
 }
 
 /// Reads the IPC stream in `source` (bytes, a path or a file object), lazily: each batch
@@ -51,15 +43,16 @@ fn source_bytes(source: &Bound<'_, PyAny>, memory_map: bool) -> PyResult<Buffer>
 #[pyfunction]
 pub fn read_ipc_stream(source: &Bound<'_, PyAny>) -> PyResult<PyRecordBatchReader> {
     let bytes = source_bytes(source, false)?;
-    let reader = BufferStreamReader::try_new(bytes).map_err(to_py)?;
+    let reader = BufferStreamReader::try_new(bytes.buffer().clone()).map_err(to_py)?;
     let schema = reader.schema();
     let batches: Batches = Box::new(reader.map(|b| b.map_err(|e| e.to_string())));
     Ok(PyRecordBatchReader::new(schema, batches))
 }
 
 /// Reads the IPC file in `source` (bytes, a path or a file object): with `memory_map`, a
-/// path is mapped and its batches share the mapping (no copy; the file must not be
-/// truncated while they are alive). `columns` selects columns by index; the others are
+/// path is mapped and its batches share the mapping (no copy; a file truncated while
+/// batches are read is an error naming the shrinking, and batches still held from it read
+/// zeros where its bytes are gone). `columns` selects columns by index; the others are
 /// neither decoded nor checked.
 #[pyfunction]
 #[pyo3(signature = (source, memory_map = false, columns = None))]
@@ -73,9 +66,11 @@ pub fn read_ipc_file(
         Some(columns) => ReadOptions::default().with_columns(columns),
         None => ReadOptions::default(),
     };
-    let reader = FileReader::open(bytes, options).map_err(to_py)?;
+    let reader = FileReader::open(bytes.buffer().clone(), options).map_err(to_py)?;
     let schema = reader.schema();
-    let batches: Batches = Box::new(reader.map(|b| b.map_err(|e| e.to_string())));
+    // A file that shrank under its map is the cause of whatever else went wrong.
+    let batches: Batches =
+        Box::new(reader.map(move |b| bytes.check().and(b).map_err(|e| e.to_string())));
     Ok(PyRecordBatchReader::new(schema, batches))
 }
 

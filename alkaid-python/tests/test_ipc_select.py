@@ -55,6 +55,23 @@ def test_files_on_disk_memory_mapped_and_by_file_object(tmp_path):
     assert pa.ipc.open_file(sink.getvalue()).read_all().equals(pa.Table.from_batches(source.to_batches()[:1]))
 
 
+def test_a_memory_mapped_file_truncated_while_read_is_an_error_not_a_crash(tmp_path):
+    # Large enough that the batches after the first lie on pages past the cut.
+    batch = pa.record_batch({"n": pa.array(range(200_000), pa.int64())})
+    path = tmp_path / "shrinks.arrow"
+    with pa.ipc.new_file(str(path), batch.schema) as w:
+        for _ in range(4):
+            w.write_batch(batch)
+    reader = alkaid.read_ipc_file(path, memory_map=True)
+    first = pa.record_batch(reader.read_next_batch())
+    assert first.equals(batch)
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size // 3)
+    with pytest.raises(alkaid.AlkaidError, match="shrank"):
+        for _ in reader:
+            pass
+
+
 def test_broken_ipc_bytes_are_errors_naming_the_problem(tmp_path):
     data = alkaid.write_ipc_stream(alkaid.reader(table()))
     with pytest.raises(alkaid.AlkaidError):

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use alkaid_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use alkaid_flight::{
-    DataBody, DirectoryService, FlightClient, FlightData, FlightDescriptor, FlightEncoder,
-    FlightError, ServerOptions,
+    ClientOptions, DataBody, DirectoryService, FlightClient, FlightData, FlightDescriptor,
+    FlightEncoder, FlightError, ServerOptions,
 };
 use alkaid_ipc::{FileWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
@@ -303,7 +303,7 @@ fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
             .await
             .unwrap();
         // A client's own limit refuses a message larger than it.
-        let small = alkaid_flight::ClientOptions::default().with_max_message_bytes(1000);
+        let small = ClientOptions::default().with_max_message_bytes(1000);
         let mut strict = FlightClient::connect_with(&server.uri(), small)
             .await
             .unwrap();
@@ -319,5 +319,70 @@ fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
             ),
             "{err}"
         );
+    });
+}
+
+/// A file truncated while it is served (from a memory map shared by its readers): the
+/// streams reading it end with an error that says the file shrank, the batches sent before
+/// are intact, and the server goes on serving, that file's new content included.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_truncated_while_served_ends_its_streams_with_an_error() {
+    let dir = scratch("faults_truncated");
+    let path = dir.join("shrinks.arrow");
+    write_file(&path, 32, 20_000);
+    write_file(&dir.join("other.arrow"), 2, 100);
+    let runtime = runtime();
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(&dir),
+        ServerOptions::default(),
+    );
+    runtime.block_on(async {
+        let mut readers = Vec::new();
+        for _ in 0..3 {
+            // A small window, so that the server cannot have sent the whole file before
+            // the cut: it reads a few batches ahead of what the client has taken.
+            let options = ClientOptions::default().with_window_bytes(64 << 10);
+            let mut client = FlightClient::connect_with(&server.uri(), options)
+                .await
+                .unwrap();
+            let mut batches = client.do_get(b"shrinks.arrow").await.unwrap();
+            let first = batches.try_next().await.unwrap().unwrap();
+            assert_eq!(first.num_rows(), 20_000);
+            readers.push((client, batches));
+        }
+        let len = std::fs::metadata(&path).unwrap().len();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len / 4)
+            .unwrap();
+        for (_client, mut batches) in readers {
+            let mut next = 20_000i64;
+            let error = loop {
+                match batches.try_next().await {
+                    Ok(Some(batch)) => {
+                        // Read ahead before the cut: intact.
+                        let n = batch
+                            .column(0)
+                            .as_any()
+                            .downcast_ref::<Int64Array>()
+                            .unwrap();
+                        assert_eq!(n.value(0), next);
+                        next += n.len() as i64;
+                    }
+                    Ok(None) => panic!("a stream of a file cut to a quarter ended cleanly"),
+                    Err(e) => break e,
+                }
+            };
+            assert!(error.to_string().contains("shrank"), "{error}");
+        }
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        assert_eq!(rows_of(&mut client, "other.arrow").await, 200);
+        // The same name, written anew, is served from a map of its own.
+        write_file(&path, 2, 50);
+        assert_eq!(rows_of(&mut client, "shrinks.arrow").await, 100);
     });
 }

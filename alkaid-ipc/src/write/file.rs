@@ -150,9 +150,12 @@ pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadat
     let len = i32::try_from(footer.len())
         .map_err(|_| IpcError::invalid_argument("the footer is larger than 2 GiB"))?;
     let out = &mut core.out;
-    out.write_all(footer)?;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(core.encoder.options().magic().bytes())?;
-    out.flush()?;
-    Ok(())
+    let start = out.position;
+    let mut write = || -> std::io::Result<()> {
+        out.write_all(footer)?;
+        out.write_all(&len.to_le_bytes())?;
+        out.write_all(core.encoder.options().magic().bytes())?;
+        out.flush()
+    };
+    write().map_err(|e| IpcError::from(e).context(format!("writing the footer at byte {start}")))
 }

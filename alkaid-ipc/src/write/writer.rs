@@ -90,7 +90,8 @@ impl<W: Write> WriterCore<W> {
         Ok(())
     }
 
-    /// Writes one message; its block (where it went).
+    /// Writes one message; its block (where it went). A failed write names the message
+    /// and the byte it started at.
     fn message(&mut self, message: &EncodedMessage) -> Result<fb::Block> {
         let start = self.out.position;
         let alignment = self.encoder.options().alignment();
@@ -99,13 +100,28 @@ impl<W: Write> WriterCore<W> {
             message.flatbuffer(),
             message.body(),
             alignment,
-        )?;
+        )
+        .map_err(|e| {
+            let which = match message.kind() {
+                MessageKind::Schema => "the schema message".to_string(),
+                MessageKind::Dictionary => {
+                    format!("dictionary message {}", self.dictionary_blocks.len())
+                }
+                MessageKind::RecordBatch => format!("record batch {}", self.batch_blocks.len()),
+            };
+            e.context(format!("writing {which} at byte {start}"))
+        })?;
         Ok(fb::Block::new(start as i64, meta as i32, body as i64))
     }
 
     /// The end-of-stream marker.
     pub fn write_end(&mut self) -> Result<()> {
-        self.out.write_all(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])?;
-        Ok(())
+        let start = self.out.position;
+        self.out
+            .write_all(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])
+            .map_err(|e| {
+                crate::IpcError::from(e)
+                    .context(format!("writing the end-of-stream marker at byte {start}"))
+            })
     }
 }

@@ -25,3 +25,4 @@ mod projection;
 mod pyarrow_fixtures;
 mod round_trip;
 mod unify;
+mod writes;

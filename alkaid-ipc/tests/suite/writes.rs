@@ -1,0 +1,221 @@
+//! Outputs that take less than they are given: the writers' bytes are the same whatever
+//! an output takes per call (the vectored write from the batches' own buffers against a
+//! plain output that takes one slice, or a few bytes, per call and is sometimes
+//! interrupted), and an output that fails mid-message is an error naming the message, with
+//! what was written before kept.
+
+use std::io::{self, IoSlice, Write};
+
+use alkaid_ipc::{FileWriter, IpcErrorKind, StreamWriter, WriteOptions};
+use alkaid_schema::arbitrary;
+use proptest::prelude::*;
+
+use crate::batches::random_batches;
+use crate::common::{Rng, dictionary_of_dictionary, generatable};
+use crate::support::int_batch;
+
+/// An output without vectored writes (the default: the first non-empty slice per call)
+/// that takes at most a random few bytes per call and answers some calls with
+/// `Interrupted`.
+struct Awkward {
+    bytes: Vec<u8>,
+    rng: Rng,
+    calls: usize,
+}
+
+impl Write for Awkward {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.calls += 1;
+        if self.rng.chance(0.2) {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        let n = buf.len().min(1 + self.rng.below(100));
+        self.bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An output that takes whole slices of a vectored write but stops partway through one.
+struct Partial {
+    bytes: Vec<u8>,
+    rng: Rng,
+}
+
+impl Write for Partial {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_vectored(&[IoSlice::new(buf)])
+    }
+
+    fn write_vectored(&mut self, slices: &[IoSlice<'_>]) -> io::Result<usize> {
+        let total: usize = slices.iter().map(|s| s.len()).sum();
+        let take = if total == 0 {
+            0
+        } else {
+            1 + self.rng.below(total)
+        };
+        let mut left = take;
+        for slice in slices {
+            let n = slice.len().min(left);
+            self.bytes.extend_from_slice(&slice[..n]);
+            left -= n;
+        }
+        Ok(take)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An output that fails once it has taken `limit` bytes.
+struct Failing {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = self.limit - self.bytes.len();
+        if room == 0 {
+            return Err(io::Error::other("the disk is full"));
+        }
+        let n = buf.len().min(room);
+        self.bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn options(rng: &mut Rng) -> WriteOptions {
+    let compression = match rng.below(3) {
+        0 => alkaid_ipc::Compression::None,
+        1 => alkaid_ipc::Compression::Lz4Frame,
+        _ => alkaid_ipc::Compression::Zstd { level: 1 },
+    };
+    WriteOptions::default()
+        .with_compression(compression)
+        .with_alignment(if rng.chance(0.5) { 8 } else { 64 })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn every_output_gets_the_same_bytes(
+        types in prop::collection::vec(arbitrary::data_type_with_depth(3), 1..4),
+        seed in any::<u64>(),
+        lens in prop::collection::vec(0usize..40, 1..4),
+    ) {
+        prop_assume!(types.iter().all(|t| generatable(t) && !dictionary_of_dictionary(t)));
+        let mut rng = Rng::new(seed);
+        let (schema, batches) = random_batches(&types, &lens, &mut rng);
+        let options = options(&mut rng);
+
+        let mut stream = StreamWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
+        let awkward = Awkward { bytes: Vec::new(), rng: Rng::new(seed ^ 1), calls: 0 };
+        let mut awkward = StreamWriter::try_new(awkward, schema.clone(), options.clone()).unwrap();
+        let partial = Partial { bytes: Vec::new(), rng: Rng::new(seed ^ 2) };
+        let mut partial = StreamWriter::try_new(partial, schema.clone(), options.clone()).unwrap();
+        for batch in &batches {
+            stream.write(batch).unwrap();
+            awkward.write(batch).unwrap();
+            partial.write(batch).unwrap();
+        }
+        let stream = stream.into_inner().unwrap();
+        let awkward = awkward.into_inner().unwrap();
+        prop_assert!(awkward.calls > 1);
+        prop_assert_eq!(&awkward.bytes, &stream);
+        prop_assert_eq!(&partial.into_inner().unwrap().bytes, &stream);
+
+        // A file: one dictionary per id, so the first batch only.
+        let mut file = FileWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
+        let awkward = Awkward { bytes: Vec::new(), rng: Rng::new(seed ^ 3), calls: 0 };
+        let mut awkward = FileWriter::try_new(awkward, schema, options).unwrap();
+        file.write(&batches[0]).unwrap();
+        awkward.write(&batches[0]).unwrap();
+        prop_assert_eq!(awkward.into_inner().unwrap().bytes, file.into_inner().unwrap());
+    }
+}
+
+/// An output that fails at every byte of a stream in turn: each failure is an `Io` error
+/// that names the message being written and where it started, and the bytes before are
+/// what the stream had there.
+#[test]
+fn a_failure_mid_message_names_the_message() {
+    let batches = [int_batch(1000), int_batch(10)];
+    let schema = batches[0].schema().clone();
+    let whole = {
+        let mut writer =
+            StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+        for batch in &batches {
+            writer.write(batch).unwrap();
+        }
+        writer.into_inner().unwrap()
+    };
+    let mut named = std::collections::BTreeSet::new();
+    for limit in (0..whole.len()).step_by(7).chain([whole.len() - 1]) {
+        let out = Failing {
+            bytes: Vec::new(),
+            limit,
+        };
+        let result = StreamWriter::try_new(out, schema.clone(), WriteOptions::default()).and_then(
+            |mut writer| {
+                for batch in &batches {
+                    writer.write(batch)?;
+                }
+                writer.finish()?;
+                Ok(writer)
+            },
+        );
+        let e = match result {
+            Ok(_) => panic!("a stream of {} bytes written into {limit}", whole.len()),
+            Err(e) => e,
+        };
+        assert_eq!(e.kind(), IpcErrorKind::Io, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("the disk is full") && text.contains(" at byte "),
+            "{text}"
+        );
+        let which = [
+            "the schema message",
+            "record batch 0",
+            "record batch 1",
+            "end-of-stream",
+        ]
+        .into_iter()
+        .find(|w| text.contains(w))
+        .unwrap_or_else(|| panic!("{text}"));
+        named.insert(which);
+    }
+    assert_eq!(named.len(), 4, "{named:?}");
+}
+
+/// The file's footer too.
+#[test]
+fn a_failure_in_the_footer_names_it() {
+    let batch = int_batch(10);
+    let whole = {
+        let mut writer =
+            FileWriter::try_new(Vec::new(), batch.schema().clone(), WriteOptions::default())
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.into_inner().unwrap()
+    };
+    let out = Failing {
+        bytes: Vec::new(),
+        limit: whole.len() - 3,
+    };
+    let mut writer =
+        FileWriter::try_new(out, batch.schema().clone(), WriteOptions::default()).unwrap();
+    writer.write(&batch).unwrap();
+    let e = writer.finish().unwrap_err();
+    assert!(e.to_string().contains("writing the footer at byte"), "{e}");
+}
