@@ -136,6 +136,26 @@ def ipc(timer: Timer, data: pathlib.Path) -> None:
     (data / "pyarrow_stream_lz4.arrows").write_bytes(own)
     timer.time("ipc_read", "stream/lz4_from_pyarrow", lambda: read_stream(own, False))
 
+    # To a file in the page cache (truncated by each write) and back with full validation,
+    # as the Rust `ipc_io` rows (pyarrow's reads check structure only unless asked).
+    path = data / "ipc_io_pyarrow.arrows"
+
+    def write_file():
+        with pa.OSFile(str(path), "wb") as sink:
+            write_stream(sink, batch, write_options("none"))
+
+    def read_validated():
+        with pa.OSFile(str(path), "rb") as source:
+            rows = 0
+            for read in pa.ipc.open_stream(source):
+                read.validate(full=True)
+                rows += read.num_rows
+            return rows
+
+    timer.time("ipc_io", "write/file", write_file)
+    timer.time("ipc_io", "read/file", read_validated)
+    path.unlink()
+
     for rows in ["4096Ki", "64Ki"]:
         buffer = pa.py_buffer((data / f"ipc_file_{rows}.arrow").read_bytes())
 

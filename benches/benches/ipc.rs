@@ -579,9 +579,189 @@ fn lz4_c_decompress(block: &[u8], out: &mut [u8]) -> usize {
     usize::try_from(produced).expect("the benchmark's own blocks decompress")
 }
 
+
+/// The batch written to and read from a file (in the page cache, truncated before each
+/// write) and a loopback socket, uncompressed, with full validation on read: Alkaid
+/// against arrow-ipc, and the floors in the same run, one `write` of the stream's bytes
+/// from one buffer and one `read_exact` of them into a reused one.
+fn ipc_io(c: &mut Criterion) {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::net::{TcpListener, TcpStream};
+
+    let data = columns(ROWS);
+    let ours = alkaid_batch(&data);
+    let theirs = arrow_batch(&data);
+    drop(data);
+    let mut stream = Vec::new();
+    alkaid_write(&ours, "none", &mut stream);
+    let dir = export::directory().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ipc_io_bench.arrows");
+    let mut file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    let restart = |file: &mut std::fs::File| {
+        file.set_len(0).unwrap();
+        file.seek(SeekFrom::Start(0)).unwrap();
+    };
+
+    let mut group = VersusGroup::new(c, "ipc_io");
+    group
+        .group
+        .sample_size(10)
+        .throughput(Throughput::Bytes(stream.len() as u64));
+    let mut ours_file = file.try_clone().unwrap();
+    let mut theirs_file = file.try_clone().unwrap();
+    group.versus(
+        "write/file",
+        || {
+            restart(&mut ours_file);
+            let mut writer = alkaid_ipc::StreamWriter::try_new(
+                &ours_file,
+                ours.schema().clone(),
+                alkaid_options("none"),
+            )
+            .unwrap();
+            writer.write(&ours).unwrap();
+            writer.finish().unwrap();
+        },
+        || {
+            restart(&mut theirs_file);
+            let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
+                &theirs_file,
+                &theirs.schema(),
+                arrow_options("none"),
+            )
+            .unwrap();
+            writer.write(&theirs).unwrap();
+            writer.finish().unwrap();
+        },
+    );
+    group
+        .group
+        .bench_function(BenchmarkId::new("one_write", "write/file"), |b| {
+            b.iter(|| {
+                restart(&mut file);
+                file.write_all(black_box(&stream)).unwrap();
+            })
+        });
+    // Read back: the file holds the stream as Alkaid wrote it (both libraries read it).
+    restart(&mut file);
+    file.write_all(&stream).unwrap();
+    group.versus(
+        "read/file",
+        || {
+            let mut input = &file;
+            input.seek(SeekFrom::Start(0)).unwrap();
+            let reader = alkaid_ipc::StreamReader::try_new(input).unwrap();
+            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+        },
+        || {
+            let mut input = &file;
+            input.seek(SeekFrom::Start(0)).unwrap();
+            let reader = arrow_ipc::reader::StreamReader::try_new(input, None).unwrap();
+            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+        },
+    );
+    let mut room = vec![0u8; stream.len()];
+    group
+        .group
+        .bench_function(BenchmarkId::new("one_read", "read/file"), |b| {
+            b.iter(|| {
+                let mut input = &file;
+                input.seek(SeekFrom::Start(0)).unwrap();
+                input.read_exact(&mut room).unwrap();
+            })
+        });
+
+    // A loopback socket whose other end a thread drains into a reused buffer.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let drain = std::thread::spawn(move || {
+        let (mut peer, _) = listener.accept().unwrap();
+        let mut sink = vec![0u8; 1 << 20];
+        while peer.read(&mut sink).is_ok_and(|n| n > 0) {}
+    });
+    let socket = TcpStream::connect(address).unwrap();
+    socket.set_nodelay(true).unwrap();
+    group.versus(
+        "write/socket",
+        || {
+            let mut writer = alkaid_ipc::StreamWriter::try_new(
+                &socket,
+                ours.schema().clone(),
+                alkaid_options("none"),
+            )
+            .unwrap();
+            writer.write(&ours).unwrap();
+            writer.finish().unwrap();
+        },
+        || {
+            let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
+                &socket,
+                &theirs.schema(),
+                arrow_options("none"),
+            )
+            .unwrap();
+            writer.write(&theirs).unwrap();
+            writer.finish().unwrap();
+        },
+    );
+    group
+        .group
+        .bench_function(BenchmarkId::new("one_write", "write/socket"), |b| {
+            b.iter(|| (&socket).write_all(black_box(&stream)).unwrap())
+        });
+    drop(socket);
+    drain.join().unwrap();
+
+    // Reading from a socket: a thread writes the stream (from one buffer) each time it is
+    // asked, and the reader reads up to its end-of-stream marker.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let (ask, asked) = std::sync::mpsc::channel::<()>();
+    let bytes = stream.clone();
+    let source = std::thread::spawn(move || {
+        let (mut peer, _) = listener.accept().unwrap();
+        while asked.recv().is_ok() {
+            peer.write_all(&bytes).unwrap();
+        }
+    });
+    let socket = TcpStream::connect(address).unwrap();
+    group.versus(
+        "read/socket",
+        || {
+            ask.send(()).unwrap();
+            let reader = alkaid_ipc::StreamReader::try_new(&socket).unwrap();
+            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+        },
+        || {
+            ask.send(()).unwrap();
+            let reader = arrow_ipc::reader::StreamReader::try_new(&socket, None).unwrap();
+            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+        },
+    );
+    group
+        .group
+        .bench_function(BenchmarkId::new("one_read", "read/socket"), |b| {
+            b.iter(|| {
+                ask.send(()).unwrap();
+                (&socket).read_exact(&mut room).unwrap();
+            })
+        });
+    drop(ask);
+    source.join().unwrap();
+    group.finish();
+    let _ = std::fs::remove_file(&path);
+}
+
 criterion_group! {
     name = benches;
     config = alkaid_benches::criterion();
-    targets = ipc
+    targets = ipc, ipc_io
 }
 criterion_main!(benches);
