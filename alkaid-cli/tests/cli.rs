@@ -852,9 +852,11 @@ fn serve_get_and_put_move_files_over_flight() {
 
 /// The high-water mark of `pid`'s resident memory, in bytes.
 #[cfg(feature = "flight")]
-fn peak_resident(pid: u32) -> u64 {
+/// The process's private resident memory (`RssAnon`): what it allocated, without the pages
+/// of files it has mapped, which are the page cache's and shared.
+fn private_resident(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("RssAnon:")).unwrap();
     let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
     kib * 1024
 }
@@ -906,17 +908,21 @@ fn a_slow_client_holds_the_server_back_instead_of_filling_its_memory() {
             .unwrap();
         // Warm: the server's memory once a flight has been described.
         client.list_flights(Default::default()).await.unwrap();
-        let before = peak_resident(server.child.id());
+        let before = private_resident(server.child.id());
         let mut batches = client.do_get(b"big.arrow").await.unwrap();
         let mut rows = 0;
+        // The server reads from a memory map of the file: its pages become resident as
+        // they are sent, but they are the page cache's. What must not grow with the file
+        // is the memory the server allocates, sampled after every batch.
+        let mut grown = 0;
         while let Some(batch) = batches.try_next().await.unwrap() {
             rows += batch.num_rows();
+            grown = grown.max(private_resident(server.child.id()).saturating_sub(before));
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
-        let grown = peak_resident(server.child.id()).saturating_sub(before);
         assert!(
-            grown < size / 2,
-            "the server's peak memory grew by {grown} bytes serving a {size}-byte file"
+            grown < size / 4,
+            "the server's private memory grew by {grown} bytes serving a {size}-byte file"
         );
         rows
     });

@@ -37,6 +37,13 @@ const READ_AHEAD: usize = 2;
 
 /// The IPC files of a directory as flights.
 ///
+/// Memory per `DoGet`: at most 2 batches read ahead of the network and 2
+/// messages encoded ahead of HTTP/2, plus what HTTP/2 holds unsent within the client's
+/// window. Uncompressed, those batches are slices of the file's memory map, which every
+/// stream reading the file shares (the page cache's pages, charged once), so a stream
+/// costs their metadata and frame headers, not their bytes; with compression each message
+/// in flight also holds its compressed buffers. None of it grows with the file's size.
+///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use alkaid_flight::{DirectoryService, ServerOptions, serve};

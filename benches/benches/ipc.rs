@@ -579,7 +579,6 @@ fn lz4_c_decompress(block: &[u8], out: &mut [u8]) -> usize {
     usize::try_from(produced).expect("the benchmark's own blocks decompress")
 }
 
-
 /// The batch written to and read from a file (in the page cache, truncated before each
 /// write) and a loopback socket, uncompressed, with full validation on read: Alkaid
 /// against arrow-ipc, and the floors in the same run, one `write` of the stream's bytes

@@ -60,7 +60,7 @@ mod linux {
 
     /// A read-only map of a file, registered with the handler while it lives.
     pub struct GuardedMap {
-        // Declared first, dropped after `Drop::drop` has given the slot back.
+        // Unmapped when the fields drop, after `Drop::drop` has given the slot back.
         map: memmap2::Mmap,
         slot: usize,
         /// The file, to ask its length: a truncation that no read has run into yet.
@@ -78,9 +78,11 @@ mod linux {
             let Some(slot) = take_slot() else {
                 return Ok(None);
             };
-            // SAFETY: read-only and private to this process. Another process may truncate
-            // the file under it; the slot taken above routes the fault that would raise to
-            // the handler, which replaces the missing pages (see the module notes).
+            // SAFETY: a read-only map, which no code here writes through. Another process
+            // may change or truncate the file under it: changed bytes are what any reader
+            // of a shared file sees (and are validated like any input), and the slot taken
+            // above routes the fault a truncation raises to the handler, which replaces
+            // the missing pages (see the module notes).
             let map = match unsafe { memmap2::MmapOptions::new().len(len).map(&file) } {
                 Ok(map) => map,
                 Err(e) => {
