@@ -1,33 +1,66 @@
-//! IPC streams and files written to a `tokio::io::AsyncWrite`: alkaid-ipc's writers encode
-//! each message into memory, and the message goes out whole before the next is encoded.
+//! IPC streams and files written to a `tokio::io::AsyncWrite`: alkaid-ipc's
+//! [`SpoolWriter`] frames each message as buffers (the batch's own, not copied), and the
+//! message goes out whole, in vectored writes, before the next is encoded.
+
+use std::collections::VecDeque;
+use std::io::IoSlice;
 
 use alkaid_array::RecordBatch;
-use alkaid_ipc::{FileWriter, Result, StreamWriter, WriteOptions};
+use alkaid_buffer::Buffer;
+use alkaid_ipc::{Result, SpoolWriter, WriteOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
-/// An output and how much of the encoded bytes it has taken.
+/// Slices handed to one vectored write, at most (Linux takes 1,024).
+const SLICES: usize = 64;
+
+/// An output, and the parts written to it only in part or not yet.
 struct Outbox<W> {
     out: W,
-    /// Bytes at the front of the encoder's buffer already written to `out`.
+    pending: VecDeque<Buffer>,
+    /// Bytes at the front of the first pending part already written to `out`.
     sent: usize,
 }
 
 impl<W: AsyncWrite + Unpin> Outbox<W> {
-    /// Sends what `encoded` holds past `sent` and empties it (keeping its memory for the
-    /// next message). Each write either happened or did not when the future is dropped
-    /// (tokio's `write` is cancel-safe) and `sent` follows it, so a later call goes on
-    /// where this one stopped: a dropped future cuts no byte out of the stream.
-    async fn drain(&mut self, encoded: &mut Vec<u8>) -> Result<()> {
-        while self.sent < encoded.len() {
-            let n = self.out.write(&encoded[self.sent..]).await?;
+    fn new(out: W) -> Self {
+        Self {
+            out,
+            pending: VecDeque::new(),
+            sent: 0,
+        }
+    }
+
+    /// Sends `spool`'s new parts after what is pending. Each vectored write either happened
+    /// or did not when the future is dropped (tokio's `write_vectored` is cancel-safe) and
+    /// `pending` and `sent` follow it, so a later call goes on where this one stopped: a
+    /// dropped future cuts no byte out of the stream.
+    async fn drain(&mut self, spool: &mut SpoolWriter) -> Result<()> {
+        self.pending.extend(spool.take());
+        let Outbox { out, pending, sent } = self;
+        while let Some(first) = pending.front() {
+            let n = {
+                let slices: Vec<IoSlice<'_>> = std::iter::once(&first[*sent..])
+                    .chain(pending.iter().skip(1).map(|part| &part[..]))
+                    .take(SLICES)
+                    .map(IoSlice::new)
+                    .collect();
+                out.write_vectored(&slices).await?
+            };
             if n == 0 {
                 return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into());
             }
-            self.sent += n;
+            let mut n = n + *sent;
+            *sent = 0;
+            while let Some(part) = pending.front() {
+                if n < part.len() {
+                    *sent = n;
+                    break;
+                }
+                n -= part.len();
+                pending.pop_front();
+            }
         }
-        encoded.clear();
-        self.sent = 0;
         Ok(())
     }
 }
@@ -36,8 +69,9 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
 /// (with the dictionaries they need), then the end-of-stream marker from
 /// [`finish`](Self::finish).
 ///
-/// Each message is encoded in memory and written whole before `write` returns, so the
-/// output's backpressure paces the writer. Dropping a `write` future at an await leaves
+/// Each message is framed around the batch's own buffers (no copy of its bytes) and
+/// written whole, in vectored writes, before `write` returns, so the output's backpressure
+/// paces the writer. Dropping a `write` future at an await leaves
 /// the message partly written and the writer able to go on where it stopped; dropping the
 /// writer leaves the messages before it intact.
 ///
@@ -61,7 +95,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamWriter<W> {
-    encoder: StreamWriter<Vec<u8>>,
+    encoder: SpoolWriter,
     out: Outbox<W>,
 }
 
@@ -71,9 +105,9 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
-        let mut encoder = StreamWriter::try_new(Vec::new(), schema, options)?;
-        let mut out = Outbox { out, sent: 0 };
-        out.drain(encoder.get_mut()).await?;
+        let mut encoder = SpoolWriter::stream(schema, options)?;
+        let mut out = Outbox::new(out);
+        out.drain(&mut encoder).await?;
         Ok(Self { encoder, out })
     }
 
@@ -95,7 +129,7 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
         metadata: &Metadata,
     ) -> Result<()> {
         self.encoder.write_with_metadata(batch, metadata)?;
-        self.out.drain(self.encoder.get_mut()).await
+        self.out.drain(&mut self.encoder).await
     }
 
     /// The schema batches must have.
@@ -109,7 +143,7 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
         self.encoder.finish()?;
-        self.out.drain(self.encoder.get_mut()).await?;
+        self.out.drain(&mut self.encoder).await?;
         self.out.out.flush().await?;
         Ok(())
     }
@@ -128,7 +162,7 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
 /// magic before and the footer (the index of batches and dictionaries) after, written by
 /// [`finish`](Self::finish). The output need not seek: the writer counts positions.
 pub struct AsyncFileWriter<W> {
-    encoder: FileWriter<Vec<u8>>,
+    encoder: SpoolWriter,
     out: Outbox<W>,
 }
 
@@ -138,9 +172,9 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
-        let mut encoder = FileWriter::try_new(Vec::new(), schema, options)?;
-        let mut out = Outbox { out, sent: 0 };
-        out.drain(encoder.get_mut()).await?;
+        let mut encoder = SpoolWriter::file(schema, options)?;
+        let mut out = Outbox::new(out);
+        out.drain(&mut encoder).await?;
         Ok(Self { encoder, out })
     }
 
@@ -168,7 +202,7 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
         metadata: &Metadata,
     ) -> Result<()> {
         self.encoder.write_with_metadata(batch, metadata)?;
-        self.out.drain(self.encoder.get_mut()).await
+        self.out.drain(&mut self.encoder).await
     }
 
     /// The schema batches must have.
@@ -182,7 +216,7 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
         self.encoder.finish()?;
-        self.out.drain(self.encoder.get_mut()).await?;
+        self.out.drain(&mut self.encoder).await?;
         self.out.out.flush().await?;
         Ok(())
     }

@@ -345,3 +345,102 @@ fn a_large_body_arriving_in_pieces_reads_whole_or_names_where_it_was_cut() {
         "{err}"
     );
 }
+
+/// An output that takes a random part of each vectored write (a few bytes, or parts of
+/// several slices) and answers some polls with `Pending`, waking itself.
+struct Stingy {
+    bytes: Vec<u8>,
+    rng: Rng,
+    vectored_calls: usize,
+}
+
+impl tokio::io::AsyncWrite for Stingy {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_write_vectored(cx, &[io::IoSlice::new(buf)])
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        slices: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if self.rng.chance(0.2) {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.vectored_calls += 1;
+        let total: usize = slices.iter().map(|s| s.len()).sum();
+        let mut left = if total == 0 {
+            0
+        } else {
+            1 + self.rng.below(total.min(5000))
+        };
+        let taken = left;
+        for slice in slices {
+            let n = slice.len().min(left);
+            self.bytes.extend_from_slice(&slice[..n]);
+            left -= n;
+        }
+        Poll::Ready(Ok(taken))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The async writers' vectored writes of the batches' own buffers give the sync
+    /// writers' bytes, whatever part of each write the output takes.
+    #[test]
+    fn the_async_writers_write_the_sync_writers_bytes(
+        types in prop::collection::vec(arbitrary::data_type_with_depth(3), 1..4),
+        seed in any::<u64>(),
+        lens in prop::collection::vec(0usize..30, 1..4),
+    ) {
+        prop_assume!(types.iter().all(|t| generatable(t) && !dictionary_of_dictionary(t)));
+        let mut rng = Rng::new(seed);
+        let (schema, batches) = random_batches(&types, &lens, &mut rng);
+        let compression = [Compression::None, Compression::Lz4Frame, Compression::Zstd { level: 1 }]
+            [rng.below(3)];
+        let options = WriteOptions::default().with_compression(compression);
+        let mut writer = StreamWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
+        for batch in &batches {
+            writer.write(batch).unwrap();
+        }
+        let stream = writer.into_inner().unwrap();
+        let mut writer = alkaid_ipc::FileWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
+        writer.write(&batches[0]).unwrap();
+        let file = writer.into_inner().unwrap();
+
+        let (streamed, filed) = block_on(async {
+            let out = Stingy { bytes: Vec::new(), rng: Rng::new(seed ^ 7), vectored_calls: 0 };
+            let mut writer = AsyncStreamWriter::try_new(out, schema.clone(), options.clone()).await.unwrap();
+            for batch in &batches {
+                writer.write(batch).await.unwrap();
+            }
+            let streamed = writer.into_inner().await.unwrap();
+            let out = Stingy { bytes: Vec::new(), rng: Rng::new(seed ^ 8), vectored_calls: 0 };
+            let mut writer = AsyncFileWriter::try_new(out, schema.clone(), options.clone()).await.unwrap();
+            writer.write(&batches[0]).await.unwrap();
+            (streamed, writer.into_inner().await.unwrap())
+        });
+        prop_assert!(streamed.vectored_calls > 0);
+        prop_assert_eq!(streamed.bytes, stream);
+        prop_assert_eq!(filed.bytes, file);
+    }
+}

@@ -77,7 +77,9 @@ impl EncodedMessage {
     /// not copied, then its padding), for a carrier that keeps the message beyond the
     /// encoder's next call.
     pub fn into_parts(self) -> (Vec<u8>, Vec<Buffer>) {
-        let body = self.body.map_or_else(Vec::new, Body::into_buffers);
+        let body = self
+            .body
+            .map_or_else(Vec::new, |body| body.buffers().collect());
         (self.flatbuffer, body)
     }
 

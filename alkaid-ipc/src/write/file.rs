@@ -7,7 +7,7 @@ use alkaid_schema::{Metadata, SchemaRef};
 use flatbuffers::FlatBufferBuilder;
 
 use super::options::WriteOptions;
-use super::writer::{Counting, WriterCore};
+use super::writer::{Counting, Output, WriterCore};
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
 use crate::fb;
@@ -24,7 +24,7 @@ use crate::schema::{encode_metadata, encode_schema};
 /// end-of-stream marker does for a [`StreamWriter`](crate::StreamWriter): reserve the size
 /// up front when it is roughly known.
 pub struct FileWriter<W: Write> {
-    core: WriterCore<W>,
+    core: WriterCore<Counting<W>>,
     metadata: Metadata,
     finished: bool,
 }
@@ -63,9 +63,7 @@ impl<W: Write> FileWriter<W> {
             inner: out,
             position: 0,
         };
-        let magic = options.magic().bytes();
-        out.write_all(magic)?;
-        out.write_all(&[0u8; 8][..8 - magic.len()])?;
+        write_magic(&mut out, &options)?;
         Ok(Self {
             core: WriterCore::new(out, schema, ids, options, true)?,
             metadata: Metadata::new(),
@@ -91,8 +89,9 @@ impl<W: Write> FileWriter<W> {
         self.core.write(batch, metadata)
     }
 
-    /// The output, for callers that move the bytes written so far elsewhere as they go (an
-    /// async writer drains a `Vec` into a socket after each message). The writer counts
+    /// The output, for callers that move the bytes written so far elsewhere as they go (a
+    /// `Vec` drained into a socket after each message; [`SpoolWriter`](crate::SpoolWriter)
+    /// does that without the copy into the `Vec`). The writer counts
     /// positions itself, so taking bytes out is safe; writing into it corrupts the file.
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.core.out.inner
@@ -120,9 +119,17 @@ impl<W: Write> FileWriter<W> {
     }
 }
 
+/// A file's magic, padded to 8 bytes.
+pub(crate) fn write_magic(out: &mut impl Output, options: &WriteOptions) -> Result<()> {
+    let magic = options.magic().bytes();
+    out.bytes(magic)?;
+    out.bytes(&[0u8; 8][..8 - magic.len()])?;
+    Ok(())
+}
+
 /// Writes the end-of-stream marker, the footer indexing every block `core` wrote, and the
 /// closing magic, and flushes.
-pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadata) -> Result<()> {
+pub(crate) fn finish_file<O: Output>(core: &mut WriterCore<O>, metadata: &Metadata) -> Result<()> {
     core.write_end()?;
     let mut fbb = FlatBufferBuilder::new();
     let encoding = core.encoder.schema_encoding();
@@ -150,11 +157,11 @@ pub(crate) fn finish_file<W: Write>(core: &mut WriterCore<W>, metadata: &Metadat
     let len = i32::try_from(footer.len())
         .map_err(|_| IpcError::invalid_argument("the footer is larger than 2 GiB"))?;
     let out = &mut core.out;
-    let start = out.position;
+    let start = out.position();
     let mut write = || -> std::io::Result<()> {
-        out.write_all(footer)?;
-        out.write_all(&len.to_le_bytes())?;
-        out.write_all(core.encoder.options().magic().bytes())?;
+        out.bytes(footer)?;
+        out.bytes(&len.to_le_bytes())?;
+        out.bytes(core.encoder.options().magic().bytes())?;
         out.flush()
     };
     write().map_err(|e| IpcError::from(e).context(format!("writing the footer at byte {start}")))

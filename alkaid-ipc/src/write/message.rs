@@ -18,31 +18,17 @@ use alkaid_schema::extension::Namespace;
 /// The continuation marker that starts every message since format 0.15.
 pub(crate) const CONTINUATION: [u8; 4] = [0xFF; 4];
 
-/// One buffer as it goes into the body: the input's own bytes, or compressed bytes.
-pub(crate) enum Piece {
-    Shared(Buffer),
-    Owned(Vec<u8>),
-}
-
-impl Piece {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Piece::Shared(buffer) => buffer.as_slice(),
-            Piece::Owned(bytes) => bytes,
-        }
-    }
-}
-
-/// A message body ready to write: its pieces and where each one starts.
+/// A message body ready to write: its pieces (the input's own buffers, shared, or
+/// compressed bytes) and where each one starts.
 pub(crate) struct Body {
-    pieces: Vec<Piece>,
+    pieces: Vec<Buffer>,
     locations: Vec<fb::Buffer>,
     alignment: usize,
     len: usize,
 }
 
 /// Padding comes from here: alignments are at most 64 bytes.
-const ZEROS: [u8; 64] = [0; 64];
+pub(crate) const ZEROS: [u8; 64] = [0; 64];
 
 fn padding(len: usize, alignment: usize) -> usize {
     len.next_multiple_of(alignment) - len
@@ -57,14 +43,14 @@ impl Body {
         compressors: &mut Vec<Compressor>,
     ) -> Result<Self> {
         let pieces = match options.compression() {
-            Compression::None => buffers.into_iter().map(Piece::Shared).collect(),
+            Compression::None => buffers,
             codec => compress_all(&buffers, codec, options.compression_threads(), compressors)?,
         };
         let alignment = options.alignment();
         let mut locations = Vec::with_capacity(pieces.len());
         let mut len = 0;
         for piece in &pieces {
-            let size = piece.bytes().len();
+            let size = piece.len();
             locations.push(fb::Buffer::new(len as i64, size as i64));
             len += size + padding(size, alignment);
         }
@@ -88,30 +74,24 @@ impl Body {
     /// Every buffer and its padding, in order.
     pub(crate) fn chunks(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.pieces.iter().flat_map(|piece| {
-            let bytes = piece.bytes();
+            let bytes = piece.as_slice();
             [bytes, &ZEROS[..padding(bytes.len(), self.alignment)]]
         })
     }
 
-    /// Every buffer and its padding, in order, as buffers of their own: the input's shared,
-    /// compressed bytes moved in, padding from static zeros. Empty ones are left out.
-    pub(crate) fn into_buffers(self) -> Vec<Buffer> {
-        let mut out = Vec::with_capacity(2 * self.pieces.len());
-        for piece in self.pieces {
-            let pad = padding(piece.bytes().len(), self.alignment);
-            let bytes = match piece {
-                Piece::Shared(buffer) => buffer,
-                Piece::Owned(bytes) => Buffer::from(bytes),
-            };
-            if !bytes.is_empty() {
-                out.push(bytes);
-            }
-            if pad > 0 {
-                let zeros: &'static [u8] = &ZEROS[..pad];
-                out.push(Buffer::from_owner(zeros));
-            }
-        }
-        out
+    /// Every buffer and its padding, in order, as buffers of their own: the pieces shared,
+    /// padding from static zeros. Empty ones are left out.
+    pub(crate) fn buffers(&self) -> impl Iterator<Item = Buffer> + '_ {
+        self.pieces.iter().flat_map(|piece| {
+            let pad = padding(piece.len(), self.alignment);
+            let zeros: &'static [u8] = &ZEROS[..pad];
+            [
+                (!piece.is_empty()).then(|| piece.clone()),
+                (pad > 0).then(|| Buffer::from_owner(zeros)),
+            ]
+            .into_iter()
+            .flatten()
+        })
     }
 
     /// Every buffer and its padding, in order, for a vectored write.
@@ -125,7 +105,7 @@ fn compress_all(
     codec: Compression,
     threads: usize,
     compressors: &mut Vec<Compressor>,
-) -> Result<Vec<Piece>> {
+) -> Result<Vec<Buffer>> {
     round_robin(
         buffers,
         threads,
@@ -134,7 +114,7 @@ fn compress_all(
         |compressor, buffer| {
             let mut out = Vec::new();
             compressor.compress_into(buffer.as_slice(), &mut out)?;
-            Ok(Piece::Owned(out))
+            Ok(Buffer::from(out))
         },
     )
     .into_iter()
@@ -197,6 +177,16 @@ pub(crate) fn finish_message(
     fbb.finish(message, None);
 }
 
+/// A message's length prefix (the flatbuffer's padded length) and the padding after the
+/// flatbuffer, so that the body starts at a multiple of `alignment`.
+pub(crate) fn prefix(flatbuffer: &[u8], alignment: usize) -> Result<([u8; 4], usize)> {
+    let pad = padding(8 + flatbuffer.len(), alignment);
+    let declared = i32::try_from(flatbuffer.len() + pad)
+        .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?
+        .to_le_bytes();
+    Ok((declared, pad))
+}
+
 /// Writes one framed message: marker, length, flatbuffer, padding, body. Returns the sizes
 /// of the metadata part (marker and length included) and of the body.
 pub(crate) fn write_message(
@@ -205,10 +195,7 @@ pub(crate) fn write_message(
     body: Option<&Body>,
     alignment: usize,
 ) -> Result<(usize, usize)> {
-    let pad = padding(8 + flatbuffer.len(), alignment);
-    let declared = i32::try_from(flatbuffer.len() + pad)
-        .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?
-        .to_le_bytes();
+    let (declared, pad) = prefix(flatbuffer, alignment)?;
     let mut slices = vec![
         IoSlice::new(&CONTINUATION),
         IoSlice::new(&declared),

@@ -41,7 +41,7 @@ use crate::error::{IpcError, Result};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct StreamWriter<W: Write> {
-    core: WriterCore<W>,
+    core: WriterCore<Counting<W>>,
     finished: bool,
 }
 
@@ -98,8 +98,9 @@ impl<W: Write> StreamWriter<W> {
         self.core.write(batch, metadata)
     }
 
-    /// The output, for callers that move the bytes written so far elsewhere as they go (an
-    /// async writer drains a `Vec` into a socket after each message). The writer counts
+    /// The output, for callers that move the bytes written so far elsewhere as they go (a
+    /// `Vec` drained into a socket after each message; [`SpoolWriter`](crate::SpoolWriter)
+    /// does that without the copy into the `Vec`). The writer counts
     /// positions itself, so taking bytes out is safe; writing into it corrupts the stream.
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.core.out.inner

@@ -1,5 +1,5 @@
-//! What the stream and file writers share: the encoder's messages framed onto a `Write`,
-//! and where each went.
+//! What the stream and file writers share: the encoder's messages framed onto an
+//! [`Output`] (a `Write`, or the spool of buffers of `spool.rs`), and where each went.
 
 use std::io::Write;
 
@@ -7,7 +7,7 @@ use alkaid_array::RecordBatch;
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::encoder::{EncodedMessage, MessageEncoder, MessageKind};
-use super::message::write_message;
+use super::message::{Body, write_message};
 use super::options::WriteOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::Result;
@@ -45,17 +45,61 @@ impl<W: Write> Write for Counting<W> {
     }
 }
 
-pub(crate) struct WriterCore<W: Write> {
-    pub out: Counting<W>,
+/// Where a writer's bytes go.
+pub(crate) trait Output {
+    /// Bytes taken so far: the next message's offset in a file.
+    fn position(&self) -> u64;
+
+    /// One framed message (marker, length, flatbuffer, padding, body); the sizes of its
+    /// metadata part and of its body.
+    fn message(
+        &mut self,
+        flatbuffer: &[u8],
+        body: Option<&Body>,
+        alignment: usize,
+    ) -> Result<(usize, usize)>;
+
+    /// Bytes of the framing around messages: a file's magic, the end-of-stream marker,
+    /// the footer.
+    fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+
+    fn flush(&mut self) -> std::io::Result<()>;
+}
+
+impl<W: Write> Output for Counting<W> {
+    fn position(&self) -> u64 {
+        self.position
+    }
+
+    fn message(
+        &mut self,
+        flatbuffer: &[u8],
+        body: Option<&Body>,
+        alignment: usize,
+    ) -> Result<(usize, usize)> {
+        write_message(self, flatbuffer, body, alignment)
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Write::flush(self)
+    }
+}
+
+pub(crate) struct WriterCore<O: Output> {
+    pub out: O,
     pub encoder: MessageEncoder,
     pub dictionary_blocks: Vec<fb::Block>,
     pub batch_blocks: Vec<fb::Block>,
 }
 
-impl<W: Write> WriterCore<W> {
+impl<O: Output> WriterCore<O> {
     /// Writes the schema message.
     pub fn new(
-        out: Counting<W>,
+        out: O,
         schema: SchemaRef,
         ids: Option<DictionaryIds>,
         options: WriteOptions,
@@ -93,32 +137,29 @@ impl<W: Write> WriterCore<W> {
     /// Writes one message; its block (where it went). A failed write names the message
     /// and the byte it started at.
     fn message(&mut self, message: &EncodedMessage) -> Result<fb::Block> {
-        let start = self.out.position;
+        let start = self.out.position();
         let alignment = self.encoder.options().alignment();
-        let (meta, body) = write_message(
-            &mut self.out,
-            message.flatbuffer(),
-            message.body(),
-            alignment,
-        )
-        .map_err(|e| {
-            let which = match message.kind() {
-                MessageKind::Schema => "the schema message".to_string(),
-                MessageKind::Dictionary => {
-                    format!("dictionary message {}", self.dictionary_blocks.len())
-                }
-                MessageKind::RecordBatch => format!("record batch {}", self.batch_blocks.len()),
-            };
-            e.context(format!("writing {which} at byte {start}"))
-        })?;
+        let (meta, body) = self
+            .out
+            .message(message.flatbuffer(), message.body(), alignment)
+            .map_err(|e| {
+                let which = match message.kind() {
+                    MessageKind::Schema => "the schema message".to_string(),
+                    MessageKind::Dictionary => {
+                        format!("dictionary message {}", self.dictionary_blocks.len())
+                    }
+                    MessageKind::RecordBatch => format!("record batch {}", self.batch_blocks.len()),
+                };
+                e.context(format!("writing {which} at byte {start}"))
+            })?;
         Ok(fb::Block::new(start as i64, meta as i32, body as i64))
     }
 
     /// The end-of-stream marker.
     pub fn write_end(&mut self) -> Result<()> {
-        let start = self.out.position;
+        let start = self.out.position();
         self.out
-            .write_all(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])
+            .bytes(&[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])
             .map_err(|e| {
                 crate::IpcError::from(e)
                     .context(format!("writing the end-of-stream marker at byte {start}"))

@@ -1,12 +1,12 @@
 //! Outputs that take less than they are given: the writers' bytes are the same whatever
-//! an output takes per call (the vectored write from the batches' own buffers against a
+//! an output takes per call, and the same as [`SpoolWriter`]'s buffers (the vectored write from the batches' own buffers against a
 //! plain output that takes one slice, or a few bytes, per call and is sometimes
 //! interrupted), and an output that fails mid-message is an error naming the message, with
 //! what was written before kept.
 
 use std::io::{self, IoSlice, Write};
 
-use alkaid_ipc::{FileWriter, IpcErrorKind, StreamWriter, WriteOptions};
+use alkaid_ipc::{FileWriter, IpcErrorKind, SpoolWriter, StreamWriter, WriteOptions};
 use alkaid_schema::arbitrary;
 use proptest::prelude::*;
 
@@ -93,6 +93,12 @@ impl Write for Failing {
     }
 }
 
+/// The bytes of `parts`, in order; none of them empty.
+fn concat(parts: Vec<alkaid_buffer::Buffer>) -> Vec<u8> {
+    assert!(parts.iter().all(|p| !p.is_empty()));
+    parts.iter().flat_map(|p| p.iter().copied()).collect()
+}
+
 fn options(rng: &mut Rng) -> WriteOptions {
     let compression = match rng.below(3) {
         0 => alkaid_ipc::Compression::None,
@@ -133,14 +139,35 @@ proptest! {
         prop_assert!(awkward.calls > 1);
         prop_assert_eq!(&awkward.bytes, &stream);
         prop_assert_eq!(&partial.into_inner().unwrap().bytes, &stream);
+        // As buffers (the batches' own, shared), taken after each message.
+        let mut spool = SpoolWriter::stream(schema.clone(), options.clone()).unwrap();
+        let mut spooled = concat(spool.take());
+        for batch in &batches {
+            spool.write(batch).unwrap();
+            spooled.extend(concat(spool.take()));
+        }
+        spool.finish().unwrap();
+        spooled.extend(concat(spool.take()));
+        prop_assert_eq!(spool.position() as usize, stream.len());
+        prop_assert_eq!(&spooled, &stream);
 
         // A file: one dictionary per id, so the first batch only.
         let mut file = FileWriter::try_new(Vec::new(), schema.clone(), options.clone()).unwrap();
         let awkward = Awkward { bytes: Vec::new(), rng: Rng::new(seed ^ 3), calls: 0 };
-        let mut awkward = FileWriter::try_new(awkward, schema, options).unwrap();
+        let mut awkward = FileWriter::try_new(awkward, schema.clone(), options.clone()).unwrap();
+        let mut spool = SpoolWriter::file(schema.clone(), options.clone()).unwrap();
+        let mut metadata = alkaid_schema::Metadata::new();
+        metadata.insert("k", "v");
+        file.set_footer_metadata(metadata.clone());
+        awkward.set_footer_metadata(metadata.clone());
+        spool.set_footer_metadata(metadata);
         file.write(&batches[0]).unwrap();
         awkward.write(&batches[0]).unwrap();
-        prop_assert_eq!(awkward.into_inner().unwrap().bytes, file.into_inner().unwrap());
+        spool.write(&batches[0]).unwrap();
+        spool.finish().unwrap();
+        let file = file.into_inner().unwrap();
+        prop_assert_eq!(&awkward.into_inner().unwrap().bytes, &file);
+        prop_assert_eq!(&concat(spool.take()), &file);
     }
 }
 
