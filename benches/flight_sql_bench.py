@@ -38,6 +38,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "alkaid-
 from flight_sql_command import pack_query  # noqa: E402
 import pyarrow.flight as flight
 import pyarrow.ipc as ipc
+from server_process import resident_kib, start as start_server
 
 ROWS = 4 << 20
 BATCHES = 64
@@ -53,16 +54,7 @@ def table() -> pa.Table:
 
 def start(binary, args):
     """`alkaid serve …` on a free port; the process and its URI."""
-    process = subprocess.Popen([binary, "serve", *args, "--port", "0"], stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    return process, line.strip().rsplit(" ", 1)[-1]
-
-
-def resident_kib(pid, key):
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key):
-            return int(line.split()[1])
-    return 0
+    return start_server([binary, "serve", *args, "--port", "0"])
 
 
 def load(uri):

@@ -17,7 +17,6 @@ usage: python3 benches/serve_bench.py [--bin target/release/alkaid] [--runs 5]
 """
 import argparse
 import pathlib
-import subprocess
 import sys
 import tempfile
 import threading
@@ -26,6 +25,7 @@ import time
 import pyarrow as pa
 import pyarrow.flight as flight
 import pyarrow.ipc as ipc
+from server_process import resident_kib, start
 
 ROWS = 4 << 20
 BATCHES = 64
@@ -77,26 +77,12 @@ server.serve()
 '''
 
 
-def start(command):
-    """A server process on a free port; the process and its URI."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    return process, line.strip().rsplit(" ", 1)[-1]
-
-
 def alkaid(binary, root):
     return start([binary, "serve", str(root), "--port", "0"])
 
 
 def pyarrow_server(root, memory):
     return start([sys.executable, "-c", SERVER, str(root), "memory" if memory else "map"])
-
-
-def resident_kib(pid, key):
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key):
-            return int(line.split()[1])
-    return 0
 
 
 def load(uri, name, rows):

@@ -44,6 +44,11 @@ fn arrow_options(codec: &str) -> arrow_ipc::writer::IpcWriteOptions {
 
 fn alkaid_write(batch: &alkaid_array::RecordBatch, codec: &str, out: &mut Vec<u8>) {
     out.clear();
+    alkaid_write_to(batch, codec, out);
+}
+
+/// `batch` as a stream into any output (a file, a socket).
+fn alkaid_write_to(batch: &alkaid_array::RecordBatch, codec: &str, out: impl std::io::Write) {
     let mut writer =
         alkaid_ipc::StreamWriter::try_new(out, batch.schema().clone(), alkaid_options(codec))
             .unwrap();
@@ -53,6 +58,10 @@ fn alkaid_write(batch: &alkaid_array::RecordBatch, codec: &str, out: &mut Vec<u8
 
 fn arrow_write(batch: &arrow_array::RecordBatch, codec: &str, out: &mut Vec<u8>) {
     out.clear();
+    arrow_write_to(batch, codec, out);
+}
+
+fn arrow_write_to(batch: &arrow_array::RecordBatch, codec: &str, out: impl std::io::Write) {
     let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
         out,
         &batch.schema(),
@@ -61,6 +70,18 @@ fn arrow_write(batch: &arrow_array::RecordBatch, codec: &str, out: &mut Vec<u8>)
     .unwrap();
     writer.write(batch).unwrap();
     writer.finish().unwrap();
+}
+
+/// The rows of the stream read from `input` by Alkaid, fully validated.
+fn alkaid_rows(input: impl std::io::Read) -> usize {
+    let reader = alkaid_ipc::StreamReader::try_new(input).unwrap();
+    reader.map(|batch| batch.unwrap().num_rows()).sum()
+}
+
+/// The rows of the stream read from `input` by arrow-ipc, fully validated.
+fn arrow_rows(input: impl std::io::Read) -> usize {
+    let reader = arrow_ipc::reader::StreamReader::try_new(input, None).unwrap();
+    reader.map(|batch| batch.unwrap().num_rows()).sum()
 }
 
 fn arrow_file(batch: &arrow_array::RecordBatch) -> Vec<u8> {
@@ -619,25 +640,11 @@ fn ipc_io(c: &mut Criterion) {
         "write/file",
         || {
             restart(&mut ours_file);
-            let mut writer = alkaid_ipc::StreamWriter::try_new(
-                &ours_file,
-                ours.schema().clone(),
-                alkaid_options("none"),
-            )
-            .unwrap();
-            writer.write(&ours).unwrap();
-            writer.finish().unwrap();
+            alkaid_write_to(&ours, "none", &ours_file);
         },
         || {
             restart(&mut theirs_file);
-            let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
-                &theirs_file,
-                &theirs.schema(),
-                arrow_options("none"),
-            )
-            .unwrap();
-            writer.write(&theirs).unwrap();
-            writer.finish().unwrap();
+            arrow_write_to(&theirs, "none", &theirs_file);
         },
     );
     group
@@ -654,16 +661,12 @@ fn ipc_io(c: &mut Criterion) {
     group.versus(
         "read/file",
         || {
-            let mut input = &file;
-            input.seek(SeekFrom::Start(0)).unwrap();
-            let reader = alkaid_ipc::StreamReader::try_new(input).unwrap();
-            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+            (&file).seek(SeekFrom::Start(0)).unwrap();
+            alkaid_rows(&file)
         },
         || {
-            let mut input = &file;
-            input.seek(SeekFrom::Start(0)).unwrap();
-            let reader = arrow_ipc::reader::StreamReader::try_new(input, None).unwrap();
-            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+            (&file).seek(SeekFrom::Start(0)).unwrap();
+            arrow_rows(&file)
         },
     );
     let mut room = vec![0u8; stream.len()];
@@ -689,26 +692,8 @@ fn ipc_io(c: &mut Criterion) {
     socket.set_nodelay(true).unwrap();
     group.versus(
         "write/socket",
-        || {
-            let mut writer = alkaid_ipc::StreamWriter::try_new(
-                &socket,
-                ours.schema().clone(),
-                alkaid_options("none"),
-            )
-            .unwrap();
-            writer.write(&ours).unwrap();
-            writer.finish().unwrap();
-        },
-        || {
-            let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
-                &socket,
-                &theirs.schema(),
-                arrow_options("none"),
-            )
-            .unwrap();
-            writer.write(&theirs).unwrap();
-            writer.finish().unwrap();
-        },
+        || alkaid_write_to(&ours, "none", &socket),
+        || arrow_write_to(&theirs, "none", &socket),
     );
     group
         .group
@@ -735,13 +720,11 @@ fn ipc_io(c: &mut Criterion) {
         "read/socket",
         || {
             ask.send(()).unwrap();
-            let reader = alkaid_ipc::StreamReader::try_new(&socket).unwrap();
-            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+            alkaid_rows(&socket)
         },
         || {
             ask.send(()).unwrap();
-            let reader = arrow_ipc::reader::StreamReader::try_new(&socket, None).unwrap();
-            reader.map(|b| b.unwrap().num_rows()).sum::<usize>()
+            arrow_rows(&socket)
         },
     );
     group

@@ -18,7 +18,7 @@ pub(super) use elsewhere::{GuardedMap, SharedMap};
 mod linux {
     use std::fs::File;
     use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-    use std::sync::{Arc, Once, OnceLock};
+    use std::sync::{Arc, OnceLock};
 
     use crate::error::Result;
 
@@ -53,10 +53,9 @@ mod linux {
     /// The `SIGBUS` action that was there before ours, which faults outside our maps go to.
     static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-    static INSTALL: Once = Once::new();
-
-    /// Whether the handler is in place (installing it can fail, then nothing is mapped).
-    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    /// Whether the handler is in place, decided once (installing it can fail, then
+    /// nothing is mapped).
+    static INSTALLED: OnceLock<bool> = OnceLock::new();
 
     /// A read-only map of a file, registered with the handler while it lives.
     pub struct GuardedMap {
@@ -144,7 +143,7 @@ mod linux {
 
     /// Installs the handler once; whether it is in place.
     fn install() -> bool {
-        INSTALL.call_once(|| {
+        *INSTALLED.get_or_init(|| {
             // SAFETY: sysconf has no preconditions.
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
             if page > 0 {
@@ -154,7 +153,7 @@ mod linux {
             let mut previous: libc::sigaction = unsafe { std::mem::zeroed() };
             // SAFETY: a query only (no new action); `previous` is written by the call.
             if unsafe { libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut previous) } != 0 {
-                return;
+                return false;
             }
             // Kept before ours is in place, so that the handler always has it.
             let previous = PREVIOUS.get_or_init(|| previous);
@@ -168,14 +167,12 @@ mod linux {
                 libc::sigemptyset(&mut action.sa_mask);
                 libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut())
             } == 0;
-            if installed {
-                INSTALLED.store(true, Ordering::Release);
-            } else {
+            if !installed {
                 // SAFETY: puts back the action read above.
                 unsafe { libc::sigaction(libc::SIGBUS, previous, std::ptr::null_mut()) };
             }
-        });
-        INSTALLED.load(Ordering::Acquire)
+            installed
+        })
     }
 
     /// The handler: a fault inside a guarded map gets zero pages over the rest of the map

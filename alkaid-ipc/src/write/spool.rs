@@ -48,11 +48,10 @@ impl Output for Spool {
         head.extend_from_slice(&ZEROS[..pad]);
         let meta = head.len();
         self.push(Buffer::from(head));
-        let start = self.position;
         for part in body.into_iter().flat_map(Body::buffers) {
             self.push(part);
         }
-        Ok((meta, (self.position - start) as usize))
+        Ok((meta, body.map_or(0, Body::len)))
     }
 
     fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
