@@ -11,7 +11,9 @@ use alkaid_array::RecordBatch;
 use alkaid_formats::csv::CsvWriter;
 use alkaid_formats::json::JsonWriter;
 use alkaid_formats::parquet::ParquetWriter;
-use alkaid_ipc::{FileDictionaries, FileWriter, IpcError, Magic, StreamWriter, WriteOptions};
+use alkaid_ipc::{
+    FileDictionaries, FileOutput, FileWriter, IpcError, Magic, StreamWriter, WriteOptions,
+};
 use alkaid_schema::{Metadata, SchemaRef};
 use clap::ValueEnum;
 
@@ -129,7 +131,9 @@ impl Sink {
             Box::new(BufWriter::new(std::io::stdout()))
         } else {
             let file = File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
-            Box::new(BufWriter::new(file))
+            // A body written from a mapped input may sit where the copy into the file's
+            // pages stalls (a stream converted to a file): `FileOutput` steps around it.
+            Box::new(BufWriter::new(FileOutput::new(file)))
         };
         let failed = |e: IpcError| Failure::new(format!("{path}: {e}"));
         let formats = |e: alkaid_formats::FormatError| Failure::new(format!("{path}: {e}"));

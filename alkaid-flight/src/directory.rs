@@ -43,6 +43,12 @@ const READ_AHEAD: usize = 2;
 /// stream reading the file shares (the page cache's pages, charged once), so a stream
 /// costs their metadata and frame headers, not their bytes; with compression each message
 /// in flight also holds its compressed buffers. None of it grows with the file's size.
+/// The maps of the 4 files served last stay for 10 seconds after their last `DoGet`, so
+/// that a file fetched again is not mapped afresh.
+///
+/// Validation: each batch of a file is validated in full the first time it is served from
+/// the file's map; later `DoGet`s of the same map (the file unchanged: same inode, length
+/// and modification time) read it with the structural checks only.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -184,27 +190,47 @@ type Outgoing = Result<(RecordBatch, Bytes)>;
 /// The batches of the file at `path`, read from its shared map on a thread of their own
 /// and handed over through a channel of [`READ_AHEAD`] places: a slow client slows the
 /// reading. Each batch is sent only once the map is known whole after reading it (a file
-/// truncated meanwhile ends the stream with an error).
+/// truncated meanwhile ends the stream with an error). A batch is validated in full the
+/// first time it is read from its map, and only structurally after that (`shared_maps.rs`).
 fn read_file(
     maps: &SharedMaps,
     path: PathBuf,
     options: ReadOptions,
 ) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
-    let map = maps.open(&path)?;
-    let reader = FileReader::open(map.buffer().clone(), options)?;
-    let schema = reader.schema();
+    let served = maps.open(&path)?;
+    let bytes = served.map().buffer().clone();
+    let mut full = FileReader::open(bytes.clone(), options.clone())?;
+    // SAFETY: `trusted` reads only batches that `full` read from these same bytes with full
+    // validation before (`ServedFile::validated`), in this process, from a map of the file
+    // as it was then. A file written to since has another status-change time (which no
+    // program sets back), or another inode, length or modification time, and so a map of
+    // its own, validated afresh; a validation is remembered only for a file left alone for
+    // longer than file times' granularity (`shared_maps.rs`). What remains is what any map
+    // has: a write racing a read changes the bytes under it, between two `DoGet`s as
+    // between the validation of a batch and its encoding within one.
+    let mut trusted = FileReader::open(bytes, unsafe { options.skip_full_validation() })?;
+    let schema = full.schema();
     let (sender, receiver) = mpsc::channel(READ_AHEAD);
     std::thread::Builder::new()
         .name("alkaid-flight-read".into())
         .spawn(move || {
-            for batch in reader {
+            for index in 0..full.num_batches() {
+                let validated = served.validated(index);
+                let batch = match validated {
+                    true => trusted.batch(index),
+                    false => full.batch(index),
+                };
                 // A file that shrank is the cause of whatever else went wrong.
-                let item = map
+                let item = served
+                    .map()
                     .check()
                     .and(batch)
                     .map(|b| (b, Bytes::new()))
                     .map_err(FlightError::from);
                 let failed = item.is_err();
+                if !failed && !validated {
+                    served.set_validated(index);
+                }
                 // The client went away: stop reading.
                 if sender.blocking_send(item).is_err() || failed {
                     return;

@@ -12,21 +12,110 @@
 //! for the streams reading it (the reader checks after each batch), never a crash. A file
 //! replaced since its map was made (another inode, length or modification time) gets a
 //! map of its own; readers of the old one go on reading the old bytes.
+//!
+//! Why a map outlives its readers a little. A new map's pages are mapped into the process
+//! as they are first touched, a fault per 64 KiB, and a map's removal unmaps them again:
+//! for a client that fetches a file again and again, that was a tenth of the server's time
+//! per `DoGet`. The [`KEPT`] maps used last stay for [`KEPT_FOR`] after their last use
+//! (dropped at the next `open` after that, or when their file is replaced).
+//!
+//! Why a file remembers which batches were validated. Every batch is validated in full
+//! before it is first served; a later `DoGet` of the same map (the same file, unchanged:
+//! same inode, length, modification and status-change times) reads the batches validated
+//! before with the structural checks only, which saves a tenth of the server's time per
+//! `DoGet` again. A write to the file changes its status-change time, which no program can
+//! set back, but file times are coarse (a few milliseconds): two writes within one tick
+//! leave the same times. So a validation counts only once the file has been left alone for
+//! [`SETTLED`]: a file written less than a second before is validated on every read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use alkaid_ipc::FileMap;
 
 use crate::error::Result;
 
-/// The maps in use, by path.
-#[derive(Debug, Default)]
+/// How many maps stay after their last reader.
+pub(crate) const KEPT: usize = 4;
+
+/// How long they stay.
+pub(crate) const KEPT_FOR: Duration = Duration::from_secs(10);
+
+/// How long a file must have been left alone for a validation of its bytes to be
+/// remembered: far more than the granularity of file times.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// A file being served: its map and which of its batches were validated in full.
+#[derive(Debug)]
+pub(crate) struct ServedFile {
+    map: FileMap,
+    /// When the file was last written to or had its metadata changed, if known.
+    changed: Option<SystemTime>,
+    validated: Mutex<Vec<bool>>,
+}
+
+impl ServedFile {
+    /// The file's bytes.
+    pub(crate) fn map(&self) -> &FileMap {
+        &self.map
+    }
+
+    /// Whether batch `index` was read from this map with full validation before.
+    pub(crate) fn validated(&self, index: usize) -> bool {
+        let validated = self
+            .validated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        validated.get(index).copied().unwrap_or(false)
+    }
+
+    /// Records that batch `index` passed full validation (and the map's check after it),
+    /// if the file has been left alone long enough for that to stay true (see the module
+    /// notes).
+    pub(crate) fn set_validated(&self, index: usize) {
+        self.set_validated_at(index, SystemTime::now());
+    }
+
+    fn set_validated_at(&self, index: usize, now: SystemTime) {
+        let settled = self
+            .changed
+            .and_then(|changed| now.duration_since(changed).ok())
+            .is_some_and(|age| age >= SETTLED);
+        if !settled {
+            return;
+        }
+        let mut validated = self
+            .validated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if validated.len() <= index {
+            validated.resize(index + 1, false);
+        }
+        validated[index] = true;
+    }
+}
+
+/// The files being served, by path, and the maps kept after their last use.
+#[derive(Debug)]
 pub(crate) struct SharedMaps {
-    open: Mutex<HashMap<PathBuf, (Identity, Weak<FileMap>)>>,
+    state: Mutex<State>,
+    kept_for: Duration,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    open: HashMap<PathBuf, (Identity, Weak<ServedFile>)>,
+    /// The maps used last, the latest first, with when they were.
+    kept: VecDeque<(Instant, Arc<ServedFile>)>,
+}
+
+impl Default for SharedMaps {
+    fn default() -> Self {
+        Self::keeping_for(KEPT_FOR)
+    }
 }
 
 /// What tells a file's versions apart: a map made of one is not used for another.
@@ -36,51 +125,99 @@ struct Identity {
     node: Option<(u64, u64)>,
     len: u64,
     modified: Option<SystemTime>,
+    /// The last change of content or metadata (`ctime`), where the platform has it.
+    changed: Option<SystemTime>,
 }
 
 impl Identity {
     fn of(metadata: &Metadata) -> Self {
         #[cfg(unix)]
-        let node = {
+        let (node, changed) = {
             use std::os::unix::fs::MetadataExt;
-            Some((metadata.dev(), metadata.ino()))
+            let changed = u64::try_from(metadata.ctime()).ok().map(|seconds| {
+                SystemTime::UNIX_EPOCH
+                    + Duration::new(seconds, metadata.ctime_nsec().clamp(0, 999_999_999) as u32)
+            });
+            (Some((metadata.dev(), metadata.ino())), changed)
         };
         #[cfg(not(unix))]
-        let node = None;
+        let (node, changed) = (None, None);
         Identity {
             node,
             len: metadata.len(),
             modified: metadata.modified().ok(),
+            changed,
+        }
+    }
+
+    /// When the file last changed, as far as its times say.
+    fn last_change(&self) -> Option<SystemTime> {
+        match (self.modified, self.changed) {
+            (Some(modified), Some(changed)) => Some(modified.max(changed)),
+            _ => None,
         }
     }
 }
 
 impl SharedMaps {
-    /// The map of the file at `path`: the one in use if its file is still the one there,
-    /// a new one otherwise.
-    pub(crate) fn open(&self, path: &Path) -> Result<Arc<FileMap>> {
-        let file = File::open(path)?;
-        let identity = Identity::of(&file.metadata()?);
-        // A poisoned lock holds a map that is whole: nothing panics while changing it.
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((known, map)) = open.get(path)
-            && *known == identity
-            && let Some(map) = map.upgrade()
-        {
-            return Ok(map);
+    /// Maps kept for `kept_for` after their last use.
+    pub(crate) fn keeping_for(kept_for: Duration) -> Self {
+        Self {
+            state: Mutex::default(),
+            kept_for,
         }
-        let map = Arc::new(FileMap::of(&file)?);
-        open.retain(|_, (_, map)| map.strong_count() > 0);
-        open.insert(path.to_path_buf(), (identity, Arc::downgrade(&map)));
-        Ok(map)
     }
 
-    /// How many files have a map in use.
+    /// The file at `path`: the one in use (or kept) if its file is still the one there, a
+    /// new map otherwise.
+    pub(crate) fn open(&self, path: &Path) -> Result<Arc<ServedFile>> {
+        let file = File::open(path)?;
+        let identity = Identity::of(&file.metadata()?);
+        // A poisoned lock holds a state that is whole: nothing panics while changing it.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let known = state.open.get(path).and_then(|(known, served)| {
+            let served = served.upgrade()?;
+            Some((*known == identity, served))
+        });
+        let served = match known {
+            Some((true, served)) => served,
+            replaced => {
+                if let Some((_, old)) = replaced {
+                    // The old version goes with its last reader.
+                    state.kept.retain(|(_, kept)| !Arc::ptr_eq(kept, &old));
+                }
+                let served = Arc::new(ServedFile {
+                    map: FileMap::of(&file)?,
+                    changed: identity.last_change(),
+                    validated: Mutex::default(),
+                });
+                state
+                    .open
+                    .retain(|_, (_, served)| served.strong_count() > 0);
+                state
+                    .open
+                    .insert(path.to_path_buf(), (identity, Arc::downgrade(&served)));
+                served
+            }
+        };
+        let now = Instant::now();
+        let kept_for = self.kept_for;
+        state.kept.retain(|(used, kept)| {
+            !Arc::ptr_eq(kept, &served) && now.duration_since(*used) < kept_for
+        });
+        state.kept.push_front((now, served.clone()));
+        state.kept.truncate(KEPT);
+        Ok(served)
+    }
+
+    /// How many files have a map in use or kept.
     #[cfg(test)]
     fn in_use(&self) -> usize {
-        let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        open.values()
-            .filter(|(_, map)| map.strong_count() > 0)
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state
+            .open
+            .values()
+            .filter(|(_, served)| served.strong_count() > 0)
             .count()
     }
 }
@@ -106,15 +243,52 @@ mod tests {
             .unwrap()
             .write_all(&[5; 10_000])
             .unwrap();
-        let maps = SharedMaps::default();
+        let maps = SharedMaps::keeping_for(Duration::ZERO);
         let first = maps.open(&path).unwrap();
         let second = maps.open(&path).unwrap();
         assert!(Arc::ptr_eq(&first, &second));
-        assert_eq!(first.buffer().as_slice(), &[5; 10_000][..]);
+        assert_eq!(first.map().buffer().as_slice(), &[5; 10_000][..]);
         drop((first, second));
-        assert_eq!(maps.in_use(), 0);
+        // Kept for no time: gone at the next `open`, of any file.
+        let other = dir.join("g");
+        File::create(&other).unwrap().write_all(&[6; 10]).unwrap();
+        drop(maps.open(&other).unwrap());
+        assert_eq!(maps.in_use(), 1);
         let third = maps.open(&path).unwrap();
-        assert_eq!(third.buffer().len(), 10_000);
+        assert_eq!(third.map().buffer().len(), 10_000);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_maps_used_last_are_kept_with_what_was_validated() {
+        let dir = scratch("kept");
+        let paths: Vec<PathBuf> = (0..KEPT + 1).map(|i| dir.join(format!("f{i}"))).collect();
+        for path in &paths {
+            File::create(path).unwrap().write_all(&[7; 100]).unwrap();
+        }
+        let maps = SharedMaps::default();
+        let first = maps.open(&paths[0]).unwrap();
+        assert!(!first.validated(3));
+        // Just written: a validation is not remembered yet (the file's times are coarser
+        // than two writes apart); a second on, it is.
+        first.set_validated(3);
+        assert!(!first.validated(3));
+        let changed = first.changed.unwrap();
+        first.set_validated_at(3, changed + SETTLED);
+        assert!(first.validated(3));
+        let kept = Arc::downgrade(&first);
+        drop(first);
+        // No reader holds it, yet the next `DoGet` finds the same map, validations and all.
+        let again = maps.open(&paths[0]).unwrap();
+        assert!(Weak::ptr_eq(&kept, &Arc::downgrade(&again)));
+        assert!(again.validated(3) && !again.validated(2) && !again.validated(40));
+        drop(again);
+        // KEPT other files used since: the first is let go.
+        for path in &paths[1..] {
+            drop(maps.open(path).unwrap());
+        }
+        assert_eq!(kept.strong_count(), 0);
+        assert_eq!(maps.in_use(), KEPT);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -125,6 +299,8 @@ mod tests {
         File::create(&path).unwrap().write_all(&[1; 100]).unwrap();
         let maps = SharedMaps::default();
         let old = maps.open(&path).unwrap();
+        old.set_validated_at(0, old.changed.unwrap() + SETTLED);
+        assert!(old.validated(0));
         // Replaced the way uploads are: a new file renamed over the old one.
         let new_path = dir.join("f.new");
         File::create(&new_path)
@@ -134,8 +310,13 @@ mod tests {
         std::fs::rename(&new_path, &path).unwrap();
         let new = maps.open(&path).unwrap();
         assert!(!Arc::ptr_eq(&old, &new));
-        assert_eq!(old.buffer().as_slice(), &[1; 100][..]);
-        assert_eq!(new.buffer().as_slice(), &[2; 200][..]);
+        assert!(!new.validated(0), "a new version is validated afresh");
+        assert_eq!(old.map().buffer().as_slice(), &[1; 100][..]);
+        assert_eq!(new.map().buffer().as_slice(), &[2; 200][..]);
+        // The old version is no longer kept: it goes with its last reader.
+        let weak = Arc::downgrade(&old);
+        drop(old);
+        assert_eq!(weak.strong_count(), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -4,6 +4,7 @@
 //! | item | what it does |
 //! | --- | --- |
 //! | [`StreamWriter`], [`FileWriter`] | write batches as a stream or as a file (magic `ALKAID1`, or `ARROW1` with [`Magic::Arrow`]) |
+//! | [`FileOutput`] | a file as the writers' output: the slices whose copy into the file's pages would stall (a mapped stream converted to a file) go through a small buffer |
 //! | [`SpoolWriter`] | the same bytes as buffers (the batch's own, not copied), for a carrier that writes them itself |
 //! | [`WriteOptions`] | alignment 8 or 64, [`Compression`] (LZ4 frame, zstd), dictionary deltas, threads |
 //! | [`Decoder`] | push-based (sans-IO) stream decoding, for async and network code |
@@ -122,6 +123,6 @@ pub use tensor::{
     read_sparse_tensor, read_tensor, row_major_strides, write_sparse_tensor, write_tensor,
 };
 pub use write::{
-    EncodedMessage, FileDictionaries, FileWriter, Magic, MessageEncoder, MessageKind, SpoolWriter,
-    StreamWriter, WriteOptions,
+    EncodedMessage, FileDictionaries, FileOutput, FileWriter, Magic, MessageEncoder, MessageKind,
+    SpoolWriter, StreamWriter, WriteOptions,
 };

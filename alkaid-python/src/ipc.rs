@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
 use alkaid_ipc::{
-    BufferStreamReader, Compression, FileMap, FileReader, FileWriter, ReadOptions, StreamWriter,
-    WriteOptions,
+    BufferStreamReader, Compression, FileMap, FileOutput, FileReader, FileWriter, ReadOptions,
+    StreamWriter, WriteOptions,
 };
 use alkaid_schema::SchemaRef;
 use pyo3::prelude::*;
@@ -182,7 +182,10 @@ fn write_ipc<'py>(
             let file =
                 File::create(&path).map_err(|e| to_py(format!("{}: {e}", path.display())))?;
             let out = py
-                .detach(|| written(format, BufWriter::new(file), schema, options, batches))
+                .detach(|| {
+                    let out = BufWriter::new(FileOutput::new(file));
+                    written(format, out, schema, options, batches)
+                })
                 .map_err(to_py)?;
             out.into_inner()
                 .map_err(|e| to_py(format!("{}: {}", path.display(), e.error())))?;

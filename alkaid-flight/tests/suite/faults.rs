@@ -4,6 +4,7 @@
 
 use crate::peers;
 
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,6 +46,17 @@ fn write_file(path: &Path, batches: usize, rows: usize) {
     std::fs::write(path, writer.into_inner().unwrap()).unwrap();
 }
 
+/// A runtime and, on it, a server of the files of `dir` with the default options.
+fn serve(dir: &Path) -> (tokio::runtime::Runtime, AlkaidServer) {
+    let runtime = runtime();
+    let server = AlkaidServer::start(
+        &runtime,
+        DirectoryService::new(dir),
+        ServerOptions::default(),
+    );
+    (runtime, server)
+}
+
 /// The names in `dir`, hidden ones included, sorted.
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -70,12 +82,7 @@ async fn rows_of(client: &mut FlightClient, name: &str) -> usize {
 fn malformed_flight_data_is_refused_and_the_server_goes_on() {
     let dir = scratch("faults_malformed");
     write_file(&dir.join("good.arrow"), 3, 100);
-    let runtime = runtime();
-    let server = AlkaidServer::start(
-        &runtime,
-        DirectoryService::new(&dir),
-        ServerOptions::default(),
-    );
+    let (runtime, server) = serve(&dir);
     runtime.block_on(async {
         let mut client = FlightClient::connect(&server.uri()).await.unwrap();
         let descriptor = FlightDescriptor::path(["bad.arrow"]);
@@ -132,12 +139,7 @@ fn malformed_flight_data_is_refused_and_the_server_goes_on() {
 #[test]
 fn uploads_cut_short_or_cancelled_leave_no_file() {
     let dir = scratch("faults_uploads");
-    let runtime = runtime();
-    let server = AlkaidServer::start(
-        &runtime,
-        DirectoryService::new(&dir),
-        ServerOptions::default(),
-    );
+    let (runtime, server) = serve(&dir);
     runtime.block_on(async {
         let mut client = FlightClient::connect(&server.uri()).await.unwrap();
         // A batch that fails on the client's side after two went out: the call is
@@ -196,12 +198,7 @@ fn clients_that_leave_mid_stream_and_32_at_once_are_served() {
     let dir = scratch("faults_load");
     write_file(&dir.join("big.arrow"), 64, 20_000);
     write_file(&dir.join("small.arrow"), 4, 1000);
-    let runtime = runtime();
-    let server = AlkaidServer::start(
-        &runtime,
-        DirectoryService::new(&dir),
-        ServerOptions::default(),
-    );
+    let (runtime, server) = serve(&dir);
     let uri = server.uri();
     runtime.block_on(async {
         // Ten clients take one batch of the big file and go away.
@@ -332,12 +329,7 @@ fn a_file_truncated_while_served_ends_its_streams_with_an_error() {
     let path = dir.join("shrinks.arrow");
     write_file(&path, 32, 20_000);
     write_file(&dir.join("other.arrow"), 2, 100);
-    let runtime = runtime();
-    let server = AlkaidServer::start(
-        &runtime,
-        DirectoryService::new(&dir),
-        ServerOptions::default(),
-    );
+    let (runtime, server) = serve(&dir);
     runtime.block_on(async {
         let mut readers = Vec::new();
         for _ in 0..3 {
@@ -384,5 +376,68 @@ fn a_file_truncated_while_served_ends_its_streams_with_an_error() {
         // The same name, written anew, is served from a map of its own.
         write_file(&path, 2, 50);
         assert_eq!(rows_of(&mut client, "shrinks.arrow").await, 100);
+    });
+}
+
+/// The rows of batches of [`schema`].
+fn rows(batches: &[RecordBatch]) -> Vec<(i64, String)> {
+    let mut rows = Vec::new();
+    for batch in batches {
+        let n = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        let s = batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        rows.extend((0..batch.num_rows()).map(|i| (n.value(i), s.value(i).to_string())));
+    }
+    rows
+}
+
+/// A batch is validated in full when first served; a file left alone is then served from
+/// its kept map without validating again, with the same rows; the same file written over
+/// in place (its length unchanged) is validated afresh, and a string that is no longer
+/// UTF-8 is an error, not served.
+#[test]
+fn a_file_written_over_in_place_is_validated_afresh() {
+    let dir = scratch("faults_written_over");
+    let path = dir.join("f.arrow");
+    write_file(&path, 2, 1000);
+    // Older than file times' granularity, so that validations are remembered.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (runtime, server) = serve(&dir);
+    runtime.block_on(async {
+        let mut client = FlightClient::connect(&server.uri()).await.unwrap();
+        let fetch = |client: &mut FlightClient| {
+            let mut client = client.clone();
+            async move {
+                client
+                    .do_get(b"f.arrow")
+                    .await?
+                    .try_collect::<Vec<RecordBatch>>()
+                    .await
+            }
+        };
+        let first = fetch(&mut client).await.unwrap();
+        let again = fetch(&mut client).await.unwrap();
+        let expected: Vec<(i64, String)> = (0..2000).map(|i| (i, format!("row {i}"))).collect();
+        assert_eq!(rows(&first), expected);
+        assert_eq!(rows(&again), expected);
+        // "row 1500" in the second batch: its first digit made a byte that is not UTF-8.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.windows(8).position(|w| w == b"row 1500").unwrap() + 4;
+        bytes[at] = 0xFF;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .write_all_at(&bytes, 0)
+            .unwrap();
+        let error = fetch(&mut client).await.unwrap_err();
+        assert!(error.to_string().contains("UTF-8"), "{error}");
     });
 }

@@ -22,7 +22,10 @@ use crate::schema::{encode_metadata, encode_schema};
 ///
 /// Into a `Vec<u8>`, the footer grows the vector after a large last batch as the
 /// end-of-stream marker does for a [`StreamWriter`](crate::StreamWriter): reserve the size
-/// up front when it is roughly known.
+/// up front when it is roughly known. Into a file, wrap it in a
+/// [`FileOutput`](crate::FileOutput) (and a `BufWriter` around that): a batch read from a
+/// memory-mapped stream lands 8 bytes after where it lies, where the kernel's copy runs at
+/// two thirds of its speed unless staged.
 pub struct FileWriter<W: Write> {
     core: WriterCore<Counting<W>>,
     metadata: Metadata,

@@ -3,6 +3,7 @@
 pub(crate) mod encode;
 mod encoder;
 pub(crate) mod file;
+mod file_output;
 pub(crate) mod message;
 mod options;
 mod spool;
@@ -12,6 +13,7 @@ pub(crate) mod writer;
 
 pub use encoder::{EncodedMessage, MessageEncoder, MessageKind};
 pub use file::FileWriter;
+pub use file_output::FileOutput;
 pub use options::{FileDictionaries, Magic, WriteOptions};
 pub use spool::SpoolWriter;
 pub use stream::StreamWriter;

@@ -6,7 +6,7 @@
 
 use std::io::{self, IoSlice, Write};
 
-use alkaid_ipc::{FileWriter, IpcErrorKind, SpoolWriter, StreamWriter, WriteOptions};
+use alkaid_ipc::{FileOutput, FileWriter, IpcErrorKind, SpoolWriter, StreamWriter, WriteOptions};
 use alkaid_schema::arbitrary;
 use proptest::prelude::*;
 
@@ -245,4 +245,87 @@ fn a_failure_in_the_footer_names_it() {
     writer.write(&batch).unwrap();
     let e = writer.finish().unwrap_err();
     assert!(e.to_string().contains("writing the footer at byte"), "{e}");
+}
+
+/// Counts the bytes it took straight from `watched` (an address range).
+struct Watching {
+    inner: Partial,
+    watched: std::ops::Range<usize>,
+    taken: usize,
+}
+
+impl Write for Watching {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_vectored(&[IoSlice::new(buf)])
+    }
+
+    fn write_vectored(&mut self, slices: &[IoSlice<'_>]) -> io::Result<usize> {
+        let n = self.inner.write_vectored(slices)?;
+        let mut left = n;
+        for slice in slices {
+            let took = slice.len().min(left);
+            if self.watched.contains(&(slice.as_ptr() as usize)) {
+                self.taken += took;
+            }
+            left -= took;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// [`FileOutput`] writes the file writer's bytes unchanged from every starting position
+/// (every distance between a large buffer and its place in the file), through an output
+/// that takes part of each call; at some positions the buffer is copied through
+/// `FileOutput`'s own buffer and at others not.
+#[test]
+fn a_file_output_writes_the_same_bytes_from_every_position() {
+    let values: Vec<i64> = (0..100_000).map(|i| i * 31 % 1_000_003).collect();
+    let column = alkaid_array::Int64Array::from(values);
+    let start = column.values().as_ptr() as usize;
+    let watched = start..start + 100_000 * 8;
+    let schema = std::sync::Arc::new(alkaid_schema::Schema::new(vec![
+        "n: Int64".parse::<alkaid_schema::Field>().unwrap(),
+    ]));
+    let batch = alkaid_array::RecordBatch::try_new(
+        schema.clone(),
+        vec![std::sync::Arc::new(column) as alkaid_array::ArrayRef],
+    )
+    .unwrap();
+    let whole = {
+        let mut writer =
+            FileWriter::try_new(Vec::new(), schema.clone(), Default::default()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.into_inner().unwrap()
+    };
+    let (mut buffered, mut direct) = (0, 0);
+    for position in (0..4096u64).step_by(8) {
+        let inner = Watching {
+            inner: Partial {
+                bytes: Vec::new(),
+                rng: Rng::new(position),
+            },
+            watched: watched.clone(),
+            taken: 0,
+        };
+        let out = FileOutput::starting_at(inner, position);
+        let mut writer = FileWriter::try_new(out, schema.clone(), Default::default()).unwrap();
+        writer.write(&batch).unwrap();
+        let out = writer.into_inner().unwrap();
+        assert_eq!(out.position(), position + whole.len() as u64);
+        let inner = out.into_inner();
+        assert!(inner.inner.bytes == whole, "from position {position}");
+        // Where the buffer went through `FileOutput`'s own, at most its last few KiB
+        // (too short to look at) came from where it lies.
+        if inner.taken < 16 << 10 {
+            buffered += 1
+        } else {
+            direct += 1
+        }
+    }
+    // The stalling distances are 1 to 63 bytes of a page: 7 of the 512 positions.
+    assert_eq!((buffered, direct), (7, 505));
 }
