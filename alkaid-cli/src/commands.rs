@@ -144,14 +144,25 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
     let mut sink = Sink::create(output, source.schema(), options.output, write_options)?;
     let mut report = progress::Report::new("converting");
     let mut rows = 0;
+    let mut failed = None;
     for batch in source.batches() {
         let (batch, metadata) = batch?;
-        sink.write(&batch, &metadata)?;
+        if let Err(e) = sink.write(&batch, &metadata) {
+            failed = Some(e);
+            break;
+        }
         rows += batch.num_rows();
         report.tick(rows);
     }
-    // The last batch's bytes went out from the input's map: nothing is committed from a
-    // file that shrank meanwhile.
+    if let Some(e) = failed {
+        // A write from the input's map fails if the file shrank: say that first.
+        source.check()?;
+        return Err(e);
+    }
+    // The last batch's bytes went out from the input's map (the output is written one
+    // message behind: wait for it): nothing is committed from a file that shrank meanwhile.
+    let written = sink.drain();
     source.check()?;
+    written?;
     sink.finish(footer)
 }

@@ -23,6 +23,7 @@ mod recognise;
 #[cfg(feature = "object-store")]
 mod remote;
 mod rows;
+mod spooled;
 #[cfg(feature = "sql")]
 mod sql;
 mod tabular;

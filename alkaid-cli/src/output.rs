@@ -11,13 +11,12 @@ use alkaid_array::RecordBatch;
 use alkaid_formats::csv::CsvWriter;
 use alkaid_formats::json::JsonWriter;
 use alkaid_formats::parquet::ParquetWriter;
-use alkaid_ipc::{
-    FileDictionaries, FileOutput, FileWriter, IpcError, Magic, StreamWriter, WriteOptions,
-};
+use alkaid_ipc::{FileDictionaries, FileOutput, Magic, SpoolWriter, WriteOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 use clap::ValueEnum;
 
 use crate::failure::Failure;
+use crate::spooled::Spooled;
 
 /// What to write (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -111,8 +110,8 @@ pub struct Sink {
 }
 
 enum Writer {
-    File(FileWriter<Box<dyn Write + Send>>),
-    Stream(StreamWriter<Box<dyn Write + Send>>),
+    /// A stream or file, written by a thread of its own one message behind.
+    Ipc(Spooled),
     Parquet(ParquetWriter<Box<dyn Write + Send>>),
     Csv(CsvWriter<Box<dyn Write + Send>>),
     Json(JsonWriter<Box<dyn Write + Send>>),
@@ -128,14 +127,14 @@ impl Sink {
         options: WriteOptions,
     ) -> Result<Self, Failure> {
         let sink: Box<dyn Write + Send> = if path == "-" {
-            Box::new(BufWriter::new(std::io::stdout()))
+            standard_output()
         } else {
             let file = File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
             // A body written from a mapped input may sit where the copy into the file's
             // pages stalls (a stream converted to a file): `FileOutput` steps around it.
             Box::new(BufWriter::new(FileOutput::new(file)))
         };
-        let failed = |e: IpcError| Failure::new(format!("{path}: {e}"));
+        let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{path}: {e}"));
         let formats = |e: alkaid_formats::FormatError| Failure::new(format!("{path}: {e}"));
         let writer = match output {
             Output::Ipc { file, magic } => {
@@ -144,14 +143,12 @@ impl Sink {
                 let options = options
                     .with_magic(magic)
                     .with_file_dictionaries(FileDictionaries::Unify);
-                match file {
-                    true => {
-                        Writer::File(FileWriter::try_new(sink, schema, options).map_err(failed)?)
-                    }
-                    false => Writer::Stream(
-                        StreamWriter::try_new(sink, schema, options).map_err(failed)?,
-                    ),
+                let spool = match file {
+                    true => SpoolWriter::file(schema, options),
+                    false => SpoolWriter::stream(schema, options),
                 }
+                .map_err(|e| failed(&e))?;
+                Writer::Ipc(Spooled::new(sink, spool).map_err(|e| failed(&e))?)
             }
             Output::Parquet => {
                 let options = alkaid_formats::parquet::WriteOptions::default();
@@ -170,15 +167,21 @@ impl Sink {
     pub fn write(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<(), Failure> {
         let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{}: {e}", self.path));
         match &mut self.writer {
-            Writer::File(writer) => writer
-                .write_with_metadata(batch, metadata)
-                .map_err(|e| failed(&e)),
-            Writer::Stream(writer) => writer
-                .write_with_metadata(batch, metadata)
-                .map_err(|e| failed(&e)),
+            Writer::Ipc(writer) => writer.write(batch, metadata).map_err(|e| failed(&e)),
             Writer::Parquet(writer) => writer.write(batch).map_err(|e| failed(&e)),
             Writer::Csv(writer) => writer.write(batch).map_err(|e| failed(&e)),
             Writer::Json(writer) => writer.write(batch).map_err(|e| failed(&e)),
+        }
+    }
+
+    /// Waits until every batch written so far is in the output (an IPC output is written
+    /// by a thread of its own, one message behind).
+    pub fn drain(&mut self) -> Result<(), Failure> {
+        match &mut self.writer {
+            Writer::Ipc(writer) => writer
+                .drain()
+                .map_err(|e| Failure::new(format!("{}: {e}", self.path))),
+            _ => Ok(()),
         }
     }
 
@@ -186,19 +189,10 @@ impl Sink {
     /// stream, and flushes it.
     pub fn finish(self, footer: Option<Metadata>) -> Result<(), Failure> {
         let path = self.path;
-        let failed = |e: IpcError| Failure::new(format!("{path}: {e}"));
         let mut sink = match self.writer {
-            Writer::File(mut writer) => {
-                if let Some(footer) = footer {
-                    writer.set_footer_metadata(footer);
-                }
-                writer.finish().map_err(failed)?;
-                writer.into_inner().map_err(failed)?
-            }
-            Writer::Stream(mut writer) => {
-                writer.finish().map_err(failed)?;
-                writer.into_inner().map_err(failed)?
-            }
+            Writer::Ipc(writer) => writer
+                .finish(footer)
+                .map_err(|e| Failure::new(format!("{path}: {e}")))?,
             Writer::Parquet(writer) => writer
                 .finish()
                 .map_err(|e| Failure::new(format!("{path}: {e}")))?,
@@ -210,6 +204,28 @@ impl Sink {
         sink.flush()
             .map_err(|e| Failure::new(format!("{path}: {e}")))
     }
+}
+
+/// Standard output: when it is a file (`> out.arrow`), that file at its position through
+/// [`FileOutput`], as a path would be; otherwise (a pipe, a terminal) as it is.
+fn standard_output() -> Box<dyn Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::io::Seek;
+        use std::os::fd::AsFd;
+        let file = std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(File::from)
+            .ok()
+            .filter(|file| file.metadata().is_ok_and(|m| m.is_file()));
+        if let Some(mut file) = file
+            && let Ok(position) = file.stream_position()
+        {
+            return Box::new(BufWriter::new(FileOutput::starting_at(file, position)));
+        }
+    }
+    Box::new(BufWriter::new(std::io::stdout()))
 }
 
 #[cfg(test)]

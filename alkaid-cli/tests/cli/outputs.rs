@@ -242,3 +242,33 @@ fn sql_writes_its_result_to_a_file_by_extension() {
         text(&schema.stdout)
     );
 }
+
+/// `convert IN -` with standard output redirected to a file, after bytes already there:
+/// the file gets those bytes, then exactly what `convert IN PATH` writes.
+#[test]
+fn standard_output_redirected_to_a_file_gets_what_a_path_would() {
+    use std::io::Write;
+    let dir = scratch("stdout_to_file");
+    let source = fixture("metadata.stream");
+    let path = dir.join("a.alkaid");
+    let run = alkaid(&["convert", &source, path.to_str().unwrap(), "--to", "file"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let expected = std::fs::read(&path).unwrap();
+    let redirected = dir.join("redirected");
+    let mut file = std::fs::File::create(&redirected).unwrap();
+    file.write_all(b"already here").unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_alkaid"))
+        .args(["convert", &source, "-", "--to", "file"])
+        .stdout(std::process::Stdio::from(file))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let written = std::fs::read(&redirected).unwrap();
+    assert_eq!(&written[..12], b"already here");
+    assert!(
+        written[12..] == expected[..],
+        "{} bytes against {}",
+        written.len() - 12,
+        expected.len()
+    );
+}

@@ -329,3 +329,58 @@ fn a_file_output_writes_the_same_bytes_from_every_position() {
     // The stalling distances are 1 to 63 bytes of a page: 7 of the 512 positions.
     assert_eq!((buffered, direct), (7, 505));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Against the plain reference (the slices' bytes in order): whatever the slices, their
+    /// sizes (some large enough to be looked at), the starting position and how much the
+    /// file takes per call, `FileOutput` passes on every byte once, in order, and counts the
+    /// position.
+    #[test]
+    fn a_file_output_passes_on_every_byte_in_order(
+        sizes in prop::collection::vec(prop_oneof![0usize..100, 16_000usize..300_000], 1..6),
+        offsets in prop::collection::vec(0usize..64, 6),
+        position in 0u64..10_000,
+        stall in prop::option::of(1usize..64),
+        seed in any::<u64>(),
+    ) {
+        // The slices lie at assorted offsets into one allocation.
+        let total: usize = sizes.iter().sum::<usize>() + 64 * sizes.len();
+        let memory: Vec<u8> = (0..total).map(|i| (i * 13 % 251) as u8).collect();
+        let mut at = 0;
+        let mut slices = Vec::new();
+        for (size, offset) in sizes.iter().zip(&offsets) {
+            slices.push(&memory[at + offset..at + offset + size]);
+            at += offset + size;
+        }
+        let expected: Vec<u8> = slices.concat();
+        // Half the cases put the first large slice at a stalling distance.
+        let mut position = position;
+        if let Some(distance) = stall {
+            let mut written = 0;
+            if let Some(large) = slices.iter().find(|s| {
+                let large = s.len() >= 16_000;
+                if !large {
+                    written += s.len();
+                }
+                large
+            }) {
+                let address = large.as_ptr() as usize;
+                position = ((address + distance).wrapping_sub(written) % 4096) as u64 + 4096;
+            }
+        }
+        let inner = Partial { bytes: Vec::new(), rng: Rng::new(seed) };
+        let mut out = FileOutput::starting_at(inner, position);
+        let mut io: Vec<IoSlice<'_>> = slices.iter().map(|s| IoSlice::new(s)).collect();
+        let mut io = &mut io[..];
+        IoSlice::advance_slices(&mut io, 0);
+        while !io.is_empty() {
+            let n = out.write_vectored(io).unwrap();
+            prop_assert!(n > 0);
+            IoSlice::advance_slices(&mut io, n);
+        }
+        prop_assert_eq!(out.position(), position + expected.len() as u64);
+        prop_assert_eq!(&out.into_inner().bytes, &expected);
+    }
+}
