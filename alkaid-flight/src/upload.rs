@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use alkaid_array::RecordBatch;
-use alkaid_ipc::{FileDictionaries, FileWriter, WriteOptions};
+use alkaid_ipc::{FileDictionaries, FileOutput, FileWriter, WriteOptions};
 use alkaid_schema::SchemaRef;
 use bytes::Bytes;
 use futures_core::Stream;
@@ -132,7 +132,10 @@ fn write_file(
     // A client's stream may replace its dictionaries; the file takes each batch, unified
     // onto the dictionary it holds.
     let options = options.with_file_dictionaries(FileDictionaries::Unify);
-    let mut writer = FileWriter::try_new(BufWriter::new(file), schema, options)?;
+    // Received bodies sit at the start of memory of their own: at some file positions the
+    // copy into the page cache would stall, which `FileOutput` steps around.
+    let out = BufWriter::new(FileOutput::new(file));
+    let mut writer = FileWriter::try_new(out, schema, options)?;
     loop {
         match batches.blocking_recv() {
             Some(Some(batch)) => writer.write(&batch)?,
@@ -143,7 +146,8 @@ fn write_file(
     let file = writer
         .into_inner()?
         .into_inner()
-        .map_err(|e| FlightError::Io(e.into_error()))?;
+        .map_err(|e| FlightError::Io(e.into_error()))?
+        .into_inner();
     file.sync_all()?;
     // A link fails where the name is taken: the upload never replaces a file.
     std::fs::hard_link(&upload.temporary, &path)?;
