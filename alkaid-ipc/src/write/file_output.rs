@@ -135,7 +135,7 @@ impl<W: Write> FileOutput<W> {
             self.buffer = vec![0; CHUNK + PAGE];
         }
         let len = bytes.len().min(CHUNK);
-        let start = (distance(self.position, self.buffer.as_ptr()) + PAGE / 2) % PAGE;
+        let start = staging_start(self.position, &self.buffer);
         let staged = &mut self.buffer[start..start + len];
         staged.copy_from_slice(&bytes[..len]);
         self.inner.write(staged)
@@ -160,8 +160,7 @@ impl<W: Write> FileOutput<W> {
                 for (i, chunk) in bytes.chunks(CHUNK).enumerate() {
                     // Gone: the writes stopped.
                     let Ok(buffer) = empty.recv() else { return };
-                    let at = position + (i * CHUNK) as u64;
-                    let start = (distance(at, buffer.as_ptr()) + PAGE / 2) % PAGE;
+                    let start = staging_start(position + (i * CHUNK) as u64, buffer);
                     buffer[start..start + chunk.len()].copy_from_slice(chunk);
                     if filled.send((buffer, start..start + chunk.len())).is_err() {
                         return;
@@ -201,6 +200,12 @@ impl<W: Write> FileOutput<W> {
 fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Where in `buffer` to stage bytes bound for file position `position`: half a page from
+/// it, modulo a page (and so from the source too, which is 1 to 63 bytes from it).
+fn staging_start(position: u64, buffer: &[u8]) -> usize {
+    (distance(position, buffer.as_ptr()) + PAGE / 2) % PAGE
 }
 
 /// The file position minus the address, modulo a page.
