@@ -152,18 +152,17 @@ fn write_jobs(mut out: Box<dyn Write + Send>, queue: Receiver<Job>) -> Written {
     Ok(out)
 }
 
-/// Writes every part, in vectored writes of up to 64 parts, resuming short ones.
+/// Writes every part in vectored writes (as many as the output takes per call), resuming
+/// short ones.
 fn write_parts(out: &mut dyn Write, parts: &[Buffer]) -> std::io::Result<()> {
-    for group in parts.chunks(64) {
-        let mut slices: Vec<IoSlice<'_>> = group.iter().map(|p| IoSlice::new(p)).collect();
-        let mut slices = &mut slices[..];
-        while !slices.is_empty() {
-            match out.write_vectored(slices) {
-                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(n) => IoSlice::advance_slices(&mut slices, n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+    let mut slices: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
+    let mut slices = &mut slices[..];
+    while !slices.is_empty() {
+        match out.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(())

@@ -29,7 +29,7 @@ use crate::proto::{
 };
 use crate::schema::schema_to_ipc;
 use crate::server::RequestBodyWatch;
-use crate::shared_maps::SharedMaps;
+use crate::shared_maps::{ServedBatches, SharedMaps};
 use crate::upload::receive_file;
 
 /// Batches read ahead of the network, at most, per `DoGet`.
@@ -197,40 +197,14 @@ fn read_file(
     path: PathBuf,
     options: ReadOptions,
 ) -> Result<(SchemaRef, mpsc::Receiver<Outgoing>)> {
-    let served = maps.open(&path)?;
-    let bytes = served.map().buffer().clone();
-    let mut full = FileReader::open(bytes.clone(), options.clone())?;
-    // SAFETY: `trusted` reads only batches that `full` read from these same bytes with full
-    // validation before (`ServedFile::validated`), in this process, from a map of the file
-    // as it was then. A file written to since has another status-change time (which no
-    // program sets back), or another inode, length or modification time, and so a map of
-    // its own, validated afresh; a validation is remembered only for a file left alone for
-    // longer than file times' granularity (`shared_maps.rs`). What remains is what any map
-    // has: a write racing a read changes the bytes under it, between two `DoGet`s as
-    // between the validation of a batch and its encoding within one.
-    let mut trusted = FileReader::open(bytes, unsafe { options.skip_full_validation() })?;
-    let schema = full.schema();
+    let (mut batches, schema) = ServedBatches::open(maps.open(&path)?, options)?;
     let (sender, receiver) = mpsc::channel(READ_AHEAD);
     std::thread::Builder::new()
         .name("alkaid-flight-read".into())
         .spawn(move || {
-            for index in 0..full.num_batches() {
-                let validated = served.validated(index);
-                let batch = match validated {
-                    true => trusted.batch(index),
-                    false => full.batch(index),
-                };
-                // A file that shrank is the cause of whatever else went wrong.
-                let item = served
-                    .map()
-                    .check()
-                    .and(batch)
-                    .map(|b| (b, Bytes::new()))
-                    .map_err(FlightError::from);
+            for index in 0..batches.len() {
+                let item = batches.read(index).map(|b| (b, Bytes::new()));
                 let failed = item.is_err();
-                if !failed && !validated {
-                    served.set_validated(index);
-                }
                 // The client went away: stop reading.
                 if sender.blocking_send(item).is_err() || failed {
                     return;

@@ -34,7 +34,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use alkaid_ipc::FileMap;
+use alkaid_array::RecordBatch;
+use alkaid_buffer::Buffer;
+use alkaid_ipc::{FileMap, FileReader, ReadOptions};
+use alkaid_schema::SchemaRef;
 
 use crate::error::Result;
 
@@ -95,6 +98,77 @@ impl ServedFile {
             validated.resize(index + 1, false);
         }
         validated[index] = true;
+    }
+}
+
+/// The batches of a served file, each read with full validation the first time it is read
+/// from the file's map and with the structural checks only after that. Each reader is
+/// opened when a batch first needs it: a file whose batches were all validated before has
+/// its footer and dictionaries read once per `DoGet`, not twice.
+pub(crate) struct ServedBatches {
+    file: Arc<ServedFile>,
+    options: ReadOptions,
+    full: Option<FileReader<Buffer>>,
+    trusted: Option<FileReader<Buffer>>,
+}
+
+impl ServedBatches {
+    /// The batches of `file`, read with `options`, and their schema.
+    pub(crate) fn open(file: Arc<ServedFile>, options: ReadOptions) -> Result<(Self, SchemaRef)> {
+        let mut batches = Self {
+            file,
+            options,
+            full: None,
+            trusted: None,
+        };
+        let first = batches.file.validated(0);
+        let schema = batches.reader(first)?.schema();
+        Ok((batches, schema))
+    }
+
+    /// How many batches the file has.
+    pub(crate) fn len(&self) -> usize {
+        self.full
+            .as_ref()
+            .or(self.trusted.as_ref())
+            .map_or(0, FileReader::num_batches)
+    }
+
+    /// Batch `index`, handed out only once the map is known whole after reading it (a
+    /// file that shrank is the cause of whatever else went wrong).
+    pub(crate) fn read(&mut self, index: usize) -> Result<RecordBatch> {
+        let validated = self.file.validated(index);
+        let batch = self.reader(validated).and_then(|r| Ok(r.batch(index)?));
+        self.file.map().check()?;
+        let batch = batch?;
+        if !validated {
+            self.file.set_validated(index);
+        }
+        Ok(batch)
+    }
+
+    /// The reader of validated batches (`trusted`) or of the others, opened if it was not.
+    fn reader(&mut self, trusted: bool) -> Result<&mut FileReader<Buffer>> {
+        let (reader, options) = match trusted {
+            // SAFETY: the trusted reader reads only batches that a reader with full
+            // validation read from these same bytes before (`ServedFile::validated`, set
+            // only after such a read, whose opening validated the footer's dictionaries
+            // too), in this process, from a map of the file as it was then. A file written
+            // to since has another status-change time (which no program sets back), or
+            // another inode, length or modification time, and so a map of its own,
+            // validated afresh; a validation is remembered only for a file left alone for
+            // longer than file times' granularity. What remains is what any map has: a
+            // write racing a read changes the bytes under it, between two `DoGet`s as
+            // between the validation of a batch and its encoding within one.
+            true => (&mut self.trusted, unsafe {
+                self.options.clone().skip_full_validation()
+            }),
+            false => (&mut self.full, self.options.clone()),
+        };
+        if reader.is_none() {
+            *reader = Some(FileReader::open(self.file.map().buffer().clone(), options)?);
+        }
+        Ok(reader.as_mut().expect("opened above"))
     }
 }
 

@@ -179,7 +179,7 @@ pub(crate) fn finish_message(
 
 /// A message's length prefix (the flatbuffer's padded length) and the padding after the
 /// flatbuffer, so that the body starts at a multiple of `alignment`.
-pub(crate) fn prefix(flatbuffer: &[u8], alignment: usize) -> Result<([u8; 4], usize)> {
+fn prefix(flatbuffer: &[u8], alignment: usize) -> Result<([u8; 4], usize)> {
     let pad = padding(8 + flatbuffer.len(), alignment);
     let declared = i32::try_from(flatbuffer.len() + pad)
         .map_err(|_| crate::IpcError::invalid_argument("message metadata larger than 2 GiB"))?

@@ -8,7 +8,7 @@ use alkaid_buffer::Buffer;
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::file::{finish_file, write_magic};
-use super::message::{Body, CONTINUATION, ZEROS, prefix};
+use super::message::{Body, write_message};
 use super::options::WriteOptions;
 use super::writer::{Output, WriterCore};
 use crate::error::{IpcError, Result};
@@ -40,13 +40,9 @@ impl Output for Spool {
         body: Option<&Body>,
         alignment: usize,
     ) -> Result<(usize, usize)> {
-        let (declared, pad) = prefix(flatbuffer, alignment)?;
-        let mut head = Vec::with_capacity(8 + flatbuffer.len() + pad);
-        head.extend_from_slice(&CONTINUATION);
-        head.extend_from_slice(&declared);
-        head.extend_from_slice(flatbuffer);
-        head.extend_from_slice(&ZEROS[..pad]);
-        let meta = head.len();
+        // The framing as the writers write it, then the body's buffers as they are.
+        let mut head = Vec::new();
+        let (meta, _) = write_message(&mut head, flatbuffer, None, alignment)?;
         self.push(Buffer::from(head));
         for part in body.into_iter().flat_map(Body::buffers) {
             self.push(part);
