@@ -1,5 +1,6 @@
-//! Memory for large message bodies and decompressed buffers: anonymous mappings, advised
-//! to use huge pages, and kept for reuse when the buffers made from them are dropped.
+//! Memory for large message bodies, decompressed buffers and the compressed buffers a
+//! writer makes (from 4 MiB each): anonymous mappings, advised to use huge pages, and kept
+//! for reuse when the buffers made from them are dropped.
 //!
 //! Why mappings. A large body is written into fresh memory, whose first touch costs more
 //! than the copy itself: the kernel maps and zeroes every 4 KiB page (257 MB into fresh
@@ -48,8 +49,9 @@ static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
 static SHELF: Mutex<Shelf> = Mutex::new(Shelf::new(DEFAULT_LIMIT));
 
 /// Whether message bodies of 4 MiB and more read from a `Read` (by [`StreamReader`] and by
-/// [`FileReader`] over a [`Seekable`]) or pushed into a [`Decoder`], and decompressed
-/// buffers of 4 MiB and more, ask the kernel for 2 MiB pages; on by default, for
+/// [`FileReader`] over a [`Seekable`]) or pushed into a [`Decoder`], and buffers of 4 MiB
+/// and more decompressed by a reader or compressed by a writer, ask the kernel for 2 MiB
+/// pages; on by default, for
 /// the whole process. A hint that only Linux takes; without it a 257 MB stream reads about
 /// four times slower on a machine where first touches of memory are costly, with it a read
 /// can stall while the kernel compacts memory to find huge pages (see the module notes).
@@ -63,8 +65,8 @@ pub fn set_huge_pages(enabled: bool) {
     HUGE_PAGES.store(enabled, Ordering::Relaxed);
 }
 
-/// How many bytes of memory freed by dropped buffers (large message bodies and decompressed
-/// buffers, as for [`set_huge_pages`]) the process keeps for the next ones: 1 GiB by
+/// How many bytes of memory freed by dropped buffers (large message bodies, decompressed
+/// and compressed buffers, as for [`set_huge_pages`]) the process keeps for the next ones: 1 GiB by
 /// default; 0 keeps none. Kept memory stays resident; a lower limit releases what is over
 /// it at once. Reuse spares the cost of faulting fresh memory in, which on virtual
 /// machines whose host takes freed memory back (free page reporting) can be ten times the
@@ -94,6 +96,12 @@ pub(crate) struct Mapping {
 }
 
 impl Mapping {
+    /// Shortens the bytes seen to `len` (no longer than they are), for memory asked for by
+    /// the most a result can take (a codec's worst case) before it is known how much it does.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// The bytes as an immutable buffer of the length asked for; their memory goes back to
     /// the shelf when the last buffer sharing it is dropped.
     ///

@@ -30,9 +30,14 @@ pub(crate) mod lz4 {
     }
 
     impl Lz4FrameEncoder {
-        pub(crate) fn compress_into(&mut self, _: &[u8], _: &mut Vec<u8>) -> Result<()> {
+        pub(crate) fn compress_to(&mut self, _: &[u8], _: &mut [u8]) -> Result<usize> {
             Err(absent("LZ4", "lz4"))
         }
+    }
+
+    /// No room is needed: nothing is compressed.
+    pub(crate) fn max_frame_len(_: usize) -> usize {
+        0
     }
 
     pub(crate) fn decompress_to_vec(_: &[u8], _: usize) -> Result<Option<Vec<u8>>> {
@@ -65,9 +70,14 @@ pub(crate) mod zstd {
     }
 
     impl ZstdEncoder {
-        pub(crate) fn compress_into(&mut self, _: i32, _: &[u8], _: &mut Vec<u8>) -> Result<()> {
+        pub(crate) fn compress_to(&mut self, _: i32, _: &[u8], _: &mut [u8]) -> Result<usize> {
             Err(absent("zstd", "zstd"))
         }
+    }
+
+    /// No room is needed: nothing is compressed.
+    pub(crate) fn max_compressed_len(_: usize) -> usize {
+        0
     }
 
     /// Decompresses nothing: every call fails.

@@ -81,32 +81,53 @@ impl Compressor {
         }
     }
 
-    /// Appends `input`, compressed, with its length prefix, to `out`.
-    pub(crate) fn compress_into(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    /// `input` compressed, with its length prefix, in memory of its own: from 4 MiB a
+    /// mapping advised to use huge pages and kept for reuse when the buffer goes (as
+    /// decompressed buffers are, `mapping.rs`), below that a vector. The codec writes
+    /// straight into it, so the compressed bytes are written once.
+    pub(crate) fn compress(&mut self, input: &[u8]) -> Result<Buffer> {
         if input.is_empty() {
-            return Ok(());
+            return Ok(Buffer::empty());
         }
-        let start = out.len();
-        out.extend_from_slice(&(input.len() as i64).to_le_bytes());
-        match self.codec {
+        let bound = match self.codec {
             Compression::None => unreachable!("a Compressor is only made with a codec"),
-            Compression::Lz4Frame => {
-                // Room for the stored-as-is fallback up front (untouched pages cost
-                // nothing): a frame that is worth keeping fits in it, so the codec never
-                // makes the output reallocate; only a frame of incompressible blocks can
-                // outgrow it, and that one is thrown away for the fallback below.
-                out.reserve(input.len());
-                self.lz4.compress_into(input, out)?;
-            }
-            Compression::Zstd { level } => self.zstd.compress_into(level, input, out)?,
+            Compression::Lz4Frame => lz4_frame::max_frame_len(input.len()),
+            Compression::Zstd { .. } => zstd::max_compressed_len(input.len()),
+        };
+        // Room for the stored-as-is fallback too; pages never written cost nothing.
+        let room = 8 + bound.max(input.len());
+        if let Some(mut map) = mapping(room) {
+            let len = self.compress_to(input, &mut map)?;
+            map.truncate(len);
+            return map.into_buffer();
         }
-        if out.len() - start - 8 >= input.len() {
+        let mut out = vec![0; room];
+        let len = self.compress_to(input, &mut out)?;
+        out.truncate(len);
+        if len < room / 2 {
+            // A buffer that compressed well does not keep the room it did not need.
+            out.shrink_to_fit();
+        }
+        Ok(Buffer::from(out))
+    }
+
+    /// Writes `input` compressed, after its length prefix, at the start of `out`, which has
+    /// room for the codec's worst case and for `input` as it is; the bytes written.
+    fn compress_to(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        let (prefix, payload) = out.split_at_mut(8);
+        let compressed = match self.codec {
+            Compression::None => unreachable!("a Compressor is only made with a codec"),
+            Compression::Lz4Frame => self.lz4.compress_to(input, payload)?,
+            Compression::Zstd { level } => self.zstd.compress_to(level, input, payload)?,
+        };
+        if compressed >= input.len() {
             // Not worth it: store the bytes as they are, marked with -1.
-            out.truncate(start);
-            out.extend_from_slice(&(-1i64).to_le_bytes());
-            out.extend_from_slice(input);
+            prefix.copy_from_slice(&(-1i64).to_le_bytes());
+            payload[..input.len()].copy_from_slice(input);
+            return Ok(8 + input.len());
         }
-        Ok(())
+        prefix.copy_from_slice(&(input.len() as i64).to_le_bytes());
+        Ok(8 + compressed)
     }
 }
 
@@ -293,8 +314,12 @@ fn size_mismatch(declared: usize, produced: usize) -> IpcError {
 mod tests {
     use super::*;
 
-    fn compress_into(codec: Compression, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        Compressor::new(codec).compress_into(input, out)
+    fn compress(codec: Compression, input: &[u8]) -> Vec<u8> {
+        Compressor::new(codec)
+            .compress(input)
+            .unwrap()
+            .as_slice()
+            .to_vec()
     }
 
     fn decompress(codec: fb::CompressionType, compressed: &Buffer) -> Result<Buffer> {
@@ -302,8 +327,7 @@ mod tests {
     }
 
     fn round_trip(codec: Compression, input: &[u8]) -> (Vec<u8>, Buffer) {
-        let mut out = Vec::new();
-        compress_into(codec, input, &mut out).unwrap();
+        let out = compress(codec, input);
         let decoded = decompress(codec.codec().unwrap(), &Buffer::from(out.clone())).unwrap();
         (out, decoded)
     }
@@ -361,9 +385,39 @@ mod tests {
     }
 
     #[test]
+    fn large_buffers_compress_into_mappings_with_the_bytes_of_small_ones() {
+        // Past the mapping threshold the output is a mapping; the bytes are those the codec
+        // writes anywhere else: the same buffer compressed into a vector of its own.
+        let len = crate::mapping::MAPPED + 12_345;
+        let compressible: Vec<u8> = (0..len).map(|i| (i % 13) as u8).collect();
+        let mut state = 7u32;
+        let noise: Vec<u8> = (0..len)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 23) as u8
+            })
+            .collect();
+        for codec in [Compression::Lz4Frame, Compression::ZSTD] {
+            for (what, input) in [("compressible", &compressible), ("noise", &noise)] {
+                let mapped = Compressor::new(codec).compress(input).unwrap();
+                let mut small = vec![0; 8 + 2 * len];
+                let written = Compressor::new(codec)
+                    .compress_to(input, &mut small)
+                    .unwrap();
+                assert_eq!(mapped.as_slice(), &small[..written], "{codec:?} {what}");
+                let decoded = decompress(codec.codec().unwrap(), &mapped).unwrap();
+                assert_eq!(decoded.as_slice(), &input[..], "{codec:?} {what}");
+            }
+            // Noise is stored as it is, marked -1, in the room asked for.
+            let stored = Compressor::new(codec).compress(&noise).unwrap();
+            assert_eq!(stored[..8], (-1i64).to_le_bytes(), "{codec:?}");
+            assert_eq!(stored.len(), 8 + len);
+        }
+    }
+
+    #[test]
     fn lying_lengths_are_errors_without_allocating_what_they_claim() {
-        let mut out = Vec::new();
-        compress_into(Compression::ZSTD, &[7u8; 10_000], &mut out).unwrap();
+        let out = compress(Compression::ZSTD, &[7u8; 10_000]);
         for claimed in [1i64 << 62, 9_999, 10_001, -2] {
             let mut lying = out.clone();
             lying[..8].copy_from_slice(&claimed.to_le_bytes());

@@ -2,7 +2,8 @@
 //! block straight into the output.
 //!
 //! lz4_flex's `FrameEncoder` copies every block of input into a buffer of its own before
-//! compressing it; here each block is compressed where it lies. The frame is the plainest
+//! compressing it, and its output out of another; here each block is compressed where it
+//! lies, straight into its place in the output. The frame is the plainest
 //! the format allows, and every LZ4 reader (lz4_flex's, the reference C library that Arrow
 //! C++ uses) reads it: independent blocks, no checksums, no content size, no dictionary.
 //! The maximum block size is the smallest that holds the whole input, as lz4_flex chooses
@@ -43,43 +44,73 @@ const BLOCK_SIZES: [(usize, u8, u8); 4] = [
 /// A block stored as it is: the high bit of its size.
 const UNCOMPRESSED: u32 = 1 << 31;
 
-/// Compression state kept between buffers: the match table and the room one compressed
-/// block is written into before it is appended.
+/// The maximum block size for `len` bytes of input: the smallest that holds them all, or
+/// the largest there is; with its BD byte and the header checksum.
+fn block_size(len: usize) -> (usize, u8, u8) {
+    BLOCK_SIZES
+        .into_iter()
+        .find(|&(size, ..)| len <= size)
+        .unwrap_or(BLOCK_SIZES[3])
+}
+
+/// The most bytes a frame of `len` input bytes can take: the header, each block's size and
+/// the codec's worst case for it, the end mark. [`Lz4FrameEncoder::compress_to`] needs this
+/// much room.
+pub(crate) fn max_frame_len(len: usize) -> usize {
+    let (size, ..) = block_size(len);
+    let (full, rest) = (len / size, len % size);
+    let block = |len: usize| 4 + get_maximum_output_size(len);
+    7 + full * block(size) + if rest > 0 { block(rest) } else { 0 } + 4
+}
+
+/// Compression state kept between buffers: the match table.
 #[derive(Default)]
 pub(crate) struct Lz4FrameEncoder {
     table: CompressTable,
-    block: Vec<u8>,
 }
 
 impl Lz4FrameEncoder {
-    /// Appends `input` to `out` as one LZ4 frame.
-    pub(crate) fn compress_into(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        let (block_size, bd, checksum) = BLOCK_SIZES
-            .into_iter()
-            .find(|&(size, ..)| input.len() <= size)
-            .unwrap_or(BLOCK_SIZES[3]);
-        out.extend_from_slice(&MAGIC.to_le_bytes());
-        out.extend_from_slice(&[FLG, bd, checksum]);
-        let room = get_maximum_output_size(block_size.min(input.len()));
-        if self.block.len() < room {
-            // Zeroed once and reused: the codec writes into initialised bytes only.
-            self.block = vec![0; room];
+    /// Writes `input` as one LZ4 frame at the start of `out`, which has room for
+    /// [`max_frame_len`] bytes; the frame's length. Each block is compressed straight into
+    /// its place in `out`, so the output is written once, wherever it lives (a mapping
+    /// the message body keeps, for large buffers).
+    pub(crate) fn compress_to(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        let too_small = || {
+            IpcError::new(
+                crate::IpcErrorKind::Io,
+                format!(
+                    "lz4: {} bytes of room for a frame of {} bytes",
+                    out.len(),
+                    input.len()
+                ),
+            )
+        };
+        if out.len() < max_frame_len(input.len()) {
+            return Err(too_small());
         }
+        let (block_size, bd, checksum) = block_size(input.len());
+        out[..4].copy_from_slice(&MAGIC.to_le_bytes());
+        out[4..7].copy_from_slice(&[FLG, bd, checksum]);
+        let mut at = 7;
         for block in input.chunks(block_size) {
-            let compressed = compress_into_with_table(block, &mut self.block, &mut self.table)
+            let (size, room) = out[at..].split_at_mut(4);
+            let compressed = compress_into_with_table(block, room, &mut self.table)
                 .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
-            if compressed < block.len() {
-                out.extend_from_slice(&(compressed as u32).to_le_bytes());
-                out.extend_from_slice(&self.block[..compressed]);
+            let stored = if compressed < block.len() {
+                size.copy_from_slice(&(compressed as u32).to_le_bytes());
+                compressed
             } else {
-                // A block is at most 4 MiB, so its size leaves the high bit free.
-                out.extend_from_slice(&(block.len() as u32 | UNCOMPRESSED).to_le_bytes());
-                out.extend_from_slice(block);
-            }
+                // Stored as it is. A block is at most 4 MiB, so its size leaves the high
+                // bit free; the codec's worst case is larger than the block, so it fits.
+                room[..block.len()].copy_from_slice(block);
+                size.copy_from_slice(&(block.len() as u32 | UNCOMPRESSED).to_le_bytes());
+                block.len()
+            };
+            at += 4 + stored;
         }
         // The end mark: a block of size zero.
-        out.extend_from_slice(&0u32.to_le_bytes());
-        Ok(())
+        out[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
+        Ok(at + 4)
     }
 }
 
@@ -301,10 +332,14 @@ mod tests {
     use super::*;
 
     fn frame(input: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        Lz4FrameEncoder::default()
-            .compress_into(input, &mut out)
-            .unwrap();
+        compress(&mut Lz4FrameEncoder::default(), input)
+    }
+
+    /// `input` as one frame, in memory of exactly the room the encoder asks for.
+    fn compress(encoder: &mut Lz4FrameEncoder, input: &[u8]) -> Vec<u8> {
+        let mut out = vec![0; max_frame_len(input.len())];
+        let len = encoder.compress_to(input, &mut out).unwrap();
+        out.truncate(len);
         out
     }
 
@@ -353,8 +388,7 @@ mod tests {
         // bytes, stored block by block as they are; and a small input after a large one,
         // reusing the encoder's state.
         for input in [&b"x"[..], &text, &noise, b"abcabcabcabcabcabc"] {
-            let mut out = Vec::new();
-            encoder.compress_into(input, &mut out).unwrap();
+            let out = compress(&mut encoder, input);
             assert_eq!(decode(&out), input, "{} bytes", input.len());
             if input.len() > 1 << 20 {
                 assert!(out.len() > 4 << 10, "a real frame, {} bytes", out.len());
@@ -481,6 +515,44 @@ mod tests {
             read_into(&frame(&noise), noise.len()).unwrap().unwrap(),
             noise
         );
+    }
+
+    /// Bytes no codec can shrink, from a fixed seed.
+    fn noise(len: usize) -> Vec<u8> {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_room_asked_for_holds_the_worst_case_and_less_is_refused() {
+        // Around every block size, where the block count and the last block change; noise
+        // is the worst case (every block stored as it is).
+        let mut lens = vec![0, 1, 15, 16, 1000];
+        for (size, ..) in BLOCK_SIZES {
+            lens.extend([size - 1, size, size + 1]);
+        }
+        lens.extend([3 * (4 << 20) + 17, 8 << 20]);
+        let mut encoder = Lz4FrameEncoder::default();
+        for len in lens {
+            let input = noise(len);
+            let room = max_frame_len(len);
+            let mut out = vec![0; room];
+            let written = encoder.compress_to(&input, &mut out).unwrap();
+            assert!(written <= room, "{len}: {written} > {room}");
+            assert_eq!(decode(&out[..written]), input, "{len}");
+            // One byte less than asked for: an error, nothing written past the end.
+            let err = encoder
+                .compress_to(&input, &mut out[..room - 1])
+                .unwrap_err();
+            assert!(err.message().contains("room"), "{err}");
+        }
     }
 
     #[test]

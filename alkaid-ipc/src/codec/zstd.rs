@@ -12,23 +12,25 @@ pub(crate) struct ZstdEncoder {
 }
 
 impl ZstdEncoder {
-    /// Appends `input`, compressed at `level`, to `out`.
-    pub(crate) fn compress_into(
+    /// Writes `input`, compressed at `level`, at the start of `out`, which has room for
+    /// [`max_compressed_len`] bytes; the compressed length.
+    pub(crate) fn compress_to(
         &mut self,
         level: i32,
         input: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+        out: &mut [u8],
+    ) -> Result<usize> {
         let context = match &mut self.context {
             Some(context) => context,
             empty => empty.insert(::zstd::bulk::Compressor::new(level)?),
         };
-        out.reserve(::zstd::zstd_safe::compress_bound(input.len()));
-        let mut cursor = std::io::Cursor::new(&mut *out);
-        cursor.set_position(cursor.get_ref().len() as u64);
-        context.compress_to_buffer(input, &mut cursor)?;
-        Ok(())
+        Ok(context.compress_to_buffer(input, out)?)
     }
+}
+
+/// The most bytes `len` input bytes can compress to.
+pub(crate) fn max_compressed_len(len: usize) -> usize {
+    ::zstd::zstd_safe::compress_bound(len)
 }
 
 /// Decompression, with a context kept between buffers.

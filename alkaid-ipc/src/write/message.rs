@@ -111,11 +111,7 @@ fn compress_all(
         threads,
         compressors,
         || Compressor::new(codec),
-        |compressor, buffer| {
-            let mut out = Vec::new();
-            compressor.compress_into(buffer.as_slice(), &mut out)?;
-            Ok(Buffer::from(out))
-        },
+        |compressor, buffer| compressor.compress(buffer.as_slice()),
     )
     .into_iter()
     .collect()
