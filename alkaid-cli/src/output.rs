@@ -11,7 +11,10 @@ use alkaid_array::RecordBatch;
 use alkaid_formats::csv::CsvWriter;
 use alkaid_formats::json::JsonWriter;
 use alkaid_formats::parquet::ParquetWriter;
-use alkaid_ipc::{FileDictionaries, FileOutput, Magic, SpoolWriter, WriteOptions};
+use alkaid_ipc::{
+    Compression, FileDictionaries, FileOutput, FileWriter, Magic, SpoolWriter, StreamWriter,
+    WriteOptions,
+};
 use alkaid_schema::{Metadata, SchemaRef};
 use clap::ValueEnum;
 
@@ -112,6 +115,10 @@ pub struct Sink {
 enum Writer {
     /// A stream or file, written by a thread of its own one message behind.
     Ipc(Spooled),
+    /// A compressed IPC file or stream into a file this command made: each large body
+    /// written while it is compressed, on this thread, with a seek back for its header.
+    IpcFile(FileWriter<BufWriter<FileOutput<File>>>),
+    IpcStream(StreamWriter<BufWriter<FileOutput<File>>>),
     Parquet(ParquetWriter<Box<dyn Write + Send>>),
     Csv(CsvWriter<Box<dyn Write + Send>>),
     Json(JsonWriter<Box<dyn Write + Send>>),
@@ -126,23 +133,61 @@ impl Sink {
         output: Output,
         options: WriteOptions,
     ) -> Result<Self, Failure> {
-        let sink: Box<dyn Write + Send> = if path == "-" {
-            standard_output()
-        } else {
-            let file = File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?;
-            // A body written from a mapped input may sit where the copy into the file's
-            // pages stalls (a stream converted to a file): `FileOutput` steps around it.
-            Box::new(BufWriter::new(FileOutput::new(file)))
+        // The file this command creates, which a compressed IPC output seeks in. Not
+        // standard output, even when it is a file: opened to append (`>>`), its writes
+        // would all go to the end, wherever the seek went.
+        let file = match path {
+            "-" => None,
+            _ => Some(FileOutput::new(
+                File::create(path).map_err(|e| Failure::new(format!("{path}: {e}")))?,
+            )),
+        };
+        let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{path}: {e}"));
+        let compressed = options.compression() != Compression::None;
+        let writer = match (output, file) {
+            (
+                Output::Ipc {
+                    file: is_file,
+                    magic,
+                },
+                Some(out),
+            ) if compressed => {
+                let options = ipc_options(options, magic);
+                let out = BufWriter::new(out);
+                match is_file {
+                    true => FileWriter::try_new(out, schema, options)
+                        .map(|w| Writer::IpcFile(w.write_while_compressing())),
+                    false => StreamWriter::try_new(out, schema, options)
+                        .map(|w| Writer::IpcStream(w.write_while_compressing())),
+                }
+                .map_err(|e| failed(&e))?
+            }
+            (output, file) => Self::into_sink(output, file, schema, options, path)?,
+        };
+        Ok(Self {
+            path: path.to_string(),
+            writer,
+        })
+    }
+
+    /// A writer into `file` (or standard output, when there is none) through a sink of
+    /// bytes.
+    fn into_sink(
+        output: Output,
+        file: Option<FileOutput<File>>,
+        schema: SchemaRef,
+        options: WriteOptions,
+        path: &str,
+    ) -> Result<Writer, Failure> {
+        let sink: Box<dyn Write + Send> = match file {
+            Some(file) => Box::new(BufWriter::new(file)),
+            None => standard_output(),
         };
         let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{path}: {e}"));
         let formats = |e: alkaid_formats::FormatError| Failure::new(format!("{path}: {e}"));
-        let writer = match output {
+        Ok(match output {
             Output::Ipc { file, magic } => {
-                // A stream may replace its dictionaries; a file takes each batch, unified
-                // onto the dictionary it holds.
-                let options = options
-                    .with_magic(magic)
-                    .with_file_dictionaries(FileDictionaries::Unify);
+                let options = ipc_options(options, magic);
                 let spool = match file {
                     true => SpoolWriter::file(schema, options),
                     false => SpoolWriter::stream(schema, options),
@@ -156,10 +201,6 @@ impl Sink {
             }
             Output::Csv => Writer::Csv(CsvWriter::new(sink, &Default::default())),
             Output::Json => Writer::Json(JsonWriter::new(sink)),
-        };
-        Ok(Self {
-            path: path.to_string(),
-            writer,
         })
     }
 
@@ -168,6 +209,12 @@ impl Sink {
         let failed = |e: &dyn std::fmt::Display| Failure::new(format!("{}: {e}", self.path));
         match &mut self.writer {
             Writer::Ipc(writer) => writer.write(batch, metadata).map_err(|e| failed(&e)),
+            Writer::IpcFile(writer) => writer
+                .write_with_metadata(batch, metadata)
+                .map_err(|e| failed(&e)),
+            Writer::IpcStream(writer) => writer
+                .write_with_metadata(batch, metadata)
+                .map_err(|e| failed(&e)),
             Writer::Parquet(writer) => writer.write(batch).map_err(|e| failed(&e)),
             Writer::Csv(writer) => writer.write(batch).map_err(|e| failed(&e)),
             Writer::Json(writer) => writer.write(batch).map_err(|e| failed(&e)),
@@ -189,10 +236,23 @@ impl Sink {
     /// stream, and flushes it.
     pub fn finish(self, footer: Option<Metadata>) -> Result<(), Failure> {
         let path = self.path;
-        let mut sink = match self.writer {
+        let mut sink: Box<dyn Write> = match self.writer {
             Writer::Ipc(writer) => writer
                 .finish(footer)
                 .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+            Writer::IpcFile(mut writer) => {
+                writer.set_footer_metadata(footer.unwrap_or_default());
+                Box::new(
+                    writer
+                        .into_inner()
+                        .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+                )
+            }
+            Writer::IpcStream(writer) => Box::new(
+                writer
+                    .into_inner()
+                    .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+            ),
             Writer::Parquet(writer) => writer
                 .finish()
                 .map_err(|e| Failure::new(format!("{path}: {e}")))?,
@@ -204,6 +264,14 @@ impl Sink {
         sink.flush()
             .map_err(|e| Failure::new(format!("{path}: {e}")))
     }
+}
+
+/// The IPC writers' options for `magic`: a file's dictionaries unified, so that batches
+/// with different dictionaries still make a file.
+fn ipc_options(options: WriteOptions, magic: Magic) -> WriteOptions {
+    options
+        .with_magic(magic)
+        .with_file_dictionaries(FileDictionaries::Unify)
 }
 
 /// Standard output: when it is a file (`> out.arrow`), that file at its position through

@@ -3,6 +3,11 @@
 //! its own writes the messages before it meanwhile, so that the write of one batch overlaps
 //! the reading, validation and compression of the next.
 //!
+//! Used for uncompressed outputs and for standard output; a compressed output into a file
+//! the command creates is written by the library's writers on the command's thread, each
+//! large body while it is compressed (`write_while_compressing`, in output.rs), which
+//! overlaps more than one message behind can for a single large batch.
+//!
 //! Memory: one message waits for the writing thread and one is being written, besides the
 //! one being encoded. Uncompressed, their parts are slices of the batches (of the input's
 //! map, for `convert`), not copies; compressed, each holds its compressed buffers.

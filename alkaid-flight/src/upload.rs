@@ -135,7 +135,9 @@ fn write_file(
     // Received bodies sit at the start of memory of their own: at some file positions the
     // copy into the page cache would stall, which `FileOutput` steps around.
     let out = BufWriter::new(FileOutput::new(file));
-    let mut writer = FileWriter::try_new(out, schema, options)?;
+    // A large compressed body is written while it is compressed (a seek back for its
+    // header).
+    let mut writer = FileWriter::try_new(out, schema, options)?.write_while_compressing();
     loop {
         match batches.blocking_recv() {
             Some(Some(batch)) => writer.write(&batch)?,

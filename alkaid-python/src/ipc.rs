@@ -2,7 +2,7 @@
 //! then zero-copy) or a file object; write to bytes, a path or a file object.
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Cursor};
 use std::path::PathBuf;
 
 use alkaid_array::RecordBatch;
@@ -139,8 +139,10 @@ enum Format {
     File,
 }
 
-/// Writes `batches` in `format` into `out`, and returns it.
-fn written<W: std::io::Write>(
+/// Writes `batches` in `format` into `out`, and returns it. Large compressed bodies are
+/// written while they are compressed, with a seek back for each header
+/// (`write_while_compressing`), so `out` seeks: a file, or a cursor over a vector.
+fn written<W: std::io::Write + std::io::Seek>(
     format: Format,
     out: W,
     schema: SchemaRef,
@@ -150,7 +152,9 @@ fn written<W: std::io::Write>(
     let text = |e: alkaid_ipc::IpcError| e.to_string();
     match format {
         Format::Stream => {
-            let mut writer = StreamWriter::try_new(out, schema, options).map_err(text)?;
+            let mut writer = StreamWriter::try_new(out, schema, options)
+                .map_err(text)?
+                .write_while_compressing();
             for batch in batches {
                 writer.write(&batch?).map_err(text)?;
             }
@@ -158,7 +162,9 @@ fn written<W: std::io::Write>(
         }
         Format::File => {
             let options = options.with_magic(alkaid_ipc::Magic::Arrow);
-            let mut writer = FileWriter::try_new(out, schema, options).map_err(text)?;
+            let mut writer = FileWriter::try_new(out, schema, options)
+                .map_err(text)?
+                .write_while_compressing();
             for batch in batches {
                 writer.write(&batch?).map_err(text)?;
             }
@@ -193,8 +199,9 @@ fn write_ipc<'py>(
         }
         sink => {
             let bytes = py
-                .detach(|| written(format, Vec::new(), schema, options, batches))
-                .map_err(to_py)?;
+                .detach(|| written(format, Cursor::new(Vec::new()), schema, options, batches))
+                .map_err(to_py)?
+                .into_inner();
             let bytes = PyBytes::new(py, &bytes);
             match sink {
                 Sink::Object(object) => {

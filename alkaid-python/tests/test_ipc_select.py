@@ -32,6 +32,26 @@ def test_streams_alkaid_writes_pyarrow_reads_and_back(compression):
     assert pa.Table.from_batches([pa.record_batch(b) for b in back]).equals(source)
 
 
+@pytest.mark.parametrize("compression", ["lz4", "zstd"])
+def test_large_compressed_writes_read_back_in_pyarrow(tmp_path, compression):
+    # Batches of over 1 MiB of buffers, written while compressed (a seek back for each
+    # header), beside a small one; to a path and to bytes, as a stream and as a file.
+    n = 300_000
+    big = pa.record_batch({
+        "n": pa.array(range(n), pa.int64()),
+        "s": pa.array([f"row {i}" if i % 9 else None for i in range(n)]),
+    })
+    source = pa.Table.from_batches([big, big.slice(5, 10), big.slice(1000)])
+    path = tmp_path / "big.arrow"
+    alkaid.write_ipc_file(alkaid.reader(source), str(path), compression=compression)
+    assert pa.ipc.open_file(str(path)).read_all().equals(source)
+    data = alkaid.write_ipc_stream(alkaid.reader(source), compression=compression)
+    assert pa.ipc.open_stream(data).read_all().equals(source)
+    stream_path = tmp_path / "big.arrows"
+    alkaid.write_ipc_stream(alkaid.reader(source), str(stream_path), compression=compression)
+    assert stream_path.read_bytes() == data
+
+
 def test_files_on_disk_memory_mapped_and_by_file_object(tmp_path):
     source = table()
     path = tmp_path / "data.arrow"

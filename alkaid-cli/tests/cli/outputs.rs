@@ -272,3 +272,104 @@ fn standard_output_redirected_to_a_file_gets_what_a_path_would() {
         expected.len()
     );
 }
+
+/// A compressed output large enough (1 MiB of buffers a batch) to be written while it is
+/// compressed, with a seek back for each header: the bytes are the library's plain
+/// writers', for a file and a stream, and standard output redirected to a file (written
+/// without seeking) gets the same.
+#[test]
+fn large_compressed_outputs_are_the_writers_bytes() {
+    use std::sync::Arc;
+
+    use alkaid_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use alkaid_ipc::{
+        Compression, FileDictionaries, FileWriter, Magic, StreamWriter, WriteOptions,
+    };
+    use alkaid_schema::{DataType, Field, Schema};
+
+    let dir = scratch("large_compressed");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("n", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, false),
+    ]));
+    let batch = |start: i64, rows: i64| {
+        let n: ArrayRef = Arc::new(Int64Array::from(
+            (start..start + rows)
+                .map(|i| (i % 9 != 0).then_some(i * 2_654_435_761 % 1_000_003))
+                .collect::<Vec<_>>(),
+        ));
+        let s: ArrayRef = Arc::new(StringArray::from(
+            (start..start + rows)
+                .map(|i| format!("row {i}"))
+                .collect::<Vec<_>>(),
+        ));
+        RecordBatch::try_new(schema.clone(), vec![n, s]).unwrap()
+    };
+    // A large batch, a small one, a large one.
+    let batches = [batch(0, 200_000), batch(7, 10), batch(3, 150_000)];
+    let source = dir.join("source.arrows");
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for b in &batches {
+        writer.write(b).unwrap();
+    }
+    std::fs::write(&source, writer.into_inner().unwrap()).unwrap();
+    let source = source.to_str().unwrap();
+
+    for (codec, name, compression) in [
+        ("lz4", "lz4.arrow", Compression::Lz4Frame),
+        ("zstd", "zstd.arrows", Compression::ZSTD),
+    ] {
+        let out = dir.join(name);
+        let run = alkaid(&[
+            "convert",
+            source,
+            out.to_str().unwrap(),
+            "--compression",
+            codec,
+        ]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        let written = std::fs::read(&out).unwrap();
+        let options = WriteOptions::default()
+            .with_compression(compression)
+            .with_magic(Magic::Arrow)
+            .with_file_dictionaries(FileDictionaries::Unify);
+        let expected = match name.ends_with(".arrow") {
+            true => {
+                let mut w = FileWriter::try_new(Vec::new(), schema.clone(), options).unwrap();
+                batches.iter().for_each(|b| w.write(b).unwrap());
+                w.into_inner().unwrap()
+            }
+            false => {
+                let mut w = StreamWriter::try_new(Vec::new(), schema.clone(), options).unwrap();
+                batches.iter().for_each(|b| w.write(b).unwrap());
+                w.into_inner().unwrap()
+            }
+        };
+        assert!(
+            written == expected,
+            "{name}: {} bytes against {}",
+            written.len(),
+            expected.len()
+        );
+
+        let redirected = dir.join(format!("redirected-{name}"));
+        let file = std::fs::File::create(&redirected).unwrap();
+        let form = if name.ends_with(".arrow") {
+            "file"
+        } else {
+            "stream"
+        };
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_alkaid"))
+            .args(["convert", source, "-", "--to", form, "--magic", "arrow"])
+            .args(["--compression", codec])
+            .stdout(std::process::Stdio::from(file))
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        assert!(
+            std::fs::read(&redirected).unwrap() == expected,
+            "{name} to standard output"
+        );
+    }
+}

@@ -53,6 +53,61 @@ pub(crate) fn round_robin<T: Sync, S: Send, R: Send>(
     results.into_iter().flatten().collect()
 }
 
+/// As [`round_robin`], on `threads` threads of their own (at least one, however few items),
+/// handing each result to `consume` on the caller's thread as soon as it and every one
+/// before it are ready, so that the caller works on the first results (writes them) while
+/// the threads make the rest. After `consume` fails it is not called again; the threads
+/// finish the items they hold (bounded work), and the error is returned.
+pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
+    items: &[T],
+    threads: usize,
+    states: &mut Vec<S>,
+    make: impl Fn() -> S,
+    work: impl Fn(&mut S, &T) -> R + Sync,
+    mut consume: impl FnMut(usize, R) -> Result<(), E>,
+) -> Result<(), E> {
+    let threads = threads.clamp(1, items.len().max(1));
+    while states.len() < threads {
+        states.push(make());
+    }
+    let (done, ready) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let work = &work;
+        for (first, state) in states.iter_mut().take(threads).enumerate() {
+            let done = done.clone();
+            scope.spawn(move || {
+                for i in (first..items.len()).step_by(threads) {
+                    // The receiver goes only once every result came or `consume` failed.
+                    if done.send((i, work(state, &items[i]))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done);
+        // Results that came before their turn, by index; the next one to hand over.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        let mut outcome = Ok(());
+        // Ends when every thread has finished (or panicked: the scope passes that on).
+        for (i, result) in ready.iter() {
+            if outcome.is_err() {
+                continue;
+            }
+            waiting.insert(i, result);
+            while let Some(result) = waiting.remove(&next) {
+                next += 1;
+                if let Err(e) = consume(next - 1, result) {
+                    outcome = Err(e);
+                    waiting.clear();
+                    break;
+                }
+            }
+        }
+        outcome
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +128,67 @@ mod tests {
         // No items: nothing to do, one state at most.
         let none: Vec<usize> = round_robin(&[], 4, &mut Vec::new(), || 0u8, |_, &i: &usize| i);
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn in_order_results_are_handed_over_in_order_and_a_failure_stops_them() {
+        let items: Vec<usize> = (0..41).collect();
+        let mut states = Vec::new();
+        for threads in [0, 1, 2, 3, 64] {
+            let mut seen = Vec::new();
+            let outcome: Result<(), ()> = round_robin_in_order(
+                &items,
+                threads,
+                &mut states,
+                || 0usize,
+                |count, &i| {
+                    *count += 1;
+                    // Later items finish sooner, so results arrive out of order.
+                    std::thread::sleep(std::time::Duration::from_micros(50 * (41 - i) as u64));
+                    i * 3
+                },
+                |i, result| {
+                    seen.push((i, result));
+                    Ok(())
+                },
+            );
+            assert!(outcome.is_ok());
+            let expected: Vec<_> = items.iter().map(|&i| (i, i * 3)).collect();
+            assert_eq!(seen, expected, "{threads} threads");
+        }
+        // Every item was worked on once per call, by the states kept between calls.
+        let worked: usize = states.iter().sum();
+        assert_eq!(worked, 5 * items.len());
+
+        // A failure at item 7: nothing after it is handed over, and the error comes back.
+        let mut handed = Vec::new();
+        let outcome = round_robin_in_order(
+            &items,
+            2,
+            &mut states,
+            || 0usize,
+            |_, &i| i,
+            |i, _| {
+                handed.push(i);
+                if i == 7 {
+                    Err(format!("failed at {i}"))
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(outcome, Err("failed at 7".to_string()));
+        assert_eq!(handed, (0..=7).collect::<Vec<_>>());
+
+        // No items: nothing handed over, no error.
+        let none: Result<(), ()> = round_robin_in_order(
+            &[] as &[usize],
+            2,
+            &mut Vec::new(),
+            || 0u8,
+            |_, &i| i,
+            |_, _| panic!("nothing to hand over"),
+        );
+        assert!(none.is_ok());
     }
 }

@@ -111,8 +111,8 @@ fn an_unknown_feature_is_refused_and_the_known_ones_read() {
 fn file_with_stream_dictionaries(batches: &[RecordBatch]) -> Vec<u8> {
     let schema = batches[0].schema().clone();
     let out = Counting {
-        inner: b"ALKAID1\0".to_vec(),
         position: 8,
+        ..Counting::new(b"ALKAID1\0".to_vec())
     };
     let mut core = WriterCore::new(out, schema, None, WriteOptions::default(), false).unwrap();
     for batch in batches {

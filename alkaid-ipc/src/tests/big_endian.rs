@@ -154,7 +154,14 @@ fn big_endian_stream(batch: &RecordBatch) -> Vec<u8> {
     write_message(&mut out, fbb.finished_data(), None, 8).unwrap();
     let body = Body::new(buffers, &options, &mut Vec::new()).unwrap();
     let mut fbb = FlatBufferBuilder::new();
-    let table = record_batch_table(&mut fbb, 2, &encoded, &body, Compression::None);
+    let table = record_batch_table(
+        &mut fbb,
+        2,
+        &encoded.nodes,
+        &encoded.variadic_counts,
+        &body,
+        Compression::None,
+    );
     finish_message(
         &mut fbb,
         fb::MessageHeader::RecordBatch,

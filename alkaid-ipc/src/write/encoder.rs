@@ -40,7 +40,26 @@ pub struct EncodedMessage {
     kind: MessageKind,
     flatbuffer: Vec<u8>,
     body: Option<Body>,
+    /// Set while the body waits to be compressed as it is written: what the flatbuffer is
+    /// built from again around the compressed layout
+    /// ([`MessageEncoder::compress_deferred`]). Only the writers ask for that.
+    deferred: Option<BatchHeader>,
 }
+
+/// What a record batch or dictionary message's flatbuffer holds besides its body's layout.
+pub(crate) struct BatchHeader {
+    rows: usize,
+    nodes: Vec<fb::FieldNode>,
+    variadic_counts: Vec<i64>,
+    /// A dictionary batch's id and whether it is a delta; `None` for a record batch.
+    dictionary: Option<(i64, bool)>,
+    metadata: Metadata,
+}
+
+/// From this many bytes of buffers, a writer whose output can seek compresses a message's
+/// body as it writes it; below, the threads and the seek back cost more than the overlap
+/// saves.
+const DEFERRED_FROM: usize = 1 << 20;
 
 impl std::fmt::Debug for EncodedMessage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,6 +105,11 @@ impl EncodedMessage {
     pub(crate) fn body(&self) -> Option<&Body> {
         self.body.as_ref()
     }
+
+    /// Whether the body waits to be compressed as it is written.
+    pub(crate) fn is_deferred(&self) -> bool {
+        self.deferred.is_some()
+    }
 }
 
 /// What to do with a dictionary a batch uses.
@@ -129,6 +153,8 @@ pub struct MessageEncoder {
     fbb: FlatBufferBuilder<'static>,
     /// Codec contexts kept from one message to the next, one per compression thread.
     compressors: Vec<Compressor>,
+    /// Whether large compressed bodies are left to be compressed as they are written.
+    defers: bool,
 }
 
 impl std::fmt::Debug for MessageEncoder {
@@ -188,6 +214,7 @@ impl MessageEncoder {
             sent: HashMap::new(),
             fbb: FlatBufferBuilder::new(),
             compressors: Vec::new(),
+            defers: false,
         })
     }
 
@@ -263,6 +290,7 @@ impl MessageEncoder {
             kind,
             flatbuffer: self.fbb.finished_data().to_vec(),
             body,
+            deferred: None,
         }
     }
 
@@ -308,28 +336,118 @@ impl MessageEncoder {
         for found in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(found, &mut pending)?;
         }
-        let body = Body::new(
-            std::mem::take(&mut encoded.buffers),
-            &self.options,
-            &mut self.compressors,
-        )?;
-        self.fbb.reset();
-        let table = record_batch_table(
-            &mut self.fbb,
-            batch.num_rows(),
-            &encoded,
-            &body,
-            self.options.compression(),
-        );
-        let message = self.finish(
-            MessageKind::RecordBatch,
-            table.as_union_value(),
-            Some(body),
-            metadata,
-        );
+        let header = BatchHeader {
+            rows: batch.num_rows(),
+            nodes: std::mem::take(&mut encoded.nodes),
+            variadic_counts: std::mem::take(&mut encoded.variadic_counts),
+            dictionary: None,
+            metadata: metadata.clone(),
+        };
+        let message = self.batch_message(header, std::mem::take(&mut encoded.buffers))?;
         pending.messages.push(message);
         self.sent.extend(pending.sent);
         Ok(pending.messages)
+    }
+
+    /// Leaves the compression of large bodies (from 1 MiB of buffers) to
+    /// [`compress_deferred`](Self::compress_deferred), for a writer that writes a body as
+    /// it is compressed and goes back for the header.
+    pub(crate) fn defer_compression(&mut self) {
+        self.defers = self.options.compression() != Compression::None;
+    }
+
+    /// A record batch or dictionary message of `buffers`, compressed now or, for a large
+    /// body of a writer that asked, deferred.
+    fn batch_message(
+        &mut self,
+        header: BatchHeader,
+        buffers: Vec<Buffer>,
+    ) -> Result<EncodedMessage> {
+        let raw: usize = buffers.iter().map(Buffer::len).sum();
+        let defer = self.defers && raw >= DEFERRED_FROM;
+        let body = match defer {
+            true => Body::deferred(buffers, &self.options),
+            false => Body::new(buffers, &self.options, &mut self.compressors)?,
+        };
+        let flatbuffer = self.batch_flatbuffer(&header, &body);
+        Ok(EncodedMessage {
+            kind: match header.dictionary {
+                Some(_) => MessageKind::Dictionary,
+                None => MessageKind::RecordBatch,
+            },
+            flatbuffer,
+            body: Some(body),
+            deferred: defer.then_some(header),
+        })
+    }
+
+    /// The flatbuffer of a record batch or dictionary message laid out as `body` is.
+    fn batch_flatbuffer(&mut self, header: &BatchHeader, body: &Body) -> Vec<u8> {
+        self.fbb.reset();
+        let compression = self.options.compression();
+        let data = record_batch_table(
+            &mut self.fbb,
+            header.rows,
+            &header.nodes,
+            &header.variadic_counts,
+            body,
+            compression,
+        );
+        let (header_type, union) = match header.dictionary {
+            Some((id, is_delta)) => {
+                let dictionary = fb::DictionaryBatch::create(
+                    &mut self.fbb,
+                    &fb::DictionaryBatchArgs {
+                        id,
+                        data: Some(data),
+                        isDelta: is_delta,
+                    },
+                );
+                (
+                    fb::MessageHeader::DictionaryBatch,
+                    dictionary.as_union_value(),
+                )
+            }
+            None => (fb::MessageHeader::RecordBatch, data.as_union_value()),
+        };
+        let namespace = self.options.namespace();
+        finish_message(
+            &mut self.fbb,
+            header_type,
+            union,
+            body.len(),
+            &header.metadata,
+            namespace,
+        );
+        self.fbb.finished_data().to_vec()
+    }
+
+    /// Compresses a deferred message's body, handing each buffer and its padding to `write`
+    /// in order as soon as it and those before it are compressed, and builds the message's
+    /// flatbuffer again around the compressed layout: the same size as before (the same
+    /// fields, other numbers), which a writer that left room for it relies on. A message
+    /// that was not deferred is left as it is.
+    pub(crate) fn compress_deferred(
+        &mut self,
+        message: &mut EncodedMessage,
+        write: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let (Some(header), Some(body)) = (message.deferred.take(), message.body.as_mut()) else {
+            return Ok(());
+        };
+        body.compress_in_order(&self.options, &mut self.compressors, write)?;
+        let flatbuffer = self.batch_flatbuffer(&header, body);
+        if flatbuffer.len() != message.flatbuffer.len() {
+            // The layouts differ in numbers only, so this would be a bug in this file.
+            return Err(IpcError::invalid_argument(format!(
+                "the header of a compressed body came out {} bytes long, not the {} it was \
+                 given room for",
+                flatbuffer.len(),
+                message.flatbuffer.len()
+            )));
+        }
+        message.flatbuffer = flatbuffer;
+        Ok(())
     }
 
     /// Whether batches are rewritten onto the dictionaries the file holds.
@@ -384,33 +502,14 @@ impl MessageEncoder {
         for nested in std::mem::take(&mut encoded.dictionaries) {
             self.dictionary(nested, pending)?;
         }
-        let body = Body::new(
-            std::mem::take(&mut encoded.buffers),
-            &self.options,
-            &mut self.compressors,
-        )?;
-        self.fbb.reset();
-        let data = record_batch_table(
-            &mut self.fbb,
-            written.len(),
-            &encoded,
-            &body,
-            self.options.compression(),
-        );
-        let header = fb::DictionaryBatch::create(
-            &mut self.fbb,
-            &fb::DictionaryBatchArgs {
-                id,
-                data: Some(data),
-                isDelta: is_delta,
-            },
-        );
-        let message = self.finish(
-            MessageKind::Dictionary,
-            header.as_union_value(),
-            Some(body),
-            &Metadata::new(),
-        );
+        let header = BatchHeader {
+            rows: written.len(),
+            nodes: std::mem::take(&mut encoded.nodes),
+            variadic_counts: std::mem::take(&mut encoded.variadic_counts),
+            dictionary: Some((id, is_delta)),
+            metadata: Metadata::new(),
+        };
+        let message = self.batch_message(header, std::mem::take(&mut encoded.buffers))?;
         pending.messages.push(message);
         pending.sent.insert(id, values);
         Ok(())

@@ -1,6 +1,6 @@
 //! The file writer.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 
 use alkaid_array::RecordBatch;
 use alkaid_schema::{Metadata, SchemaRef};
@@ -25,7 +25,9 @@ use crate::schema::{encode_metadata, encode_schema};
 /// up front when it is roughly known. Into a file, wrap it in a
 /// [`FileOutput`](crate::FileOutput) (and a `BufWriter` around that): a batch read from a
 /// memory-mapped stream lands 8 bytes after where it lies, where the kernel's copy runs at
-/// two thirds of its speed unless staged.
+/// two thirds of its speed unless staged. With compression, into an output that seeks,
+/// [`write_while_compressing`](Self::write_while_compressing) overlaps the write of each
+/// large body with its compression.
 pub struct FileWriter<W: Write> {
     core: WriterCore<Counting<W>>,
     metadata: Metadata,
@@ -62,10 +64,7 @@ impl<W: Write> FileWriter<W> {
         ids: Option<DictionaryIds>,
         options: WriteOptions,
     ) -> Result<Self> {
-        let mut out = Counting {
-            inner: out,
-            position: 0,
-        };
+        let mut out = Counting::new(out);
         write_magic(&mut out, &options)?;
         Ok(Self {
             core: WriterCore::new(out, schema, ids, options, true)?,
@@ -119,6 +118,29 @@ impl<W: Write> FileWriter<W> {
     pub fn into_inner(mut self) -> Result<W> {
         self.finish()?;
         Ok(self.core.out.inner)
+    }
+}
+
+impl<W: Write + Seek> FileWriter<W> {
+    /// Writes each large compressed body (from 1 MiB of buffers) while it is compressed:
+    /// the compression threads ([`WriteOptions::with_compression_threads`], one at least)
+    /// compress the buffers, this thread writes each one as soon as it and those before it
+    /// are done, then goes back to write the message's header over the room it left (the
+    /// header holds every compressed length, so it comes last; its size does not depend on
+    /// them). The write overlaps the compression instead of following it, and each
+    /// compressed buffer is dropped once written. The bytes are the same. Without
+    /// compression nothing changes.
+    ///
+    /// For an output that can seek back (a file); taking bytes out of it as they are
+    /// written ([`get_mut`](Self::get_mut)) would leave the seek nowhere to go. A write
+    /// that fails leaves the message unfinished (room of zeros where its header goes),
+    /// and the file before it as it was.
+    ///
+    /// [`WriteOptions::with_compression_threads`]: crate::WriteOptions::with_compression_threads
+    pub fn write_while_compressing(mut self) -> Self {
+        self.core.out.enable_seeking();
+        self.core.encoder.defer_compression();
+        self
     }
 }
 

@@ -18,7 +18,7 @@
 //! writes where there is a second core, so that the extra copy runs beside the kernel's:
 //! `alkaid convert` of that stream then ran within 4% of `cp` of the file.
 
-use std::io::{ErrorKind, IoSlice, Write};
+use std::io::{ErrorKind, IoSlice, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -245,6 +245,17 @@ impl<W: Write> Write for FileOutput<W> {
     }
 }
 
+/// Moves within the file, and counts from where it lands: a writer that goes back for a
+/// message's header ([`FileWriter::write_while_compressing`]) needs it.
+///
+/// [`FileWriter::write_while_compressing`]: crate::FileWriter::write_while_compressing
+impl<W: Write + Seek> Seek for FileOutput<W> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.position = self.inner.seek(to)?;
+        Ok(self.position)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,5 +429,21 @@ mod tests {
         let error = out.write(&[1, 2, 3]).unwrap_err();
         assert_eq!(error.to_string(), "disk full");
         assert_eq!(out.position(), 42);
+    }
+
+    #[test]
+    fn seeks_move_the_position_counted() {
+        let mut out = FileOutput::new(std::io::Cursor::new(Vec::new()));
+        out.write_all(b"0123456789").unwrap();
+        assert_eq!(out.seek(SeekFrom::Start(3)).unwrap(), 3);
+        assert_eq!(out.position(), 3);
+        out.write_all(b"ab").unwrap();
+        assert_eq!(out.position(), 5);
+        assert_eq!(out.seek(SeekFrom::End(0)).unwrap(), 10);
+        assert_eq!(out.position(), 10);
+        // A refused seek leaves the position as it was.
+        assert!(out.seek(SeekFrom::Current(-11)).is_err());
+        assert_eq!(out.position(), 10);
+        assert_eq!(out.into_inner().into_inner(), b"012ab56789");
     }
 }

@@ -6,10 +6,9 @@ use alkaid_buffer::Buffer;
 use alkaid_schema::Metadata;
 use flatbuffers::FlatBufferBuilder;
 
-use super::encode::Encoded;
 use super::options::WriteOptions;
-use crate::codec::round_robin;
 use crate::codec::{Compression, Compressor};
+use crate::codec::{round_robin, round_robin_in_order};
 use crate::error::Result;
 use crate::fb;
 use crate::schema::encode_metadata;
@@ -46,20 +45,73 @@ impl Body {
             Compression::None => buffers,
             codec => compress_all(&buffers, codec, options.compression_threads(), compressors)?,
         };
-        let alignment = options.alignment();
+        let sizes: Vec<usize> = pieces.iter().map(Buffer::len).collect();
+        Ok(Self::laid_out(pieces, sizes, options.alignment()))
+    }
+
+    /// `buffers`, to be compressed as they are written ([`compress_in_order`]), laid out
+    /// meanwhile as they are: a header built from this body has the size of the final
+    /// one (the same number of buffers, a body length that is zero only if it will be).
+    ///
+    /// [`compress_in_order`]: Self::compress_in_order
+    pub(crate) fn deferred(buffers: Vec<Buffer>, options: &WriteOptions) -> Self {
+        let sizes: Vec<usize> = buffers.iter().map(Buffer::len).collect();
+        Self::laid_out(buffers, sizes, options.alignment())
+    }
+
+    /// Compresses a [`deferred`](Self::deferred) body's buffers on the options' threads,
+    /// handing each one and its padding to `write` as soon as it and every one before it
+    /// are compressed, and lays the body out around the compressed buffers. Each is
+    /// dropped once written (its memory free for the next, the shelf's mappings reused
+    /// within the message), so the body keeps its layout only: [`chunks`](Self::chunks)
+    /// and [`buffers`](Self::buffers) are empty after. A failed `write` stops the handing
+    /// over; its error is returned.
+    pub(crate) fn compress_in_order(
+        &mut self,
+        options: &WriteOptions,
+        compressors: &mut Vec<Compressor>,
+        mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let codec = options.compression();
+        let buffers = std::mem::take(&mut self.pieces);
+        let mut sizes = Vec::with_capacity(buffers.len());
+        round_robin_in_order(
+            &buffers,
+            options.compression_threads(),
+            compressors,
+            || Compressor::new(codec),
+            |compressor, buffer| compressor.compress(buffer.as_slice()),
+            |_, piece| {
+                let piece = piece?;
+                write(&piece)?;
+                write(&ZEROS[..padding(piece.len(), self.alignment)])?;
+                sizes.push(piece.len());
+                Ok::<_, crate::IpcError>(())
+            },
+        )?;
+        *self = Self::laid_out(Vec::new(), sizes, self.alignment);
+        Ok(())
+    }
+
+    /// `pieces` (or, for a body already written, none) of `sizes` bytes, each padded to
+    /// `alignment`.
+    fn laid_out(
+        pieces: Vec<Buffer>,
+        sizes: impl IntoIterator<Item = usize>,
+        alignment: usize,
+    ) -> Self {
         let mut locations = Vec::with_capacity(pieces.len());
         let mut len = 0;
-        for piece in &pieces {
-            let size = piece.len();
+        for size in sizes {
             locations.push(fb::Buffer::new(len as i64, size as i64));
             len += size + padding(size, alignment);
         }
-        Ok(Self {
+        Self {
             pieces,
             locations,
             alignment,
             len,
-        })
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -121,14 +173,14 @@ fn compress_all(
 pub(crate) fn record_batch_table<'b>(
     fbb: &mut FlatBufferBuilder<'b>,
     length: usize,
-    encoded: &Encoded,
+    nodes: &[fb::FieldNode],
+    variadic_counts: &[i64],
     body: &Body,
     compression: Compression,
 ) -> flatbuffers::WIPOffset<fb::RecordBatch<'b>> {
-    let nodes = fbb.create_vector(&encoded.nodes);
+    let nodes = fbb.create_vector(nodes);
     let buffers = fbb.create_vector(&body.locations);
-    let variadic =
-        (!encoded.variadic_counts.is_empty()).then(|| fbb.create_vector(&encoded.variadic_counts));
+    let variadic = (!variadic_counts.is_empty()).then(|| fbb.create_vector(variadic_counts));
     let compression = compression.codec().map(|codec| {
         fb::BodyCompression::create(
             fbb,
@@ -171,6 +223,12 @@ pub(crate) fn finish_message(
         },
     );
     fbb.finish(message, None);
+}
+
+/// The bytes a message's framing takes before its body: marker, length, `flatbuffer`,
+/// padding to `alignment`.
+pub(crate) fn framed_len(flatbuffer: &[u8], alignment: usize) -> usize {
+    8 + flatbuffer.len() + padding(8 + flatbuffer.len(), alignment)
 }
 
 /// A message's length prefix (the flatbuffer's padded length) and the padding after the

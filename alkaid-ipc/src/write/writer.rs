@@ -1,13 +1,13 @@
 //! What the stream and file writers share: the encoder's messages framed onto an
 //! [`Output`] (a `Write`, or the spool of buffers of `spool.rs`), and where each went.
 
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 
 use alkaid_array::RecordBatch;
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::encoder::{EncodedMessage, MessageEncoder, MessageKind};
-use super::message::{Body, write_message};
+use super::message::{Body, framed_len, write_message};
 use super::options::WriteOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::Result;
@@ -17,6 +17,26 @@ use crate::fb;
 pub(crate) struct Counting<W> {
     pub inner: W,
     pub position: u64,
+    /// How to move within `inner`, for a writer asked to write compressed bodies as they
+    /// are compressed (`W: Seek`): `Seek::seek`, which a `W` without `Seek` cannot name.
+    pub seek: Option<fn(&mut W, SeekFrom) -> std::io::Result<u64>>,
+}
+
+impl<W: Write> Counting<W> {
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            position: 0,
+            seek: None,
+        }
+    }
+}
+
+impl<W: Write + Seek> Counting<W> {
+    /// Lets the writer go back to a message's header after writing its body.
+    pub fn enable_seeking(&mut self) {
+        self.seek = Some(<W as Seek>::seek);
+    }
 }
 
 impl<W: Write> Write for Counting<W> {
@@ -60,10 +80,17 @@ pub(crate) trait Output {
     ) -> Result<(usize, usize)>;
 
     /// Bytes of the framing around messages: a file's magic, the end-of-stream marker,
-    /// the footer.
+    /// the footer; and the pieces of a body compressed as it is written.
     fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()>;
 
     fn flush(&mut self) -> std::io::Result<()>;
+
+    /// Moves to `position` (counted as [`position`](Self::position) is), for an output
+    /// that can ([`Counting::enable_seeking`]); others never are asked.
+    fn seek_to(&mut self, position: u64) -> std::io::Result<()> {
+        let _ = position;
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
 }
 
 impl<W: Write> Output for Counting<W> {
@@ -86,6 +113,17 @@ impl<W: Write> Output for Counting<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Write::flush(self)
+    }
+
+    fn seek_to(&mut self, position: u64) -> std::io::Result<()> {
+        let seek = self.seek.ok_or(std::io::ErrorKind::Unsupported)?;
+        // Relative: the writer counts from where it started, which need not be the start
+        // of the file.
+        let delta = position as i128 - self.position as i128;
+        let delta = i64::try_from(delta).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+        seek(&mut self.inner, SeekFrom::Current(delta))?;
+        self.position = position;
+        Ok(())
     }
 }
 
@@ -123,8 +161,11 @@ impl<O: Output> WriterCore<O> {
 
     /// Writes the dictionaries `batch` needs that were not sent yet, then `batch`.
     pub fn write(&mut self, batch: &RecordBatch, metadata: &Metadata) -> Result<()> {
-        for message in self.encoder.encode(batch, metadata)? {
-            let block = self.message(&message)?;
+        for mut message in self.encoder.encode(batch, metadata)? {
+            let block = match message.is_deferred() {
+                true => self.compressed_as_written(&mut message)?,
+                false => self.message(&message)?,
+            };
             match message.kind() {
                 MessageKind::Dictionary => self.dictionary_blocks.push(block),
                 MessageKind::RecordBatch => self.batch_blocks.push(block),
@@ -142,17 +183,43 @@ impl<O: Output> WriterCore<O> {
         let (meta, body) = self
             .out
             .message(message.flatbuffer(), message.body(), alignment)
-            .map_err(|e| {
-                let which = match message.kind() {
-                    MessageKind::Schema => "the schema message".to_string(),
-                    MessageKind::Dictionary => {
-                        format!("dictionary message {}", self.dictionary_blocks.len())
-                    }
-                    MessageKind::RecordBatch => format!("record batch {}", self.batch_blocks.len()),
-                };
-                e.context(format!("writing {which} at byte {start}"))
-            })?;
+            .map_err(|e| e.context(self.writing(message.kind(), start)))?;
         Ok(fb::Block::new(start as i64, meta as i32, body as i64))
+    }
+
+    /// Writes a message whose body is compressed as it is written: room for the header
+    /// (zeros), each buffer as soon as it and those before it are compressed, then the
+    /// header over the room, whose size does not depend on the compressed lengths it
+    /// holds. The bytes are those [`message`](Self::message) writes.
+    fn compressed_as_written(&mut self, message: &mut EncodedMessage) -> Result<fb::Block> {
+        let start = self.out.position();
+        let alignment = self.encoder.options().alignment();
+        let mut write = || -> Result<(usize, usize)> {
+            let room = framed_len(message.flatbuffer(), alignment);
+            self.out.bytes(&vec![0; room])?;
+            let out = &mut self.out;
+            self.encoder
+                .compress_deferred(message, |piece| out.bytes(piece))?;
+            let end = self.out.position();
+            self.out.seek_to(start)?;
+            let (meta, _) = self.out.message(message.flatbuffer(), None, alignment)?;
+            self.out.seek_to(end)?;
+            Ok((meta, message.body_len()))
+        };
+        let (meta, body) = write().map_err(|e| e.context(self.writing(message.kind(), start)))?;
+        Ok(fb::Block::new(start as i64, meta as i32, body as i64))
+    }
+
+    /// "writing <the message> at byte <start>", for errors.
+    fn writing(&self, kind: MessageKind, start: u64) -> String {
+        let which = match kind {
+            MessageKind::Schema => "the schema message".to_string(),
+            MessageKind::Dictionary => {
+                format!("dictionary message {}", self.dictionary_blocks.len())
+            }
+            MessageKind::RecordBatch => format!("record batch {}", self.batch_blocks.len()),
+        };
+        format!("writing {which} at byte {start}")
     }
 
     /// The end-of-stream marker.

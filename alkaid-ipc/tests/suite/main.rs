@@ -25,4 +25,5 @@ mod projection;
 mod pyarrow_fixtures;
 mod round_trip;
 mod unify;
+mod write_while_compressing;
 mod writes;
