@@ -63,10 +63,23 @@ pub(crate) fn max_frame_len(len: usize) -> usize {
     7 + full * block(size) + if rest > 0 { block(rest) } else { 0 } + 4
 }
 
-/// Compression state kept between buffers: the match table.
-#[derive(Default)]
+/// Compression state kept between buffers: the match tables, one of each kind. lz4_flex
+/// compresses a block shorter than 64 KiB with 16-bit entries and a longer one with 32-bit
+/// entries, and a table grown for a long block stays large, which changes the bytes of a
+/// short block compressed after it. With one table of each kind, a block's bytes depend on
+/// the block alone, not on which thread's encoder took it or what that one did before.
 pub(crate) struct Lz4FrameEncoder {
-    table: CompressTable,
+    small: CompressTable,
+    large: CompressTable,
+}
+
+impl Default for Lz4FrameEncoder {
+    fn default() -> Self {
+        Self {
+            small: CompressTable::small(),
+            large: CompressTable::large(),
+        }
+    }
 }
 
 impl Lz4FrameEncoder {
@@ -94,7 +107,12 @@ impl Lz4FrameEncoder {
         let mut at = 7;
         for block in input.chunks(block_size) {
             let (size, room) = out[at..].split_at_mut(4);
-            let compressed = compress_into_with_table(block, room, &mut self.table)
+            // lz4_flex's own choice for a fresh table (`compress_into`).
+            let table = match block.len() < u16::MAX as usize {
+                true => &mut self.small,
+                false => &mut self.large,
+            };
+            let compressed = compress_into_with_table(block, room, table)
                 .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
             let stored = if compressed < block.len() {
                 size.copy_from_slice(&(compressed as u32).to_le_bytes());
@@ -528,6 +546,32 @@ mod tests {
                 state as u8
             })
             .collect()
+    }
+
+    #[test]
+    fn a_frame_is_the_same_whatever_the_encoder_compressed_before() {
+        // A short input after a long one (whose block needed the large table), through one
+        // encoder, against a fresh encoder and lz4_flex's own block compression.
+        let long: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        // Four letters in a random order: many 4-byte matches that are not 5-byte ones,
+        // where the two tables' hashes (of 4 and of 5 bytes) find different matches.
+        let mut state = 0x9E37_79B9u32;
+        let short: Vec<u8> = (0..5000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                b'a' + (state % 4) as u8
+            })
+            .collect();
+        let mut used = Lz4FrameEncoder::default();
+        compress(&mut used, &long);
+        let after_long = compress(&mut used, &short);
+        let fresh = frame(&short);
+        assert_eq!(after_long, fresh);
+        let block = lz4_flex::block::compress(&short);
+        let size = u32::from_le_bytes(fresh[7..11].try_into().unwrap()) as usize;
+        assert_eq!(fresh[11..11 + size], block[..]);
     }
 
     #[test]

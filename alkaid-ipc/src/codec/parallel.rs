@@ -56,8 +56,11 @@ pub(crate) fn round_robin<T: Sync, S: Send, R: Send>(
 /// As [`round_robin`], on `threads` threads of their own (at least one, however few items),
 /// handing each result to `consume` on the caller's thread as soon as it and every one
 /// before it are ready, so that the caller works on the first results (writes them) while
-/// the threads make the rest. After `consume` fails it is not called again; the threads
-/// finish the items they hold (bounded work), and the error is returned.
+/// the threads make the rest. Each thread takes the next item not yet taken when it is
+/// free, rather than every `threads`-th: results then come nearly in order, and a thread
+/// that drew small items does not sit idle while another works through large ones. After
+/// `consume` fails it is not called again and the threads take no more items; the error
+/// is returned.
 pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
     items: &[T],
     threads: usize,
@@ -71,14 +74,16 @@ pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
         states.push(make());
     }
     let (done, ready) = std::sync::mpsc::channel();
+    let next_item = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let work = &work;
-        for (first, state) in states.iter_mut().take(threads).enumerate() {
+        let (work, next_item) = (&work, &next_item);
+        for state in states.iter_mut().take(threads) {
             let done = done.clone();
             scope.spawn(move || {
-                for i in (first..items.len()).step_by(threads) {
+                loop {
+                    let i = next_item.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     // The receiver goes only once every result came or `consume` failed.
-                    if done.send((i, work(state, &items[i]))).is_err() {
+                    if i >= items.len() || done.send((i, work(state, &items[i]))).is_err() {
                         return;
                     }
                 }
@@ -87,7 +92,7 @@ pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
         drop(done);
         // Results that came before their turn, by index; the next one to hand over.
         let mut waiting = std::collections::BTreeMap::new();
-        let mut next = 0;
+        let mut next_result = 0;
         let mut outcome = Ok(());
         // Ends when every thread has finished (or panicked: the scope passes that on).
         for (i, result) in ready.iter() {
@@ -95,9 +100,11 @@ pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
                 continue;
             }
             waiting.insert(i, result);
-            while let Some(result) = waiting.remove(&next) {
-                next += 1;
-                if let Err(e) = consume(next - 1, result) {
+            while let Some(result) = waiting.remove(&next_result) {
+                next_result += 1;
+                if let Err(e) = consume(next_result - 1, result) {
+                    // No more items taken; those under way finish (bounded work).
+                    next_item.store(items.len(), std::sync::atomic::Ordering::Relaxed);
                     outcome = Err(e);
                     waiting.clear();
                     break;
