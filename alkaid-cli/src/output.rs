@@ -135,7 +135,9 @@ impl Sink {
     ) -> Result<Self, Failure> {
         // The file this command creates, which a compressed IPC output seeks in. Not
         // standard output, even when it is a file: opened to append (`>>`), its writes
-        // would all go to the end, wherever the seek went.
+        // would all go to the end, wherever the seek went. A body written from a mapped
+        // input may sit where the copy into the file's pages stalls (a stream converted
+        // to a file): `FileOutput` steps around it.
         let file = match path {
             "-" => None,
             _ => Some(FileOutput::new(

@@ -21,4 +21,4 @@ use absent::zstd;
 
 pub use compression::Compression;
 pub(crate) use compression::{Compressor, Decompressor, DecompressorPool};
-pub(crate) use parallel::{round_robin, round_robin_in_order};
+pub(crate) use parallel::{round_robin, work_in_order};

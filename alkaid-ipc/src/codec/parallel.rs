@@ -61,7 +61,7 @@ pub(crate) fn round_robin<T: Sync, S: Send, R: Send>(
 /// that drew small items does not sit idle while another works through large ones. After
 /// `consume` fails it is not called again and the threads take no more items; the error
 /// is returned.
-pub(crate) fn round_robin_in_order<T: Sync, S: Send, R: Send, E>(
+pub(crate) fn work_in_order<T: Sync, S: Send, R: Send, E>(
     items: &[T],
     threads: usize,
     states: &mut Vec<S>,
@@ -143,7 +143,7 @@ mod tests {
         let mut states = Vec::new();
         for threads in [0, 1, 2, 3, 64] {
             let mut seen = Vec::new();
-            let outcome: Result<(), ()> = round_robin_in_order(
+            let outcome: Result<(), ()> = work_in_order(
                 &items,
                 threads,
                 &mut states,
@@ -169,7 +169,7 @@ mod tests {
 
         // A failure at item 7: nothing after it is handed over, and the error comes back.
         let mut handed = Vec::new();
-        let outcome = round_robin_in_order(
+        let outcome = work_in_order(
             &items,
             2,
             &mut states,
@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(handed, (0..=7).collect::<Vec<_>>());
 
         // No items: nothing handed over, no error.
-        let none: Result<(), ()> = round_robin_in_order(
+        let none: Result<(), ()> = work_in_order(
             &[] as &[usize],
             2,
             &mut Vec::new(),

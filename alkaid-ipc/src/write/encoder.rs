@@ -254,42 +254,19 @@ impl MessageEncoder {
         self.fbb.reset();
         let encoding = self.schema_encoding();
         let header = encode_schema(&mut self.fbb, &self.schema, &self.ids, encoding);
-        self.finish(
-            MessageKind::Schema,
-            header.as_union_value(),
-            None,
-            &Metadata::new(),
-        )
-    }
-
-    /// Finishes the builder's message around `header` (of a message of `kind`), declaring
-    /// `body`'s length, with `metadata`.
-    fn finish(
-        &mut self,
-        kind: MessageKind,
-        header: flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>,
-        body: Option<Body>,
-        metadata: &Metadata,
-    ) -> EncodedMessage {
-        let header_type = match kind {
-            MessageKind::Schema => fb::MessageHeader::Schema,
-            MessageKind::Dictionary => fb::MessageHeader::DictionaryBatch,
-            MessageKind::RecordBatch => fb::MessageHeader::RecordBatch,
-        };
-        let body_len = body.as_ref().map_or(0, Body::len);
         let namespace = self.options.namespace();
         finish_message(
             &mut self.fbb,
-            header_type,
-            header,
-            body_len,
-            metadata,
+            fb::MessageHeader::Schema,
+            header.as_union_value(),
+            0,
+            &Metadata::new(),
             namespace,
         );
         EncodedMessage {
-            kind,
+            kind: MessageKind::Schema,
             flatbuffer: self.fbb.finished_data().to_vec(),
-            body,
+            body: None,
             deferred: None,
         }
     }

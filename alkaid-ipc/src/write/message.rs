@@ -8,7 +8,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::options::WriteOptions;
 use crate::codec::{Compression, Compressor};
-use crate::codec::{round_robin, round_robin_in_order};
+use crate::codec::{round_robin, work_in_order};
 use crate::error::Result;
 use crate::fb;
 use crate::schema::encode_metadata;
@@ -45,8 +45,7 @@ impl Body {
             Compression::None => buffers,
             codec => compress_all(&buffers, codec, options.compression_threads(), compressors)?,
         };
-        let sizes: Vec<usize> = pieces.iter().map(Buffer::len).collect();
-        Ok(Self::laid_out(pieces, sizes, options.alignment()))
+        Ok(Self::laid_out(pieces, options.alignment()))
     }
 
     /// `buffers`, to be compressed as they are written ([`compress_in_order`]), laid out
@@ -55,8 +54,7 @@ impl Body {
     ///
     /// [`compress_in_order`]: Self::compress_in_order
     pub(crate) fn deferred(buffers: Vec<Buffer>, options: &WriteOptions) -> Self {
-        let sizes: Vec<usize> = buffers.iter().map(Buffer::len).collect();
-        Self::laid_out(buffers, sizes, options.alignment())
+        Self::laid_out(buffers, options.alignment())
     }
 
     /// Compresses a [`deferred`](Self::deferred) body's buffers on the options' threads,
@@ -75,7 +73,7 @@ impl Body {
         let codec = options.compression();
         let buffers = std::mem::take(&mut self.pieces);
         let mut sizes = Vec::with_capacity(buffers.len());
-        round_robin_in_order(
+        work_in_order(
             &buffers,
             options.compression_threads(),
             compressors,
@@ -89,23 +87,13 @@ impl Body {
                 Ok::<_, crate::IpcError>(())
             },
         )?;
-        *self = Self::laid_out(Vec::new(), sizes, self.alignment);
+        (self.locations, self.len) = layout(sizes, self.alignment);
         Ok(())
     }
 
-    /// `pieces` (or, for a body already written, none) of `sizes` bytes, each padded to
-    /// `alignment`.
-    fn laid_out(
-        pieces: Vec<Buffer>,
-        sizes: impl IntoIterator<Item = usize>,
-        alignment: usize,
-    ) -> Self {
-        let mut locations = Vec::with_capacity(pieces.len());
-        let mut len = 0;
-        for size in sizes {
-            locations.push(fb::Buffer::new(len as i64, size as i64));
-            len += size + padding(size, alignment);
-        }
+    /// `pieces`, each padded to `alignment`.
+    fn laid_out(pieces: Vec<Buffer>, alignment: usize) -> Self {
+        let (locations, len) = layout(pieces.iter().map(Buffer::len), alignment);
         Self {
             pieces,
             locations,
@@ -150,6 +138,20 @@ impl Body {
     fn slices<'a>(&'a self, into: &mut Vec<IoSlice<'a>>) {
         into.extend(self.chunks().map(IoSlice::new));
     }
+}
+
+/// Where pieces of `sizes` bytes start, each padded to `alignment`, and the body's length.
+fn layout(sizes: impl IntoIterator<Item = usize>, alignment: usize) -> (Vec<fb::Buffer>, usize) {
+    let mut len = 0;
+    let locations = sizes
+        .into_iter()
+        .map(|size| {
+            let location = fb::Buffer::new(len as i64, size as i64);
+            len += size + padding(size, alignment);
+            location
+        })
+        .collect();
+    (locations, len)
 }
 
 fn compress_all(
