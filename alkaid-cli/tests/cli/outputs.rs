@@ -305,8 +305,9 @@ fn large_compressed_outputs_are_the_writers_bytes() {
         ));
         RecordBatch::try_new(schema.clone(), vec![n, s]).unwrap()
     };
-    // A large batch, a small one, a large one.
-    let batches = [batch(0, 200_000), batch(7, 10), batch(3, 150_000)];
+    // A large batch (buffers over 4 MiB: LZ4 frames of several blocks), a small one, a
+    // large one.
+    let batches = [batch(0, 600_000), batch(7, 10), batch(3, 150_000)];
     let source = dir.join("source.arrows");
     let mut writer =
         StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();

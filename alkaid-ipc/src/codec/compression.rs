@@ -16,6 +16,10 @@ use crate::error::{IpcError, Result};
 use crate::fb;
 use crate::mapping::{Mapping, mapping};
 
+/// The length prefix of a buffer written as it is, because compressing would not have made
+/// it smaller.
+pub(crate) const STORED: [u8; 8] = (-1i64).to_le_bytes();
+
 /// How the buffers of a message body are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
@@ -111,6 +115,13 @@ impl Compressor {
         Ok(Buffer::from(out))
     }
 
+    /// Compresses one block of an LZ4 frame into `out` ([`Lz4FrameEncoder::compress_block`]),
+    /// for a writer that compresses a frame's blocks on several threads (`in_order.rs`).
+    #[cfg(feature = "lz4")]
+    pub(crate) fn lz4_block(&mut self, block: &[u8], out: &mut [u8]) -> Result<Option<usize>> {
+        self.lz4.compress_block(block, out)
+    }
+
     /// Writes `input` compressed, after its length prefix, at the start of `out`, which has
     /// room for the codec's worst case and for `input` as it is; the bytes written.
     fn compress_to(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
@@ -122,7 +133,7 @@ impl Compressor {
         };
         if compressed >= input.len() {
             // Not worth it: store the bytes as they are, marked with -1.
-            prefix.copy_from_slice(&(-1i64).to_le_bytes());
+            prefix.copy_from_slice(&STORED);
             payload[..input.len()].copy_from_slice(input);
             return Ok(8 + input.len());
         }

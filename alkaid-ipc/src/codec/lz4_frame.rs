@@ -59,8 +59,40 @@ fn block_size(len: usize) -> (usize, u8, u8) {
 pub(crate) fn max_frame_len(len: usize) -> usize {
     let (size, ..) = block_size(len);
     let (full, rest) = (len / size, len % size);
-    let block = |len: usize| 4 + get_maximum_output_size(len);
-    7 + full * block(size) + if rest > 0 { block(rest) } else { 0 } + 4
+    let block = |len: usize| 4 + max_block_len(len);
+    HEADER_LEN + full * block(size) + if rest > 0 { block(rest) } else { 0 } + END_MARK.len()
+}
+
+/// The bytes of a frame's header.
+pub(crate) const HEADER_LEN: usize = 7;
+
+/// The end mark: a block of size zero.
+pub(crate) const END_MARK: [u8; 4] = [0; 4];
+
+/// The header of a frame of `len` bytes of input: magic, FLG, BD, header checksum.
+pub(crate) fn frame_header(len: usize) -> [u8; HEADER_LEN] {
+    let (_, bd, checksum) = block_size(len);
+    let [m0, m1, m2, m3] = MAGIC.to_le_bytes();
+    [m0, m1, m2, m3, FLG, bd, checksum]
+}
+
+/// The length of the blocks a frame of `len` bytes of input is cut into (the last one may be
+/// shorter): each is compressed on its own, so a frame is its header, then each block's size
+/// and bytes in order, then [`END_MARK`].
+pub(crate) fn frame_block_len(len: usize) -> usize {
+    block_size(len).0
+}
+
+/// The room [`Lz4FrameEncoder::compress_block`] needs for a block of `len` bytes.
+pub(crate) fn max_block_len(len: usize) -> usize {
+    get_maximum_output_size(len)
+}
+
+/// The size field before a block of `len` bytes in the frame, compressed or stored as it is.
+pub(crate) fn block_size_field(len: usize, stored: bool) -> [u8; 4] {
+    // A block is at most 4 MiB, so its size leaves the high bit free.
+    let flag = if stored { UNCOMPRESSED } else { 0 };
+    (len as u32 | flag).to_le_bytes()
 }
 
 /// Compression state kept between buffers: the match tables, one of each kind. lz4_flex
@@ -88,47 +120,47 @@ impl Lz4FrameEncoder {
     /// its place in `out`, so the output is written once, wherever it lives (a mapping
     /// the message body keeps, for large buffers).
     pub(crate) fn compress_to(&mut self, input: &[u8], out: &mut [u8]) -> Result<usize> {
-        let too_small = || {
-            IpcError::new(
+        if out.len() < max_frame_len(input.len()) {
+            return Err(IpcError::new(
                 crate::IpcErrorKind::Io,
                 format!(
                     "lz4: {} bytes of room for a frame of {} bytes",
                     out.len(),
                     input.len()
                 ),
-            )
-        };
-        if out.len() < max_frame_len(input.len()) {
-            return Err(too_small());
+            ));
         }
-        let (block_size, bd, checksum) = block_size(input.len());
-        out[..4].copy_from_slice(&MAGIC.to_le_bytes());
-        out[4..7].copy_from_slice(&[FLG, bd, checksum]);
-        let mut at = 7;
-        for block in input.chunks(block_size) {
+        out[..HEADER_LEN].copy_from_slice(&frame_header(input.len()));
+        let mut at = HEADER_LEN;
+        for block in input.chunks(frame_block_len(input.len())) {
             let (size, room) = out[at..].split_at_mut(4);
-            // lz4_flex's own choice for a fresh table (`compress_into`).
-            let table = match block.len() < u16::MAX as usize {
-                true => &mut self.small,
-                false => &mut self.large,
+            let (len, stored) = match self.compress_block(block, room)? {
+                Some(compressed) => (compressed, false),
+                None => {
+                    // The codec's worst case is larger than the block, so it fits.
+                    room[..block.len()].copy_from_slice(block);
+                    (block.len(), true)
+                }
             };
-            let compressed = compress_into_with_table(block, room, table)
-                .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
-            let stored = if compressed < block.len() {
-                size.copy_from_slice(&(compressed as u32).to_le_bytes());
-                compressed
-            } else {
-                // Stored as it is. A block is at most 4 MiB, so its size leaves the high
-                // bit free; the codec's worst case is larger than the block, so it fits.
-                room[..block.len()].copy_from_slice(block);
-                size.copy_from_slice(&(block.len() as u32 | UNCOMPRESSED).to_le_bytes());
-                block.len()
-            };
-            at += 4 + stored;
+            size.copy_from_slice(&block_size_field(len, stored));
+            at += 4 + len;
         }
-        // The end mark: a block of size zero.
-        out[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
-        Ok(at + 4)
+        out[at..at + END_MARK.len()].copy_from_slice(&END_MARK);
+        Ok(at + END_MARK.len())
+    }
+
+    /// Compresses `block` into the start of `out` (room for [`max_block_len`] bytes): its
+    /// compressed length, or `None` when that would not be shorter than the block, which
+    /// the frame then stores as it is.
+    pub(crate) fn compress_block(&mut self, block: &[u8], out: &mut [u8]) -> Result<Option<usize>> {
+        // lz4_flex's own choice for a fresh table (`compress_into`).
+        let table = match block.len() < u16::MAX as usize {
+            true => &mut self.small,
+            false => &mut self.large,
+        };
+        let compressed = compress_into_with_table(block, out, table)
+            .map_err(|e| IpcError::new(crate::IpcErrorKind::Io, format!("lz4: {e}")))?;
+        Ok((compressed < block.len()).then_some(compressed))
     }
 }
 

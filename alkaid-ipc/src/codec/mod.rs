@@ -3,10 +3,12 @@
 //! block codecs (`lz4_block.rs`: lz4_flex, or the C library with feature `lz4-c`); zstd is
 //! the C library's (`zstd.rs`). A build without feature `lz4` or `zstd` has stand-ins of the
 //! same names (`absent.rs`) that fail, naming the feature. Codec work is spread over threads
-//! by `parallel.rs`.
+//! by `parallel.rs`; a body compressed as it is written, block by block for LZ4, by
+//! `in_order.rs`.
 
 mod absent;
 mod compression;
+mod in_order;
 #[cfg(feature = "lz4")]
 mod lz4_block;
 #[cfg(feature = "lz4")]
@@ -21,4 +23,5 @@ use absent::zstd;
 
 pub use compression::Compression;
 pub(crate) use compression::{Compressor, Decompressor, DecompressorPool};
-pub(crate) use parallel::{round_robin, work_in_order};
+pub(crate) use in_order::compress_in_order;
+pub(crate) use parallel::round_robin;

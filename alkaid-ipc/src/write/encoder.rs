@@ -407,7 +407,7 @@ impl MessageEncoder {
     pub(crate) fn compress_deferred(
         &mut self,
         message: &mut EncodedMessage,
-        write: impl FnMut(&[u8]) -> std::io::Result<()>,
+        write: impl FnMut(&mut [std::io::IoSlice<'_>]) -> std::io::Result<()>,
     ) -> Result<()> {
         let (Some(header), Some(body)) = (message.deferred.take(), message.body.as_mut()) else {
             return Ok(());

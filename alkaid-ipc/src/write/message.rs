@@ -8,7 +8,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use super::options::WriteOptions;
 use crate::codec::{Compression, Compressor};
-use crate::codec::{round_robin, work_in_order};
+use crate::codec::{compress_in_order, round_robin};
 use crate::error::Result;
 use crate::fb;
 use crate::schema::encode_metadata;
@@ -59,35 +59,38 @@ impl Body {
 
     /// Compresses a [`deferred`](Self::deferred) body's buffers on the options' threads,
     /// handing each one and its padding to `write` as soon as it and every one before it
-    /// are compressed, and lays the body out around the compressed buffers. Each is
-    /// dropped once written (its memory free for the next, the shelf's mappings reused
-    /// within the message), so the body keeps its layout only: [`chunks`](Self::chunks)
-    /// and [`buffers`](Self::buffers) are empty after. A failed `write` stops the handing
-    /// over; its error is returned.
+    /// are compressed, and lays the body out around the compressed buffers. The compressed
+    /// bytes are not kept (their memory is reused within the message: `codec/in_order.rs`),
+    /// so the body keeps its layout only: [`chunks`](Self::chunks) and
+    /// [`buffers`](Self::buffers) are empty after. A failed `write` stops the handing over;
+    /// its error is returned.
     pub(crate) fn compress_in_order(
         &mut self,
         options: &WriteOptions,
         compressors: &mut Vec<Compressor>,
-        mut write: impl FnMut(&[u8]) -> std::io::Result<()>,
+        mut write: impl FnMut(&mut [IoSlice<'_>]) -> std::io::Result<()>,
     ) -> Result<()> {
-        let codec = options.compression();
         let buffers = std::mem::take(&mut self.pieces);
+        // The sizes of the buffers written, and of the one under way so far.
         let mut sizes = Vec::with_capacity(buffers.len());
-        work_in_order(
+        let mut under_way = 0;
+        let alignment = self.alignment;
+        compress_in_order(
+            options.compression(),
             &buffers,
             options.compression_threads(),
             compressors,
-            || Compressor::new(codec),
-            |compressor, buffer| compressor.compress(buffer.as_slice()),
-            |_, piece| {
-                let piece = piece?;
-                write(&piece)?;
-                write(&ZEROS[..padding(piece.len(), self.alignment)])?;
-                sizes.push(piece.len());
-                Ok::<_, crate::IpcError>(())
+            |bytes, finished| {
+                let mut slices: Vec<IoSlice<'_>> = bytes.iter().map(|b| IoSlice::new(b)).collect();
+                under_way += bytes.iter().map(|bytes| bytes.len()).sum::<usize>();
+                if finished {
+                    slices.push(IoSlice::new(&ZEROS[..padding(under_way, alignment)]));
+                    sizes.push(std::mem::take(&mut under_way));
+                }
+                Ok(write(&mut slices)?)
             },
         )?;
-        (self.locations, self.len) = layout(sizes, self.alignment);
+        (self.locations, self.len) = layout(sizes, alignment);
         Ok(())
     }
 
@@ -270,14 +273,17 @@ pub(crate) fn write_message(
 /// message at once instead of doubling as buffer after buffer arrives (each doubling copies
 /// and, in fresh memory, faults in pages), and a file takes `writev` calls. A `Write` that
 /// does not implement vectored writes still gets every byte, a slice per call.
-fn write_all_vectored(out: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> Result<()> {
+pub(crate) fn write_all_vectored(
+    out: &mut impl Write,
+    mut slices: &mut [IoSlice<'_>],
+) -> std::io::Result<()> {
     IoSlice::advance_slices(&mut slices, 0);
     while !slices.is_empty() {
         match out.write_vectored(slices) {
-            Ok(0) => return Err(std::io::Error::from(std::io::ErrorKind::WriteZero).into()),
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
             Ok(n) => IoSlice::advance_slices(&mut slices, n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
     Ok(())

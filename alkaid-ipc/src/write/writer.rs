@@ -1,13 +1,13 @@
 //! What the stream and file writers share: the encoder's messages framed onto an
 //! [`Output`] (a `Write`, or the spool of buffers of `spool.rs`), and where each went.
 
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{IoSlice, Seek, SeekFrom, Write};
 
 use alkaid_array::RecordBatch;
 use alkaid_schema::{Metadata, SchemaRef};
 
 use super::encoder::{EncodedMessage, MessageEncoder, MessageKind};
-use super::message::{Body, framed_len, write_message};
+use super::message::{Body, framed_len, write_all_vectored, write_message};
 use super::options::WriteOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::Result;
@@ -54,7 +54,7 @@ impl<W: Write> Write for Counting<W> {
 
     /// Passed on, so that the inner writer's vectored writes (one reservation for a whole
     /// message in a `Vec`) are not lost to the default, which writes one slice per call.
-    fn write_vectored(&mut self, slices: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+    fn write_vectored(&mut self, slices: &[IoSlice<'_>]) -> std::io::Result<usize> {
         let n = self.inner.write_vectored(slices)?;
         self.position += n as u64;
         Ok(n)
@@ -80,8 +80,13 @@ pub(crate) trait Output {
     ) -> Result<(usize, usize)>;
 
     /// Bytes of the framing around messages: a file's magic, the end-of-stream marker,
-    /// the footer; and the pieces of a body compressed as it is written.
+    /// the footer.
     fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+
+    /// Every slice, in order: the pieces of a body compressed as it is written.
+    fn slices(&mut self, slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+        slices.iter().try_for_each(|slice| self.bytes(slice))
+    }
 
     fn flush(&mut self) -> std::io::Result<()>;
 
@@ -109,6 +114,10 @@ impl<W: Write> Output for Counting<W> {
 
     fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.write_all(bytes)
+    }
+
+    fn slices(&mut self, slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+        write_all_vectored(self, slices)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -199,7 +208,7 @@ impl<O: Output> WriterCore<O> {
             self.out.bytes(&vec![0; room])?;
             let out = &mut self.out;
             self.encoder
-                .compress_deferred(message, |piece| out.bytes(piece))?;
+                .compress_deferred(message, |slices| out.slices(slices))?;
             let end = self.out.position();
             self.out.seek_to(start)?;
             let (meta, _) = self.out.message(message.flatbuffer(), None, alignment)?;
