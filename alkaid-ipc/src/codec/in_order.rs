@@ -234,6 +234,77 @@ mod lz4 {
             written
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// What `Frame` hands over for a buffer of 3 blocks whose blocks compress to
+        /// `lens` (`None`: stored), one block at a time: the calls, and whether each
+        /// finished the buffer.
+        fn handed_over(buffer: &[u8], lens: [Option<usize>; 3]) -> Vec<(Vec<u8>, bool)> {
+            let step = lz4_frame::frame_block_len(buffer.len());
+            let scratches = Scratches::default();
+            let mut frame = Frame::default();
+            let mut calls = Vec::new();
+            for (i, len) in lens.into_iter().enumerate() {
+                let range = i * step..buffer.len().min((i + 1) * step);
+                let compressed = match len {
+                    // Compressed bytes: any will do, the frame only places them.
+                    Some(len) => Compressed::Shorter {
+                        scratch: vec![i as u8 + 1; len + 10],
+                        len,
+                    },
+                    None => Compressed::Stored,
+                };
+                frame.add(buffer, range, compressed);
+                let mut write = |slices: &[&[u8]], finished| {
+                    calls.push((slices.concat(), finished));
+                    Ok(())
+                };
+                frame.hand_over(buffer, &mut write, &scratches).unwrap();
+            }
+            calls
+        }
+
+        #[test]
+        fn a_frame_starts_once_it_is_sure_to_be_shorter_than_its_buffer() {
+            let buffer: Vec<u8> = (0..(9 << 20) as u32).map(|i| (i % 251) as u8).collect();
+            let block = 4 << 20;
+            // Header, end mark and three sizes: the frame is shorter than the buffer only
+            // if the blocks saved more than that.
+            let overhead = lz4_frame::HEADER_LEN + 3 * 4 + lz4_frame::END_MARK.len();
+            // Saving exactly the overhead: the frame would be as long as the buffer, so
+            // the buffer is written as it is, once, at the end.
+            let calls = handed_over(&buffer, [Some(block - overhead), None, None]);
+            assert_eq!(calls.len(), 1);
+            assert!(calls[0].1 && calls[0].0[..8] == STORED && calls[0].0[8..] == buffer[..]);
+            // One byte more: the frame, written as soon as that is known (with the first
+            // block), then block by block.
+            let first = block - overhead - 1;
+            let calls = handed_over(&buffer, [Some(first), None, Some(10)]);
+            let finished: Vec<bool> = calls.iter().map(|(_, finished)| *finished).collect();
+            assert_eq!(finished, [false, false, true]);
+            let mut expected = (buffer.len() as i64).to_le_bytes().to_vec();
+            expected.extend(lz4_frame::frame_header(buffer.len()));
+            expected.extend(lz4_frame::block_size_field(first, false));
+            expected.extend(vec![1u8; first]);
+            expected.extend(lz4_frame::block_size_field(block, true));
+            expected.extend(&buffer[block..2 * block]);
+            expected.extend(lz4_frame::block_size_field(10, false));
+            expected.extend([3u8; 10]);
+            expected.extend(lz4_frame::END_MARK);
+            let got: Vec<u8> = calls.into_iter().flat_map(|(bytes, _)| bytes).collect();
+            assert!(got == expected);
+            // Known only at the last block: nothing is handed over before it, then the
+            // whole frame at once.
+            let calls = handed_over(&buffer, [None, None, Some((1 << 20) - overhead - 1)]);
+            assert_eq!(calls.len(), 1);
+            let (bytes, finished) = &calls[0];
+            assert!(*finished && bytes[..8] == (buffer.len() as i64).to_le_bytes());
+            assert_eq!(bytes.len(), 8 + buffer.len() - 1);
+        }
+    }
 }
 
 #[cfg(all(test, feature = "lz4", feature = "zstd"))]
@@ -366,6 +437,34 @@ mod tests {
         let empty = [Buffer::empty(), Buffer::empty()];
         let (got, _) = handed_over(Compression::Lz4Frame, &empty, 2);
         assert_eq!(got, vec![Vec::<u8>::new(); 2]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+        /// Buffers of any length up to 10 MiB (frames of up to three blocks), of bytes
+        /// that compress in places, on 1–3 threads: each handed over as the
+        /// buffer-by-buffer compressor makes it.
+        #[test]
+        fn any_buffers_are_handed_over_as_the_compressor_makes_them(
+            lens in proptest::collection::vec(0usize..(10 << 20), 0..4),
+            seed: u64,
+            threads in 1usize..4,
+            lz4: bool,
+        ) {
+            let codec = if lz4 { Compression::Lz4Frame } else { Compression::Zstd { level: -5 } };
+            let buffers: Vec<Buffer> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &len)| Buffer::from(mixed(len, seed.wrapping_add(i as u64))))
+                .collect();
+            let (got, _) = handed_over(codec, &buffers, threads);
+            proptest::prop_assert_eq!(got.len(), buffers.len());
+            for (got, buffer) in got.iter().zip(&buffers) {
+                let expected = Compressor::new(codec).compress(buffer).unwrap();
+                proptest::prop_assert!(got[..] == expected[..], "{} bytes", buffer.len());
+            }
+        }
     }
 
     #[test]

@@ -284,12 +284,22 @@ fn a_failure_names_the_batch_and_keeps_what_came_before() {
     let schema = Arc::new(Schema::new(vec![
         Field::new("a", DataType::Int64, true),
         Field::new("b", DataType::Int64, true),
+        Field::new("c", DataType::Int64, false),
     ]));
+    // Buffers of 4.8 MB: LZ4 frames of two blocks, stored (random) and compressed (`c`,
+    // the last buffer, whose frame is written block by block as it is compressed).
+    let rows = 600_000;
+    let compressible: ArrayRef = Arc::new(Int64Array::from(
+        (0..rows as i64)
+            .map(|i| i * 7919 % 1_000_003)
+            .collect::<Vec<_>>(),
+    ));
     let big = RecordBatch::try_new(
         schema.clone(),
         vec![
-            integers(100_000, 0, &mut rng),
-            integers(100_000, 3, &mut rng),
+            integers(rows, 0, &mut rng),
+            integers(rows, 3, &mut rng),
+            compressible,
         ],
     )
     .unwrap();
@@ -314,6 +324,8 @@ fn a_failure_names_the_batch_and_keeps_what_came_before() {
         batch_start + 1,
         batch_start + 500,
         batch_start + 70_000,
+        // Inside the last block of `c`'s frame, the blocks before it written.
+        plain.len() - 2000,
         plain.len() - 9,
         total - 1,
     ] {
