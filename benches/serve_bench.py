@@ -5,8 +5,10 @@
   string and a nullable int32; 117 MB as an IPC file) by pyarrow's client (`read_all`),
   from `alkaid serve` over the directory holding the file, from a pyarrow server holding
   the table in memory, and from a pyarrow server reading the file through a memory map.
-  Each server's fetches come from client processes of their own (three fetches each, the
-  servers taking turns); minimum of about N fetches each.
+  Each server's fetches come from client processes of their own (six fetches each, the
+  servers taking turns); minimum and median of about N fetches each (the client's page
+  faults, which vary from fetch to fetch with its allocator's state, make most of a
+  fetch's time, so the minimum alone swings).
 - load: 64 clients at once (threads of this process, each with its own connection), each
   fetching an 11 MB file of 4 batches four times, while 8 more clients drop their stream
   after its first batch and 8 send a ticket naming no file. Each server is started fresh for
@@ -18,6 +20,7 @@ usage: python3 benches/serve_bench.py [--bin target/release/alkaid] [--runs 5]
 """
 import argparse
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -192,9 +195,11 @@ def main() -> None:
     print(f"one client, DoGet of {ROWS} rows in {BATCHES} batches (min of "
           f"{len(times['alkaid serve'])}, {FETCHES_PER_CLIENT} per client process, alternating):")
     for name, values in times.items():
-        print(f"  {name:16} {min(values) * 1000:8.1f} ms")
+        print(f"  {name:16} {min(values) * 1000:8.1f} ms, median {statistics.median(values) * 1000:6.1f}")
     fastest_peer = min(min(times["pyarrow, memory"]), min(times["pyarrow, mapped"]))
-    print(f"  alkaid / faster pyarrow: {min(times['alkaid serve']) / fastest_peer:.2f}")
+    print(f"  alkaid / faster pyarrow: {min(times['alkaid serve']) / fastest_peer:.2f} (min), "
+          f"{statistics.median(times['alkaid serve']) / statistics.median(times['pyarrow, memory']):.2f} "
+          f"(median, against pyarrow from memory)")
 
     print(f"load: {CLIENTS} clients x {FETCHES} fetches of small.arrow, 8 dropping, 8 bad tickets:")
     for name in ("alkaid serve", "pyarrow, mapped"):
