@@ -35,8 +35,9 @@ def test_streams_alkaid_writes_pyarrow_reads_and_back(compression):
 @pytest.mark.parametrize("compression", ["lz4", "zstd"])
 def test_large_compressed_writes_read_back_in_pyarrow(tmp_path, compression):
     # Batches of over 1 MiB of buffers, written while compressed (a seek back for each
-    # header), beside a small one; to a path and to bytes, as a stream and as a file.
-    n = 300_000
+    # header), beside a small one; to a path and to bytes, as a stream and as a file. The
+    # first batch's integers take 4.8 MB: LZ4 frames of two blocks, written block by block.
+    n = 600_000
     big = pa.record_batch({
         "n": pa.array(range(n), pa.int64()),
         "s": pa.array([f"row {i}" if i % 9 else None for i in range(n)]),
