@@ -1,13 +1,18 @@
 //! IPC streams and files written to a `tokio::io::AsyncWrite`: alkaid-ipc's
 //! [`SpoolWriter`] frames each message as buffers (the batch's own, not copied), and the
 //! message goes out whole, in vectored writes, before the next is encoded.
+//!
+//! Compressing a batch takes milliseconds of a core per megabyte: on a runtime's worker it
+//! would hold up every task queued there (on a single-threaded runtime, all of them). So a
+//! writer with compression encodes each batch on the runtime's blocking threads ([`Encoder`])
+//! and awaits it; without compression, encoding only writes metadata and stays where it is.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
 
 use alkaid_array::RecordBatch;
 use alkaid_buffer::Buffer;
-use alkaid_ipc::{Result, SpoolWriter, WriteOptions};
+use alkaid_ipc::{Compression, IpcError, IpcErrorKind, Result, SpoolWriter, WriteOptions};
 use alkaid_schema::{Metadata, SchemaRef};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
@@ -65,15 +70,108 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
     }
 }
 
+/// A [`SpoolWriter`] that encodes compressed batches on the runtime's blocking threads.
+///
+/// While a batch is encoded there, the spool is with that task. A `write` future dropped
+/// while it awaits the task leaves the task in `pending`: the next call waits for it,
+/// takes the spool back and writes that batch's messages first, as a `write` dropped while
+/// its messages were being written leaves them for the next call.
+struct Encoder {
+    /// `None` while `pending` holds it, or after a task that held it failed.
+    spool: Option<SpoolWriter>,
+    pending: Option<tokio::task::JoinHandle<(SpoolWriter, Result<()>)>>,
+    schema: SchemaRef,
+    /// Footer metadata set while the spool was away, for it when it is back.
+    footer: Option<Metadata>,
+    compresses: bool,
+}
+
+impl Encoder {
+    fn new(spool: SpoolWriter, options: &WriteOptions) -> Self {
+        Self {
+            schema: spool.schema().clone(),
+            spool: Some(spool),
+            pending: None,
+            footer: None,
+            compresses: options.compression() != Compression::None,
+        }
+    }
+
+    /// The spool, once the batch being encoded on a blocking thread, if any, is done; that
+    /// batch's error, if it failed (the spool is back and can go on, as after a failed
+    /// `SpoolWriter::write`).
+    async fn ready(&mut self) -> Result<&mut SpoolWriter> {
+        if let Some(pending) = self.pending.as_mut() {
+            // Cancel-safe: the handle stays in `pending` until the task's result is in.
+            let done = pending.await;
+            self.pending = None;
+            // A panic in a codec, or the runtime shutting down: the spool went with the task.
+            let (spool, encoded) = done.map_err(|e| {
+                IpcError::new(
+                    IpcErrorKind::Io,
+                    format!("encoding a batch did not finish: {e}"),
+                )
+            })?;
+            self.spool = Some(spool);
+            encoded?;
+        }
+        let spool = self.spool.as_mut().ok_or_else(|| {
+            IpcError::new(
+                IpcErrorKind::InvalidArgument,
+                "the writer cannot go on: encoding an earlier batch did not finish",
+            )
+        })?;
+        if let Some(footer) = self.footer.take() {
+            spool.set_footer_metadata(footer);
+        }
+        Ok(spool)
+    }
+
+    /// Encodes `batch` (and the dictionaries it needs) into the spool: on a blocking
+    /// thread if it is compressed and there is a runtime, here otherwise. The spool, with
+    /// the batch's messages in it.
+    async fn write(
+        &mut self,
+        batch: &RecordBatch,
+        metadata: &Metadata,
+    ) -> Result<&mut SpoolWriter> {
+        let runtime = self
+            .compresses
+            .then(tokio::runtime::Handle::try_current)
+            .and_then(std::result::Result::ok);
+        let Some(runtime) = runtime else {
+            self.ready().await?.write_with_metadata(batch, metadata)?;
+            return self.ready().await;
+        };
+        self.ready().await?;
+        let mut spool = self.spool.take().expect("ready gave the spool back");
+        let (batch, metadata) = (batch.clone(), metadata.clone());
+        self.pending = Some(runtime.spawn_blocking(move || {
+            let encoded = spool.write_with_metadata(&batch, &metadata);
+            (spool, encoded)
+        }));
+        self.ready().await
+    }
+
+    fn set_footer_metadata(&mut self, metadata: Metadata) {
+        match self.spool.as_mut() {
+            Some(spool) if self.pending.is_none() => spool.set_footer_metadata(metadata),
+            _ => self.footer = Some(metadata),
+        }
+    }
+}
+
 /// An IPC stream written to an [`AsyncWrite`]: the schema when it starts, then batches
 /// (with the dictionaries they need), then the end-of-stream marker from
 /// [`finish`](Self::finish).
 ///
 /// Each message is framed around the batch's own buffers (no copy of its bytes) and
 /// written whole, in vectored writes, before `write` returns, so the output's backpressure
-/// paces the writer. Dropping a `write` future at an await leaves
-/// the message partly written and the writer able to go on where it stopped; dropping the
-/// writer leaves the messages before it intact.
+/// paces the writer. With compression, each batch is compressed on the runtime's blocking
+/// threads, not on the task's worker. Dropping a `write` future at an await leaves the
+/// batch partly compressed or its message partly written, and the writer able to go on
+/// where it stopped (the next call finishes that batch first); dropping the writer leaves
+/// the messages before it intact.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -95,7 +193,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamWriter<W> {
-    encoder: SpoolWriter,
+    encoder: Encoder,
     out: Outbox<W>,
 }
 
@@ -105,10 +203,13 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
-        let mut encoder = SpoolWriter::stream(schema, options)?;
+        let mut spool = SpoolWriter::stream(schema, options.clone())?;
         let mut out = Outbox::new(out);
-        out.drain(&mut encoder).await?;
-        Ok(Self { encoder, out })
+        out.drain(&mut spool).await?;
+        Ok(Self {
+            encoder: Encoder::new(spool, &options),
+            out,
+        })
     }
 
     /// Writes `batch`, after any dictionaries it needs.
@@ -128,13 +229,13 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
         batch: &RecordBatch,
         metadata: &Metadata,
     ) -> Result<()> {
-        self.encoder.write_with_metadata(batch, metadata)?;
-        self.out.drain(&mut self.encoder).await
+        let spool = self.encoder.write(batch, metadata).await?;
+        self.out.drain(spool).await
     }
 
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
-        self.encoder.schema()
+        &self.encoder.schema
     }
 
     /// Writes the end-of-stream marker and flushes the output.
@@ -142,8 +243,11 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
     /// # Errors
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
-        self.encoder.finish()?;
-        self.out.drain(&mut self.encoder).await?;
+        let spool = self.encoder.ready().await?;
+        // Messages a cancelled `write` left unwritten go first.
+        self.out.drain(spool).await?;
+        spool.finish()?;
+        self.out.drain(spool).await?;
         self.out.out.flush().await?;
         Ok(())
     }
@@ -162,7 +266,7 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
 /// magic before and the footer (the index of batches and dictionaries) after, written by
 /// [`finish`](Self::finish). The output need not seek: the writer counts positions.
 pub struct AsyncFileWriter<W> {
-    encoder: SpoolWriter,
+    encoder: Encoder,
     out: Outbox<W>,
 }
 
@@ -172,10 +276,13 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
     /// # Errors
     /// If writing fails, or the schema holds something the format cannot express.
     pub async fn try_new(out: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
-        let mut encoder = SpoolWriter::file(schema, options)?;
+        let mut spool = SpoolWriter::file(schema, options.clone())?;
         let mut out = Outbox::new(out);
-        out.drain(&mut encoder).await?;
-        Ok(Self { encoder, out })
+        out.drain(&mut spool).await?;
+        Ok(Self {
+            encoder: Encoder::new(spool, &options),
+            out,
+        })
     }
 
     /// Sets the footer's custom metadata.
@@ -201,13 +308,13 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
         batch: &RecordBatch,
         metadata: &Metadata,
     ) -> Result<()> {
-        self.encoder.write_with_metadata(batch, metadata)?;
-        self.out.drain(&mut self.encoder).await
+        let spool = self.encoder.write(batch, metadata).await?;
+        self.out.drain(spool).await
     }
 
     /// The schema batches must have.
     pub fn schema(&self) -> &SchemaRef {
-        self.encoder.schema()
+        &self.encoder.schema
     }
 
     /// Writes the footer and the closing magic, and flushes the output.
@@ -215,8 +322,11 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
     /// # Errors
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
-        self.encoder.finish()?;
-        self.out.drain(&mut self.encoder).await?;
+        let spool = self.encoder.ready().await?;
+        // Messages a cancelled `write` left unwritten go first.
+        self.out.drain(spool).await?;
+        spool.finish()?;
+        self.out.drain(spool).await?;
         self.out.out.flush().await?;
         Ok(())
     }

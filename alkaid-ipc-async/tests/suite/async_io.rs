@@ -444,3 +444,127 @@ proptest! {
         prop_assert_eq!(filed.bytes, file);
     }
 }
+
+/// What the synchronous stream writer makes of `batches` with `options`.
+fn sync_stream(batches: &[RecordBatch], options: &WriteOptions) -> Vec<u8> {
+    let schema = schema_of(&batches[0]);
+    let mut writer = StreamWriter::try_new(Vec::new(), schema, options.clone()).unwrap();
+    for batch in batches {
+        writer.write(batch).unwrap();
+    }
+    writer.into_inner().unwrap()
+}
+
+#[test]
+fn compressing_leaves_the_runtime_worker_free_and_the_bytes_as_they_were() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    // About 5 MB of strings and 1.2 MB of integers: many milliseconds of LZ4.
+    let batches = [words_batch(300_000, 0), words_batch(10, 7)];
+    let options = WriteOptions::default().with_compression(Compression::Lz4Frame);
+    let ticks = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let (bytes, during) = block_on({
+        let (ticks, done, options, batches) = (
+            ticks.clone(),
+            done.clone(),
+            options.clone(),
+            batches.clone(),
+        );
+        async move {
+            // Another task on the same (single) worker, counting while it gets to run.
+            let ticker = tokio::spawn({
+                let (ticks, done) = (ticks.clone(), done.clone());
+                async move {
+                    while !done.load(Ordering::Relaxed) {
+                        ticks.fetch_add(1, Ordering::Relaxed);
+                        tokio::task::yield_now().await;
+                    }
+                }
+            });
+            let mut writer =
+                AsyncStreamWriter::try_new(Vec::new(), schema_of(&batches[0]), options)
+                    .await
+                    .unwrap();
+            tokio::task::yield_now().await;
+            let before = ticks.load(Ordering::Relaxed);
+            writer.write(&batches[0]).await.unwrap();
+            let during = ticks.load(Ordering::Relaxed) - before;
+            writer.write(&batches[1]).await.unwrap();
+            done.store(true, Ordering::Relaxed);
+            ticker.await.unwrap();
+            (writer.into_inner().await.unwrap(), during)
+        }
+    });
+    // Compressed on the worker, the batch would have let the ticker run not once.
+    assert!(
+        during > 0,
+        "the ticker ran {during} times while the batch was compressed"
+    );
+    assert!(bytes == sync_stream(&batches, &options));
+}
+
+#[test]
+fn a_write_dropped_while_compressing_is_finished_by_the_next_call() {
+    let batches: Vec<RecordBatch> = (0..3)
+        .map(|i| words_batch(200_000, i * 1_000_000))
+        .collect();
+    let schema = schema_of(&batches[0]);
+    let options = WriteOptions::default().with_compression(Compression::Lz4Frame);
+    let (stream, file) = block_on(async {
+        let mut writer = AsyncStreamWriter::try_new(Vec::new(), schema.clone(), options.clone())
+            .await
+            .unwrap();
+        // Polled once: the batch has just gone to a blocking thread, whose compression
+        // takes milliseconds; then dropped.
+        assert!(writer.write(&batches[0]).now_or_never().is_none());
+        for batch in &batches[1..] {
+            writer.write(batch).await.unwrap();
+        }
+        let stream = writer.into_inner().await.unwrap();
+
+        let mut writer = AsyncFileWriter::try_new(Vec::new(), schema.clone(), options.clone())
+            .await
+            .unwrap();
+        assert!(writer.write(&batches[0]).now_or_never().is_none());
+        // Set while the encoder is away with the batch: kept for it.
+        let mut metadata = alkaid_schema::Metadata::new();
+        metadata.insert("k", "v");
+        writer.set_footer_metadata(metadata);
+        assert_eq!(writer.schema(), &schema);
+        writer.write(&batches[1]).await.unwrap();
+        (stream, writer.into_inner().await.unwrap())
+    });
+    // The dropped write's batch first, whole: the synchronous writer's bytes.
+    assert!(stream == sync_stream(&batches, &options));
+    let mut reader = FileReader::from_buffer(alkaid_buffer::Buffer::from(file)).unwrap();
+    assert_eq!(reader.metadata().get("k"), Some("v"));
+    assert_eq!(reader.num_batches(), 2);
+    for (i, expected) in batches[..2].iter().enumerate() {
+        let batch = reader.batch(i).unwrap();
+        assert!(equal(
+            &batch.column(1).to_data(),
+            &expected.column(1).to_data()
+        ));
+    }
+}
+
+#[test]
+fn a_batch_refused_while_compressing_leaves_the_writer_going() {
+    let batch = words_batch(1000, 0);
+    let other = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![Field::new("x", DataType::Int32, false)])),
+        vec![Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef],
+    )
+    .unwrap();
+    let options = WriteOptions::default().with_compression(Compression::Zstd { level: 1 });
+    let bytes = block_on(async {
+        let mut writer = AsyncStreamWriter::try_new(Vec::new(), schema_of(&batch), options.clone())
+            .await
+            .unwrap();
+        let e = writer.write(&other).await.unwrap_err();
+        assert_eq!(e.kind(), IpcErrorKind::InvalidArgument, "{e}");
+        writer.write(&batch).await.unwrap();
+        writer.into_inner().await.unwrap()
+    });
+    assert!(bytes == sync_stream(&[batch], &options));
+}
