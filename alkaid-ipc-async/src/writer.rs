@@ -81,7 +81,7 @@ struct Encoder {
     spool: Option<SpoolWriter>,
     pending: Option<tokio::task::JoinHandle<(SpoolWriter, Result<()>)>>,
     schema: SchemaRef,
-    /// Footer metadata set while the spool was away, for it when it is back.
+    /// Footer metadata set since the spool was last ready, for it when it next is.
     footer: Option<Metadata>,
     compresses: bool,
 }
@@ -153,11 +153,10 @@ impl Encoder {
         self.ready().await
     }
 
+    /// Kept until the spool is next [`ready`](Self::ready), which every write and the
+    /// finish go through: it may be away with a batch now.
     fn set_footer_metadata(&mut self, metadata: Metadata) {
-        match self.spool.as_mut() {
-            Some(spool) if self.pending.is_none() => spool.set_footer_metadata(metadata),
-            _ => self.footer = Some(metadata),
-        }
+        self.footer = Some(metadata);
     }
 }
 

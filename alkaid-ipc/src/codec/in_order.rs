@@ -141,9 +141,10 @@ mod lz4 {
                 }
                 next = block.buffer;
                 let buffer = buffers[next].as_slice();
+                let finished = block.range.end == buffer.len();
                 frame.add(buffer, block.range.clone(), compressed?);
-                frame.hand_over(buffer, &mut write, &scratches)?;
-                if block.range.end == buffer.len() {
+                frame.hand_over(buffer, finished, &mut write, &scratches)?;
+                if finished {
                     next += 1;
                 }
                 Ok::<_, crate::IpcError>(())
@@ -174,55 +175,25 @@ mod lz4 {
                 self.saved += range.len() - len;
             }
             self.waiting.push((range, compressed));
-            let blocks = buffer
-                .len()
-                .div_ceil(lz4_frame::frame_block_len(buffer.len()));
-            let overhead = lz4_frame::HEADER_LEN + 4 * blocks + lz4_frame::END_MARK.len();
-            self.started |= self.saved > overhead;
+            self.started |= self.saved > lz4_frame::frame_overhead(buffer.len());
         }
 
         /// Writes what is known: the waiting blocks of a frame sure to be shorter (after the
         /// length prefix and header, if they were not written yet; the end mark after the
-        /// last block), or a finished buffer as it is. Their scratch memory goes back.
+        /// last block, when `finished`), or a finished buffer as it is. Their scratch memory
+        /// goes back.
         fn hand_over(
             &mut self,
             buffer: &[u8],
+            finished: bool,
             write: &mut impl FnMut(&[&[u8]], bool) -> Result<()>,
             scratches: &Scratches,
         ) -> Result<()> {
-            let finished = self.waiting.last().map(|(range, _)| range.end) == Some(buffer.len());
-            if !self.started && !finished {
-                return Ok(());
-            }
-            let prefix = (buffer.len() as i64).to_le_bytes();
-            let header = lz4_frame::frame_header(buffer.len());
-            let mut slices: Vec<&[u8]> = Vec::with_capacity(3 + 2 * self.waiting.len());
-            let sizes: Vec<[u8; 4]> = self
-                .waiting
-                .iter()
-                .map(|(range, compressed)| match compressed {
-                    Compressed::Shorter { len, .. } => lz4_frame::block_size_field(*len, false),
-                    Compressed::Stored => lz4_frame::block_size_field(range.len(), true),
-                })
-                .collect();
-            if !self.started {
-                slices.extend([&STORED[..], buffer]);
-            } else {
-                if self.waiting.first().map(|(range, _)| range.start) == Some(0) {
-                    slices.extend([&prefix[..], &header]);
-                }
-                for ((range, compressed), size) in self.waiting.iter().zip(&sizes) {
-                    slices.push(size);
-                    slices.push(match compressed {
-                        Compressed::Shorter { scratch, len } => &scratch[..*len],
-                        Compressed::Stored => &buffer[range.clone()],
-                    });
-                }
-                if finished {
-                    slices.push(&lz4_frame::END_MARK);
-                }
-            }
-            let written = write(&slices, finished);
+            let written = match (self.started, finished) {
+                (false, false) => return Ok(()),
+                (false, true) => write(&[&STORED, buffer], true),
+                (true, _) => self.write_blocks(buffer, finished, write),
+            };
             for (_, compressed) in self.waiting.drain(..) {
                 if let Compressed::Shorter { scratch, .. } = compressed {
                     scratches.give_back(scratch);
@@ -232,6 +203,41 @@ mod lz4 {
                 *self = Frame::default();
             }
             written
+        }
+
+        /// Writes the waiting blocks of a started frame, after the length prefix and header
+        /// if its first block is among them, and the end mark after them if `finished`.
+        fn write_blocks(
+            &self,
+            buffer: &[u8],
+            finished: bool,
+            write: &mut impl FnMut(&[&[u8]], bool) -> Result<()>,
+        ) -> Result<()> {
+            let prefix = (buffer.len() as i64).to_le_bytes();
+            let header = lz4_frame::frame_header(buffer.len());
+            let sizes: Vec<[u8; 4]> = self
+                .waiting
+                .iter()
+                .map(|(range, compressed)| match compressed {
+                    Compressed::Shorter { len, .. } => lz4_frame::block_size_field(*len, false),
+                    Compressed::Stored => lz4_frame::block_size_field(range.len(), true),
+                })
+                .collect();
+            let mut slices: Vec<&[u8]> = Vec::with_capacity(3 + 2 * self.waiting.len());
+            if self.waiting.first().map(|(range, _)| range.start) == Some(0) {
+                slices.extend([&prefix[..], &header]);
+            }
+            for ((range, compressed), size) in self.waiting.iter().zip(&sizes) {
+                slices.push(size);
+                slices.push(match compressed {
+                    Compressed::Shorter { scratch, len } => &scratch[..*len],
+                    Compressed::Stored => &buffer[range.clone()],
+                });
+            }
+            if finished {
+                slices.push(&lz4_frame::END_MARK);
+            }
+            write(&slices, finished)
         }
     }
 
@@ -257,12 +263,15 @@ mod lz4 {
                     },
                     None => Compressed::Stored,
                 };
+                let finished = range.end == buffer.len();
                 frame.add(buffer, range, compressed);
                 let mut write = |slices: &[&[u8]], finished| {
                     calls.push((slices.concat(), finished));
                     Ok(())
                 };
-                frame.hand_over(buffer, &mut write, &scratches).unwrap();
+                frame
+                    .hand_over(buffer, finished, &mut write, &scratches)
+                    .unwrap();
             }
             calls
         }

@@ -83,6 +83,13 @@ pub(crate) fn frame_block_len(len: usize) -> usize {
     block_size(len).0
 }
 
+/// The bytes of a frame of `len` bytes of input besides its blocks' contents: the header,
+/// a size field per block, the end mark. A frame is shorter than its input exactly when its
+/// blocks together save more than this.
+pub(crate) fn frame_overhead(len: usize) -> usize {
+    HEADER_LEN + 4 * len.div_ceil(frame_block_len(len)) + END_MARK.len()
+}
+
 /// The room [`Lz4FrameEncoder::compress_block`] needs for a block of `len` bytes.
 pub(crate) fn max_block_len(len: usize) -> usize {
     get_maximum_output_size(len)
