@@ -97,15 +97,23 @@ pub fn cat(
 /// [`ValidationLevel::Strict`] adds the data layer's strict checks and the field-level
 /// ones) and says how many rows and batches passed.
 pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Result<(), Failure> {
-    let mut input = Input::open(path, selection)?;
+    let mut input = match level {
+        ValidationLevel::Strict => Input::open_strict(path, selection)?,
+        _ => Input::open(path, selection)?,
+    };
     let kind = input.kind();
+    // An IPC reader has validated each batch at `level` (full or strict, never less) as it
+    // read it: a second pass would read every value again.
+    let validated = input.validated_at_read() && level >= ValidationLevel::Full;
     let (mut batches, mut rows) = (0usize, 0usize);
     let mut report = progress::Report::new("validating");
     for (i, batch) in input.batches().enumerate() {
         let (batch, _) = batch?;
-        batch
-            .validate(level)
-            .map_err(|e| Failure::new(format!("batch {i}: {e}")))?;
+        if !validated {
+            batch
+                .validate(level)
+                .map_err(|e| Failure::new(format!("batch {i}: {e}")))?;
+        }
         batches += 1;
         rows += batch.num_rows();
         report.tick(rows);

@@ -193,9 +193,22 @@ impl Input {
     /// Opens `path` (`-` for standard input, or an object-store URL) as a file or a
     /// stream, to read what `selection` selects.
     pub fn open(path: &str, selection: &Selection) -> Result<Self, Failure> {
+        Self::open_with(path, selection, false)
+    }
+
+    /// As [`open`](Self::open), with an IPC input's reader adding the strict checks to its
+    /// full validation of every batch ([`validated_at_read`](Self::validated_at_read)), so
+    /// that a strict validation reads the values once.
+    pub fn open_strict(path: &str, selection: &Selection) -> Result<Self, Failure> {
+        Self::open_with(path, selection, true)
+    }
+
+    fn open_with(path: &str, selection: &Selection, strict: bool) -> Result<Self, Failure> {
         let place = |e: alkaid_ipc::IpcError| Failure::new(format!("{path}: {e}"));
         // Every core decompresses a batch's buffers.
-        let options = ReadOptions::default().with_decompression_threads(cores());
+        let options = ReadOptions::default()
+            .with_decompression_threads(cores())
+            .with_strict_validation(strict);
         let options = match &selection.columns {
             Some(names) => options.with_column_names(names),
             None => options,
@@ -302,6 +315,13 @@ impl Input {
             Input::File { source, .. } | Input::Stream { source, .. } => source.check(),
             Input::Rows { .. } => Ok(()),
         }
+    }
+
+    /// Whether the batches come fully validated by the reader (IPC: at the strict level when
+    /// opened with [`open_strict`](Self::open_strict)); Parquet, CSV and JSON batches are
+    /// built by their readers and validated by nobody until asked.
+    pub fn validated_at_read(&self) -> bool {
+        !matches!(self, Input::Rows { .. })
     }
 
     /// The schema.

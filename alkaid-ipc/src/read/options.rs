@@ -4,6 +4,7 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOptions {
     pub(crate) full_validation: bool,
+    pub(crate) strict_validation: bool,
     pub(crate) max_metadata_bytes: usize,
     pub(crate) check_nullability: bool,
     pub(crate) decompression_threads: usize,
@@ -27,6 +28,7 @@ impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             full_validation: true,
+            strict_validation: false,
             max_metadata_bytes: 64 << 20,
             check_nullability: false,
             decompression_threads: 1,
@@ -51,6 +53,28 @@ impl ReadOptions {
     /// wrote itself or received from a producer that validates.
     pub unsafe fn skip_full_validation(mut self) -> Self {
         self.full_validation = false;
+        self
+    }
+
+    /// Validates every batch at [`ValidationLevel::Strict`] instead of full validation, as
+    /// `RecordBatch::validate` does at that level: the data layer's strict checks
+    /// (decimals within their precision, `Date64` whole days, times within a day, a map's
+    /// entries not nullable: what Arrow C++'s full validation also checks), nulls in
+    /// non-nullable fields at any depth, and `arrow.json` values that are JSON; an error
+    /// names the field. A caller that wants strict validation then reads every value once
+    /// rather than twice. A dictionary's values get the strict checks with each batch that
+    /// uses them, as part of its column. Off by default; no effect when full validation is
+    /// skipped.
+    ///
+    /// [`ValidationLevel::Strict`]: alkaid_data::ValidationLevel::Strict
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert!(!ReadOptions::default().strict_validation());
+    /// assert!(ReadOptions::default().with_strict_validation(true).strict_validation());
+    /// ```
+    pub fn with_strict_validation(mut self, strict: bool) -> Self {
+        self.strict_validation = strict;
         self
     }
 
@@ -241,6 +265,11 @@ impl ReadOptions {
     /// Whether nulls in non-nullable fields are refused.
     pub fn check_nullability(&self) -> bool {
         self.check_nullability
+    }
+
+    /// Whether full validation adds the strict checks.
+    pub fn strict_validation(&self) -> bool {
+        self.strict_validation
     }
 
     /// Whether batches are fully validated (the default).

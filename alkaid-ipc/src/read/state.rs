@@ -4,14 +4,14 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use alkaid_array::{ArrayRef, RecordBatch, check_nullability, make_array};
+use alkaid_array::{ArrayRef, RecordBatch, check_nullability, make_array, validate_field};
 use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, ValidationLevel};
-use alkaid_schema::{Metadata, SchemaRef};
+use alkaid_schema::{Field, Metadata, SchemaRef};
 
 use crate::codec::DecompressorPool;
 use crate::dictionary::{DictionaryIds, value_type_at};
-use crate::error::{IpcError, Result};
+use crate::error::{IpcError, IpcErrorKind, Result};
 use crate::fb;
 use crate::path::Path;
 use crate::read::body::decode::BodyReader;
@@ -321,6 +321,26 @@ impl ReadState {
         Ok(reader)
     }
 
+    /// The checks of a decoded column beyond the walk's: full validation, at the strict
+    /// level with the field's own rules when the options ask for it, and the nullability
+    /// check when asked.
+    fn check_column(&self, field: &Field, data: &ArrayData) -> Result<()> {
+        if self.options.full_validation && self.options.strict_validation {
+            // The data layer's strict checks, then nullability and extension values, as
+            // `RecordBatch::validate` makes them at that level (its error names the field).
+            return validate_field(field, data, ValidationLevel::Strict)
+                .map_err(|e| IpcError::new(IpcErrorKind::InvalidData, e.to_string()));
+        }
+        self.validate(data, format_args!("column {}", field.name()))?;
+        // Nullability is metadata (the spec's word), and other readers accept nulls in a
+        // non-nullable field, so only the strict option refuses them, at any depth.
+        if self.options.check_nullability {
+            check_nullability(field, data)
+                .map_err(|e| IpcError::malformed(format!("column {}: {e}", field.name())))?;
+        }
+        Ok(())
+    }
+
     fn validate(&self, data: &ArrayData, path: impl std::fmt::Display) -> Result<()> {
         if self.options.full_validation {
             data.validate(ValidationLevel::Full)
@@ -356,13 +376,7 @@ impl ReadState {
                     data.len()
                 )));
             }
-            self.validate(&data, format_args!("column {}", field.name()))?;
-            // Nullability is metadata (the spec's word), and other readers accept nulls in a
-            // non-nullable field, so only the strict option refuses them, at any depth.
-            if self.options.check_nullability {
-                check_nullability(field, &data)
-                    .map_err(|e| IpcError::malformed(format!("column {}: {e}", field.name())))?;
-            }
+            self.check_column(field, &data)?;
             columns.push(Some(make_array(data)));
         }
         reader.finish()?;

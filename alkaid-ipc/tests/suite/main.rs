@@ -24,6 +24,7 @@ mod peers;
 mod projection;
 mod pyarrow_fixtures;
 mod round_trip;
+mod strict_validation;
 mod unify;
 mod write_while_compressing;
 mod writes;
