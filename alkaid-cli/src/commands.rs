@@ -97,14 +97,23 @@ pub fn cat(
 /// [`ValidationLevel::Strict`] adds the data layer's strict checks and the field-level
 /// ones) and says how many rows and batches passed.
 pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Result<(), Failure> {
-    let mut input = match level {
-        ValidationLevel::Strict => Input::open_strict(path, selection)?,
-        _ => Input::open(path, selection)?,
+    // The strict checks are made in the reader's pass over the values, unless batches are
+    // selected: a stream's batches before the selection are read too, and are not to be
+    // held to checks asked of the selection.
+    let strict_at_read = level == ValidationLevel::Strict && selection.batches.is_none();
+    let mut input = match strict_at_read {
+        true => Input::open_strict(path, selection)?,
+        false => Input::open(path, selection)?,
     };
     let kind = input.kind();
-    // An IPC reader has validated each batch at `level` (full or strict, never less) as it
-    // read it: a second pass would read every value again.
-    let validated = input.validated_at_read() && level >= ValidationLevel::Full;
+    // An IPC reader has then validated each batch at `level` as it read it: a second pass
+    // would read every value again.
+    let validated = input.validated_at_read()
+        && match level {
+            ValidationLevel::Full => true,
+            ValidationLevel::Strict => strict_at_read,
+            ValidationLevel::Structural => false,
+        };
     let (mut batches, mut rows) = (0usize, 0usize);
     let mut report = progress::Report::new("validating");
     for (i, batch) in input.batches().enumerate() {

@@ -298,6 +298,53 @@ fn validate_is_strict_by_default_and_full_on_request() {
 }
 
 #[test]
+fn strict_validation_of_selected_stream_batches_holds_only_them_to_it() {
+    use alkaid_array::{ArrayRef, RecordBatch, Time32SecondArray};
+    use alkaid_ipc::{StreamWriter, WriteOptions};
+    use alkaid_schema::{DataType, Field, Schema, TimeUnit};
+    use std::sync::Arc;
+
+    // Batch 0 holds a time past one day (valid in full, refused when strict), batch 1
+    // none. A stream's batch 0 is read on the way to batch 1.
+    let dir = scratch("strict-selection");
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "t",
+        DataType::Time(TimeUnit::Second),
+        true,
+    )]));
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    for values in [vec![0, 90_000], vec![1, 2]] {
+        let column: ArrayRef = Arc::new(Time32SecondArray::from(values));
+        writer
+            .write(&RecordBatch::try_new(schema.clone(), vec![column]).unwrap())
+            .unwrap();
+    }
+    let path = dir.join("late.arrows");
+    std::fs::write(&path, writer.into_inner().unwrap()).unwrap();
+    let path = path.to_str().unwrap();
+
+    let out = alkaid(&["validate", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("batch 0: field \"t\": value at slot 1"),
+        "{stderr}"
+    );
+    let out = alkaid(&["validate", path, "--batches", "1.."]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("1 batches, 2 rows"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = alkaid(&["validate", path, "--batches", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = alkaid(&["validate", path, "--level", "full"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
 fn file_errors_name_their_batch_once() {
     use alkaid_array::StringArray;
     use std::sync::Arc;
