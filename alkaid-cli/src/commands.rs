@@ -108,12 +108,7 @@ pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Re
     let kind = input.kind();
     // An IPC reader has then validated each batch at `level` as it read it: a second pass
     // would read every value again.
-    let validated = input.validated_at_read()
-        && match level {
-            ValidationLevel::Full => true,
-            ValidationLevel::Strict => strict_at_read,
-            ValidationLevel::Structural => false,
-        };
+    let validated = input.validated_at_read() && (level == ValidationLevel::Full || strict_at_read);
     let (mut batches, mut rows) = (0usize, 0usize);
     let mut report = progress::Report::new("validating");
     for (i, batch) in input.batches().enumerate() {

@@ -68,6 +68,18 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         }
         Ok(())
     }
+
+    /// Ends the output: the messages a cancelled `write` left unwritten first (so that
+    /// they are out even if ending fails), then the spool's ending (the end-of-stream
+    /// marker, or a file's footer and magic), and a flush.
+    async fn finish(&mut self, encoder: &mut Encoder) -> Result<()> {
+        let spool = encoder.ready().await?;
+        self.drain(spool).await?;
+        spool.finish()?;
+        self.drain(spool).await?;
+        self.out.flush().await?;
+        Ok(())
+    }
 }
 
 /// A [`SpoolWriter`] that encodes compressed batches on the runtime's blocking threads.
@@ -140,8 +152,9 @@ impl Encoder {
             .then(tokio::runtime::Handle::try_current)
             .and_then(std::result::Result::ok);
         let Some(runtime) = runtime else {
-            self.ready().await?.write_with_metadata(batch, metadata)?;
-            return self.ready().await;
+            let spool = self.ready().await?;
+            spool.write_with_metadata(batch, metadata)?;
+            return Ok(spool);
         };
         self.ready().await?;
         let mut spool = self.spool.take().expect("ready gave the spool back");
@@ -242,13 +255,7 @@ impl<W: AsyncWrite + Unpin> AsyncStreamWriter<W> {
     /// # Errors
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
-        let spool = self.encoder.ready().await?;
-        // Messages a cancelled `write` left unwritten go first.
-        self.out.drain(spool).await?;
-        spool.finish()?;
-        self.out.drain(spool).await?;
-        self.out.out.flush().await?;
-        Ok(())
+        self.out.finish(&mut self.encoder).await
     }
 
     /// Finishes the stream and returns the output.
@@ -321,13 +328,7 @@ impl<W: AsyncWrite + Unpin> AsyncFileWriter<W> {
     /// # Errors
     /// If writing or flushing fails.
     pub async fn finish(&mut self) -> Result<()> {
-        let spool = self.encoder.ready().await?;
-        // Messages a cancelled `write` left unwritten go first.
-        self.out.drain(spool).await?;
-        spool.finish()?;
-        self.out.drain(spool).await?;
-        self.out.out.flush().await?;
-        Ok(())
+        self.out.finish(&mut self.encoder).await
     }
 
     /// Finishes the file and returns the output.
