@@ -23,6 +23,8 @@ mod recognise;
 #[cfg(feature = "object-store")]
 mod remote;
 mod rows;
+#[cfg(feature = "flight")]
+mod serve;
 mod spooled;
 #[cfg(feature = "sql")]
 mod sql;
@@ -110,14 +112,16 @@ enum Command {
         mode: IntegrationMode,
     },
     /// Serve the IPC files of a directory as Arrow Flight flights (each named by its file
-    /// name); uploads become new files, written atomically. With --sql, a Flight SQL
-    /// server over the directory's tables instead. Runs until interrupted.
+    /// name), or with --sql a Flight SQL server over the directory's tables. Read-only
+    /// unless --allow-writes is given (then uploads become new files, written atomically;
+    /// with --sql, INSERT, COPY to new paths inside DIR and bulk ingestion); every limit
+    /// below is on by default. Runs until interrupted.
     #[cfg(feature = "flight")]
     Serve {
         /// The directory.
         dir: String,
         #[command(flatten)]
-        serving: flight::Serving,
+        serving: serve::Serving,
     },
     /// Fetch one flight from a Flight server (`grpc://HOST:PORT`, `grpc+tls://…`) into an
     /// IPC file, or print it.
@@ -237,7 +241,7 @@ fn run(command: Command) -> Result<(), Failure> {
         ),
         Command::Inspect { file } => inspect::inspect(&file),
         #[cfg(feature = "flight")]
-        Command::Serve { dir, serving } => flight::serve_directory(&dir, serving),
+        Command::Serve { dir, serving } => serve::serve_directory(&dir, serving),
         #[cfg(feature = "flight")]
         Command::Get {
             uri,

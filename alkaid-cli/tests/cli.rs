@@ -789,7 +789,24 @@ impl Drop for Served {
 fn serve_get_and_put_move_files_over_flight() {
     let served_dir = scratch("flight_served");
     let out_dir = scratch("flight_out");
+    // Read-only unless the operator says otherwise: an upload is refused.
     let server = Served::start(&served_dir, &[]);
+    let refused = alkaid(&[
+        "put",
+        &server.uri,
+        &fixture("all_types.arrow"),
+        "--name",
+        "x",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("read-only"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(std::fs::read_dir(&served_dir).unwrap().count(), 0);
+    drop(server);
+    let server = Served::start(&served_dir, &["--allow-writes"]);
     let uri = server.uri.clone();
     // A pyarrow file and pyarrow streams go up (one replacing its dictionaries, which the
     // server's file unifies), and come back as files.

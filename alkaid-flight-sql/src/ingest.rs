@@ -4,15 +4,17 @@
 //!
 //! A new table is a directory made under a hidden name and renamed into place once its
 //! first file is whole; appending adds a file to a directory table of IPC files (a table
-//! that is one file, or of another format, is refused rather than rewritten); replacing
-//! writes the new table aside, then swaps it in by two renames, so a query sees the old
-//! rows or the new ones (or, between the renames, no table), never a mix.
+//! that is one file, or of another format, is refused rather than rewritten, and so is a
+//! directory that leads out of the served one through a symlink); replacing (only where
+//! the operator allowed it) writes the new table aside, then swaps it in by two renames,
+//! so a query sees the old rows or the new ones (or, between the renames, no table),
+//! never a mix. The file's bytes are charged to the server's write budget.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use alkaid_flight::{
-    FlightData, FlightError, FlightRecordBatchStream, RequestBodyWatch, receive_file,
+    FlightData, FlightError, FlightRecordBatchStream, RequestBodyWatch, WriteBudget, receive_file,
 };
 use alkaid_ipc::WriteOptions;
 use futures_core::Stream;
@@ -84,10 +86,9 @@ fn table_name(command: &CommandStatementIngest) -> Result<&str, Status> {
 async fn plan(tables: &DirectoryTables, command: &CommandStatementIngest) -> Result<Plan, Status> {
     let name = table_name(command)?;
     let Some(dir) = tables.local_dir() else {
-        return Err(Status::failed_precondition(format!(
-            "the tables in {} are read-only: bulk ingestion writes to a local directory",
-            tables.location()
-        )));
+        return Err(Status::permission_denied(
+            "the tables of this server are in an object store, and read-only",
+        ));
     };
     let options = command.table_definition_options.unwrap_or_default();
     let if_exists = TableExistsOption::try_from(options.if_exists).unwrap_or_default();
@@ -110,11 +111,17 @@ async fn plan(tables: &DirectoryTables, command: &CommandStatementIngest) -> Res
         }
         (Some(entry), TableExistsOption::Append) => {
             let path = dir.join(&entry.name);
+            let inside = std::fs::canonicalize(&path).is_ok_and(|real| real.starts_with(dir));
+            if !inside {
+                return Err(Status::permission_denied(format!(
+                    "table {name:?} leads outside the served directory"
+                )));
+            }
             if !entry.is_dir {
                 return Err(Status::failed_precondition(format!(
                     "table {name:?} is the one file {}: ingestion appends to tables that are \
                      directories of IPC files",
-                    path.display()
+                    entry.name
                 )));
             }
             let (format, _) = alkaid_datafusion::TableFormat::of(&format!("{}/", path.display()));
@@ -143,13 +150,15 @@ fn file_of(plan: &Plan) -> PathBuf {
     }
 }
 
-/// Receives `upload` into the table `command` names, as its plan says; the rows written.
+/// Receives `upload` into the table `command` names, as its plan says, its bytes charged
+/// to `budget`; the rows written.
 pub async fn ingest<S>(
     tables: &DirectoryTables,
     command: &CommandStatementIngest,
     upload: &mut FlightRecordBatchStream<S>,
     watch: Option<&RequestBodyWatch>,
     options: WriteOptions,
+    budget: &WriteBudget,
 ) -> Result<u64, Status>
 where
     S: Stream<Item = alkaid_flight::Result<FlightData>> + Send + Unpin,
@@ -159,7 +168,7 @@ where
         std::fs::create_dir(staging)?;
     }
     let file = file_of(&plan);
-    let received = receive_file(upload, watch, file, options).await;
+    let received = receive_file(upload, watch, file, options, budget).await;
     let committed = received.and_then(|received| {
         commit(&plan)?;
         Ok(received.rows)
@@ -181,8 +190,9 @@ fn commit(plan: &Plan) -> Result<(), FlightError> {
     match plan {
         Plan::Append { .. } => Ok(()),
         Plan::Create { staging, target } => {
-            // A table made meanwhile under the name wins; this one is dropped.
-            if target.exists() {
+            // A table made meanwhile under the name wins; this one is dropped (so does
+            // anything else there, a dangling symlink included).
+            if std::fs::symlink_metadata(target).is_ok() {
                 return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists).into());
             }
             std::fs::rename(staging, target)?;

@@ -5,7 +5,7 @@
 //!
 //! | item | what it does |
 //! | --- | --- |
-//! | [`FlightSqlService`], [`SqlServiceOptions`] | the service: statements, prepared statements, metadata, bulk ingestion, cancellation, per-query limits; served by [`alkaid_flight::serve`] (TLS, tokens, basic auth) |
+//! | [`FlightSqlService`], [`SqlServiceOptions`] | the service: statements, prepared statements, metadata, bulk ingestion, cancellation, the operator's limits; served by [`alkaid_flight::serve`] (TLS, tokens, basic auth) |
 //! | [`DirectoryTables`] | the directory's tables (local, or under an object-store URL) as a DataFusion schema, looked up per query |
 //! | [`Command`], [`Packed`] | Flight SQL's commands, packed in and unpacked from `google.protobuf.Any` |
 //! | [`proto`] | the protocol's messages, generated from `format/FlightSql.proto` |
@@ -23,19 +23,37 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Statements may query and write (`INSERT INTO` a directory table, `COPY … TO` a path
-//! under the directory); DDL and session statements are refused, since they would reach
-//! files outside it. Transactions and Substrait plans are not offered (`GetSqlInfo` says
-//! so). Tables under an object-store URL ([`FlightSqlService::from_url`]) are read-only.
+//! # Safe to put on a network
+//! A server is read-only unless its operator allows writes
+//! ([`SqlServiceOptions::with_writes`]), and every limit is on by default (each query's
+//! time and memory, all queries' memory, bound parameters, what a client's message may
+//! decompress to, the bytes written). Where writes are allowed, statements add rows to a
+//! directory table (`INSERT INTO`) and new files inside the directory (`COPY … TO`): every
+//! path is checked on what is actually opened (after DataFusion's own parsing of the URL,
+//! symlinks resolved), nothing replaces an existing file, and what a statement writes is
+//! staged and takes its names only once the whole statement succeeded. DDL and session
+//! statements are refused, since they would reach files outside the directory.
+//! Transactions and Substrait plans are not offered (`GetSqlInfo` says so). Tables under
+//! an object-store URL ([`FlightSqlService::from_url`]) are read-only. No answer names the
+//! served directory's path.
 
 mod command;
+mod confined;
+mod execution;
+mod flight_service;
+mod guarded;
 mod ingest;
+mod memory;
 mod metadata;
+mod options;
+mod parameters;
 mod service;
+mod session;
 mod sql_info;
 mod statements;
 mod status;
 mod tables;
+mod write_plan;
 mod xdbc_types;
 
 /// Flight SQL's messages, generated from `format/FlightSql.proto` by
@@ -52,5 +70,9 @@ pub mod proto {
 }
 
 pub use command::{Command, Packed};
-pub use service::{FlightSqlService, SqlServiceOptions};
+pub use options::{
+    DEFAULT_PARAMETER_BYTES, DEFAULT_PARAMETER_ROWS, DEFAULT_QUERY_MEMORY, DEFAULT_QUERY_TIME,
+    DEFAULT_SERVER_MEMORY, DEFAULT_SPILL_BYTES, SqlServiceOptions,
+};
+pub use service::FlightSqlService;
 pub use tables::{CATALOG, DirectoryTables, Entry, SCHEMA};

@@ -140,18 +140,22 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
-/// The facts with ids in `asked` (all of them when it is empty), in the order asked;
-/// ids the server does not know are left out, as the protocol allows.
+/// The facts with ids in `asked` (all of them when it is empty), in the order asked,
+/// each once however often it is asked (a request of repeated ids would otherwise make
+/// the answer many times its own size); ids the server does not know are left out, as
+/// the protocol allows.
 pub fn answer(
     asked: &[u32],
     statement_timeout_ms: i32,
     read_only: bool,
 ) -> Result<RecordBatch, ArrowError> {
     let all = facts(statement_timeout_ms, read_only);
+    let mut answered = std::collections::HashSet::new();
     let chosen: Vec<&(u32, Value)> = match asked {
         [] => all.iter().collect(),
         _ => asked
             .iter()
+            .filter(|id| answered.insert(**id))
             .filter_map(|id| all.iter().find(|(known, _)| known == id))
             .collect(),
     };
@@ -240,6 +244,15 @@ mod tests {
         assert_eq!(union.value(1).as_string::<i32>().value(0), "Alkaid");
         let all = answer(&[], 5, false).unwrap();
         assert_eq!(all.num_rows(), facts(5, false).len());
+        // Each fact once, however often it is asked.
+        let keywords = SqlInfo::SqlKeywords as u32;
+        let repeated = answer(&vec![keywords; 100_000], 0, false).unwrap();
+        assert_eq!(repeated.num_rows(), 1);
+        let mixed = answer(&[0, keywords, 0, keywords, 1], 0, false).unwrap();
+        let names = mixed
+            .column(0)
+            .as_primitive::<datafusion::arrow::datatypes::UInt32Type>();
+        assert_eq!(names.values().to_vec(), [0, keywords, 1]);
         let read_only = [
             SqlInfo::FlightSqlServerReadOnly as u32,
             SqlInfo::FlightSqlServerBulkIngestion as u32,

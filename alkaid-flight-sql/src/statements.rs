@@ -11,16 +11,16 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef as ArrowSchemaRef;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::DataFrame;
 use tokio::sync::watch;
 use tonic::Status;
+
+use crate::execution::Statement;
 
 /// A prepared statement.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// Its SQL.
-    pub sql: String,
     /// Its plan, made once when it was prepared; each execution binds its parameters
     /// into a copy instead of parsing and planning the SQL again.
     pub plan: LogicalPlan,
@@ -28,10 +28,14 @@ pub struct Prepared {
     pub parameters: Option<RecordBatch>,
 }
 
-/// A query planned by `GetFlightInfo`, before its `DoGet`.
+/// A query planned by `GetFlightInfo`, before its `DoGet`: the statement alone (its plan
+/// and parameters), so that a query waiting costs its plan, not a session; its `DoGet`
+/// runs it in a session of its own.
 pub struct Pending {
-    /// The plan, in its own session (its memory limit).
-    pub frames: Vec<DataFrame>,
+    /// What runs.
+    pub statement: Statement,
+    /// Its result's schema.
+    pub schema: ArrowSchemaRef,
 }
 
 /// Tells a running query to stop; its receiver is polled beside the query's batches.
@@ -206,7 +210,6 @@ mod tests {
             schema: std::sync::Arc::new(datafusion::common::DFSchema::empty()),
         });
         Prepared {
-            sql: "SELECT 1".into(),
             plan,
             parameters: None,
         }
@@ -234,13 +237,23 @@ mod tests {
         statements.prepare(statement()).unwrap();
     }
 
+    fn pending() -> Pending {
+        Pending {
+            statement: Statement {
+                plan: statement().plan,
+                parameters: None,
+            },
+            schema: std::sync::Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+        }
+    }
+
     #[test]
     fn a_cancelled_query_is_gone_or_told_to_stop() {
         let statements = Statements::new(4, Duration::from_secs(60));
-        let handle = statements.plan(Pending { frames: Vec::new() }).unwrap();
+        let handle = statements.plan(pending()).unwrap();
         assert!(statements.cancel(&handle));
         assert!(statements.start(&handle).is_err());
-        let handle = statements.plan(Pending { frames: Vec::new() }).unwrap();
+        let handle = statements.plan(pending()).unwrap();
         let (_, cancelled) = statements.start(&handle).unwrap();
         assert!(statements.start(&handle).is_err(), "a query runs once");
         assert!(statements.cancel(&handle));

@@ -327,12 +327,22 @@ impl DirectoryTables {
     }
 }
 
-/// The entries of the local directory `dir` that are tables.
+/// The entries of the local directory `dir` that are tables. A symlink is the table of
+/// what it leads to when that lies inside `dir`; one that leads out (or nowhere) is not a
+/// table, so its target is never read.
 fn local_entries(dir: &Path) -> std::io::Result<Vec<Entry>> {
+    let dir = &std::fs::canonicalize(dir)?;
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        let is_dir = entry.file_type()?.is_dir();
+        let file_type = entry.file_type()?;
+        let is_dir = match file_type.is_symlink() {
+            false => file_type.is_dir(),
+            true => match std::fs::canonicalize(entry.path()) {
+                Ok(target) if target.starts_with(dir) => target.is_dir(),
+                _ => continue,
+            },
+        };
         let name = entry.file_name().to_string_lossy().into_owned();
         if let Some(table) = table_name(&name, is_dir) {
             entries.push(Entry {

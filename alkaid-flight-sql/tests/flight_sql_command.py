@@ -1,6 +1,5 @@
-"""A Flight SQL command packed by hand, as a client without Flight SQL's protobuf classes
-(pyarrow's raw Flight client) sends it: `CommandStatementQuery{query}` in a
-`google.protobuf.Any`."""
+"""Flight SQL commands packed by hand, as a client without Flight SQL's protobuf classes
+(pyarrow's raw Flight client) sends them: each message in a `google.protobuf.Any`."""
 
 
 def varint(n):
@@ -17,7 +16,12 @@ def field(number, payload):
     return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
+def pack(message, payload):
+    """The Flight SQL message `message` (its name) whose fields are `payload`, in an Any."""
+    url = b"type.googleapis.com/arrow.flight.protocol.sql." + message.encode()
+    return field(1, url) + field(2, payload)
+
+
 def pack_query(sql):
     """CommandStatementQuery{query} in a google.protobuf.Any, as the driver packs it."""
-    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
-    return field(1, url) + field(2, field(1, sql.encode()))
+    return pack("CommandStatementQuery", field(1, sql.encode()))

@@ -2,8 +2,12 @@
 //! file name. `ListFlights` lists them with their schemas and row counts, `DoGet` streams
 //! a file's batches (read from a memory map that the `DoGet`s of one file share,
 //! `shared_maps.rs`, on a thread of their own, a couple of batches ahead of the network at
-//! most), and `DoPut` writes a new file atomically (`upload.rs`): a failed or
-//! cancelled upload leaves nothing behind.
+//! most), and `DoPut`, when the operator allows uploads, writes a new file atomically
+//! (`upload.rs`): a failed or cancelled upload leaves nothing behind.
+//!
+//! Only the directory's own files are served: a name is a plain file name, and what it
+//! opens (symlinks resolved) must lie inside the directory, so a symlink that leads out
+//! of it is refused rather than followed.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -18,6 +22,7 @@ use tokio::sync::mpsc;
 use tonic::codegen::BoxStream;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::budget::WriteBudget;
 use crate::decode::FlightRecordBatchStream;
 use crate::encode::{FlightEncoder, encode_stream};
 use crate::error::{FlightError, Result};
@@ -50,6 +55,12 @@ const READ_AHEAD: usize = 2;
 /// the file's map; later `DoGet`s of the same map (the file unchanged: same inode, length
 /// and modification time) read it with the structural checks only.
 ///
+/// Uploads are off unless [`with_uploads`](Self::with_uploads) turns them on: a `DoPut`
+/// is refused with `PermissionDenied`. Allowed, each upload is a new file (never one that
+/// exists), its bytes charged to a [`WriteBudget`] (by default
+/// [`DEFAULT_UPLOAD_BYTES`] per upload and [`DEFAULT_WRITTEN_BYTES`] in all), and each
+/// message of it may decompress to [`DEFAULT_MESSAGE_BYTES`] at most.
+///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use alkaid_flight::{DirectoryService, ServerOptions, serve};
@@ -65,19 +76,68 @@ pub struct DirectoryService {
     dir: PathBuf,
     write: WriteOptions,
     read: ReadOptions,
+    /// How uploads are read: `read` with the bound on each message's decompressed size.
+    upload_read: ReadOptions,
+    /// What uploads may write; `None` when they are refused.
+    uploads: Option<WriteBudget>,
     /// The maps of the files being read, shared by their `DoGet`s.
     maps: Arc<SharedMaps>,
 }
 
+/// The bytes one upload may write by default (1 GiB).
+pub const DEFAULT_UPLOAD_BYTES: u64 = 1 << 30;
+/// The bytes all uploads together may write by default, since the server started (16 GiB).
+pub const DEFAULT_WRITTEN_BYTES: u64 = 16 << 30;
+/// The bytes each message a server receives may decompress to, by default (1 GiB): the
+/// servers' [`ReadOptions::with_max_decompressed_bytes`].
+pub const DEFAULT_MESSAGE_BYTES: usize = 1 << 30;
+
+/// How a server reads what clients send: `options`, with a bound on each message's
+/// decompressed size (`options`' own, else [`DEFAULT_MESSAGE_BYTES`]).
+///
+/// ```
+/// use alkaid_flight::{DEFAULT_MESSAGE_BYTES, upload_read_options};
+/// use alkaid_ipc::ReadOptions;
+///
+/// let bounded = upload_read_options(ReadOptions::default());
+/// assert_eq!(bounded.max_decompressed_bytes(), Some(DEFAULT_MESSAGE_BYTES));
+/// let own = ReadOptions::default().with_max_decompressed_bytes(Some(1 << 20));
+/// assert_eq!(upload_read_options(own).max_decompressed_bytes(), Some(1 << 20));
+/// ```
+pub fn upload_read_options(options: ReadOptions) -> ReadOptions {
+    let bound = options
+        .max_decompressed_bytes()
+        .unwrap_or(DEFAULT_MESSAGE_BYTES);
+    options.with_max_decompressed_bytes(Some(bound))
+}
+
 impl DirectoryService {
-    /// Serves the files of `dir`; uploads are written there.
+    /// Serves the files of `dir`, read-only.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
+        let read = ReadOptions::default();
         Self {
             dir: dir.into(),
             write: WriteOptions::default(),
-            read: ReadOptions::default(),
+            upload_read: upload_read_options(read.clone()),
+            read,
+            uploads: None,
             maps: Arc::default(),
         }
+    }
+
+    /// Allows uploads (`DoPut`), each a new file of the directory, within `budget`; `None`
+    /// refuses them again.
+    ///
+    /// ```
+    /// use alkaid_flight::{DEFAULT_UPLOAD_BYTES, DEFAULT_WRITTEN_BYTES, DirectoryService, WriteBudget};
+    ///
+    /// let budget = WriteBudget::new(DEFAULT_UPLOAD_BYTES, DEFAULT_WRITTEN_BYTES);
+    /// let service = DirectoryService::new("data/").with_uploads(Some(budget));
+    /// # drop(service);
+    /// ```
+    pub fn with_uploads(mut self, budget: Option<WriteBudget>) -> Self {
+        self.uploads = budget;
+        self
     }
 
     /// How uploads are written to disk and downloads encoded (compression).
@@ -86,8 +146,11 @@ impl DirectoryService {
         self
     }
 
-    /// How files and uploads are read (validation, limits).
+    /// How files and uploads are read (validation, limits). Uploads keep a bound on each
+    /// message's decompressed size: `options`' own, or [`DEFAULT_MESSAGE_BYTES`] when it
+    /// sets none.
     pub fn with_read_options(mut self, options: ReadOptions) -> Self {
+        self.upload_read = upload_read_options(options.clone());
         self.read = options;
         self
     }
@@ -102,6 +165,27 @@ impl DirectoryService {
             true => Ok(self.dir.join(name)),
             false => Err(Status::invalid_argument(format!(
                 "{name:?} is not a flight name here: a file name, not starting with a dot"
+            ))),
+        }
+    }
+
+    /// The file of flight `name` to read: [`path`](Self::path), which must lead (symlinks
+    /// resolved) to a file inside the directory.
+    fn readable(&self, name: &str) -> Result<PathBuf, Status> {
+        let path = self.path(name)?;
+        let inside = match (
+            std::fs::canonicalize(&path),
+            std::fs::canonicalize(&self.dir),
+        ) {
+            (Ok(file), Ok(dir)) => file.starts_with(&dir),
+            // A file that does not exist is answered as such when it is opened.
+            (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => true,
+            (Err(e), _) | (_, Err(e)) => return Err(not_found_or(e.into(), "the flight")),
+        };
+        match inside {
+            true => Ok(path),
+            false => Err(Status::permission_denied(format!(
+                "flight {name:?} leads outside the served directory"
             ))),
         }
     }
@@ -121,7 +205,7 @@ impl DirectoryService {
 
     /// The FlightInfo of flight `name`, read on a blocking thread.
     async fn describe(&self, name: &str) -> Result<FlightInfo, Status> {
-        let path = self.path(name)?;
+        let path = self.readable(name)?;
         let (name, read, write) = (name.to_string(), self.read.clone(), self.write.clone());
         tokio::task::spawn_blocking(move || describe(&path, &name, read, &write))
             .await
@@ -265,7 +349,7 @@ impl FlightService for DirectoryService {
         let name = std::str::from_utf8(&request.get_ref().ticket)
             .map_err(|_| Status::invalid_argument("a ticket of this service is a file name"))?
             .to_string();
-        let path = self.path(&name)?;
+        let path = self.readable(&name)?;
         let (read, maps) = (self.read.clone(), self.maps.clone());
         let (schema, batches) = tokio::task::spawn_blocking(move || read_file(&maps, path, read))
             .await
@@ -281,22 +365,28 @@ impl FlightService for DirectoryService {
         &self,
         request: Request<Streaming<FlightData>>,
     ) -> Result<Response<BoxStream<PutResult>>, Status> {
+        let Some(budget) = &self.uploads else {
+            return Err(Status::permission_denied(
+                "this server is read-only: its operator has not allowed uploads",
+            ));
+        };
         // Under `serve`, a request cut off by the client is told apart from a whole one.
         let watch = request.extensions().get::<RequestBodyWatch>().cloned();
         let data = request.into_inner().map_err(FlightError::from);
-        let mut upload = FlightRecordBatchStream::new(data, self.read.clone());
+        let mut upload = FlightRecordBatchStream::new(data, self.upload_read.clone());
         upload.read_schema().await?;
         let descriptor = upload.descriptor().cloned().ok_or_else(|| {
             Status::invalid_argument("the first message of an upload names its flight")
         })?;
         let path = self.path(Self::name_of(&descriptor)?)?;
-        if tokio::fs::try_exists(&path).await? {
+        if tokio::fs::symlink_metadata(&path).await.is_ok() {
             return Err(Status::already_exists(format!(
                 "flight {:?} exists; uploads never replace a file",
                 descriptor.path
             )));
         }
-        let received = receive_file(&mut upload, watch.as_ref(), path, self.write.clone()).await?;
+        let write = self.write.clone();
+        let received = receive_file(&mut upload, watch.as_ref(), path, write, budget).await?;
         let results = received
             .app_metadata
             .into_iter()

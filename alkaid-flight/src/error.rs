@@ -47,6 +47,7 @@ impl FlightError {
                 std::io::ErrorKind::NotFound => Code::NotFound,
                 std::io::ErrorKind::AlreadyExists => Code::AlreadyExists,
                 std::io::ErrorKind::PermissionDenied => Code::PermissionDenied,
+                std::io::ErrorKind::StorageFull => Code::ResourceExhausted,
                 _ => Code::Internal,
             },
         }

@@ -6,7 +6,8 @@
 //! | [`FlightClient`] | every Flight method; batches in and out as Alkaid record batches |
 //! | [`FlightService`](proto::flight_service_server::FlightService) | the service trait: implement only the methods you offer, the others answer `Unimplemented` |
 //! | [`serve`], [`ServerOptions`] | serves a service: TLS, a bearer token, message size limits |
-//! | [`DirectoryService`] | a ready service for the IPC files of a directory |
+//! | [`DirectoryService`] | a ready service for the IPC files of a directory, read-only unless uploads are allowed |
+//! | [`WriteBudget`] | the bytes a server may write: per upload and in all |
 //! | [`FlightEncoder`], [`FlightDecoder`], [`FlightData`] | batches to FlightData and back, for services written by hand |
 //! | [`proto`] | the protocol's messages and service, generated from `format/Flight.proto` |
 //!
@@ -20,7 +21,9 @@
 //! ```
 //! use std::sync::Arc;
 //! use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
-//! use alkaid_flight::{DirectoryService, FlightClient, FlightDescriptor, ServerOptions, serve};
+//! use alkaid_flight::{
+//!     DirectoryService, FlightClient, FlightDescriptor, ServerOptions, WriteBudget, serve,
+//! };
 //! use alkaid_schema::{DataType, Field, Schema};
 //! use futures_util::{TryStreamExt, stream};
 //!
@@ -30,7 +33,8 @@
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let address = listener.local_addr()?;
 //! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-//! let service = DirectoryService::new(&dir);
+//! // Read-only unless uploads are allowed, each within a budget of bytes.
+//! let service = DirectoryService::new(&dir).with_uploads(Some(WriteBudget::new(1 << 20, 1 << 30)));
 //! let server = tokio::spawn(serve(service, listener, ServerOptions::default(), async {
 //!     let _ = stopped.await;
 //! }));
@@ -64,6 +68,7 @@
 compile_error!("alkaid-flight needs a TLS provider: enable its `tls-aws-lc` or `tls-ring` feature");
 
 mod auth;
+mod budget;
 mod client;
 mod codec;
 mod decode;
@@ -88,13 +93,17 @@ pub mod proto {
     include!("generated/arrow.flight.protocol.rs");
 }
 
+pub use budget::{BudgetExceeded, Counted, WriteAccount, WriteBudget};
 pub use client::{
     BatchStream, ClientOptions, Credentials, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES,
     DataStream, FlightClient, RawClient,
 };
 pub use codec::FlightCodec;
 pub use decode::{FlightDecoder, FlightRecordBatchStream};
-pub use directory::DirectoryService;
+pub use directory::{
+    DEFAULT_MESSAGE_BYTES, DEFAULT_UPLOAD_BYTES, DEFAULT_WRITTEN_BYTES, DirectoryService,
+    upload_read_options,
+};
 pub use encode::{FlightEncoder, encode_stream};
 pub use error::{FlightError, Result};
 pub use flight_data::{BODY_ALIGNMENT, DataBody, FlightData};

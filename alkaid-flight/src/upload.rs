@@ -2,8 +2,9 @@
 //! hidden temporary file beside the named one, which takes the name only once the whole
 //! upload is written and synced, and never replaces a file. A failed, cut or cancelled
 //! upload leaves nothing behind, and the temporary file is gone before the client hears
-//! of the failure. The directory service's `DoPut` and Flight SQL's bulk ingestion both
-//! receive through [`receive_file`].
+//! of the failure. The file's bytes are charged to the server's [`WriteBudget`] as they are
+//! written, and given back when the upload fails. The directory service's `DoPut` and
+//! Flight SQL's bulk ingestion both receive through [`receive_file`].
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -18,6 +19,7 @@ use futures_core::Stream;
 use futures_util::TryStreamExt;
 use tokio::sync::mpsc;
 
+use crate::budget::{BudgetExceeded, Counted, WriteBudget};
 use crate::decode::FlightRecordBatchStream;
 use crate::error::{FlightError, Result};
 use crate::flight_data::FlightData;
@@ -36,24 +38,29 @@ pub struct Received {
 }
 
 /// Writes the rest of `upload` (its schema read already, or read here) to a new IPC file
-/// at `path`, atomically, with `options`. `watch` (from the request's extensions under
-/// [`serve`](crate::serve)) tells an upload cut off by its client from a whole one.
+/// at `path`, atomically, with `options`, its bytes charged to `budget` (one write).
+/// `watch` (from the request's extensions under [`serve`](crate::serve)) tells an upload
+/// cut off by its client from a whole one.
 ///
 /// # Errors
-/// If the upload is malformed, cut off or cancelled, a file has the name already, or
-/// writing fails; in each case no file is left at `path` or beside it.
+/// If the upload is malformed, cut off or cancelled, a file has the name already, the
+/// file would pass the budget, or writing fails; in each case no file is left at `path`
+/// or beside it, and the budget has its bytes back.
 pub async fn receive_file<S>(
     upload: &mut FlightRecordBatchStream<S>,
     watch: Option<&RequestBodyWatch>,
     path: PathBuf,
     options: WriteOptions,
+    budget: &WriteBudget,
 ) -> Result<Received>
 where
     S: Stream<Item = Result<FlightData>> + Send + Unpin,
 {
     let schema = upload.read_schema().await?;
     let (sender, receiver) = mpsc::channel(WRITE_AHEAD);
-    let writing = tokio::task::spawn_blocking(move || write_file(path, schema, options, receiver));
+    let budget = budget.clone();
+    let writing =
+        tokio::task::spawn_blocking(move || write_file(path, schema, options, &budget, receiver));
     let mut received = Received::default();
     let arrived = async {
         while let Some(batch) = upload.try_next().await? {
@@ -108,11 +115,33 @@ type Arrival = Option<RecordBatch>;
 /// Writes the batches that arrive on `batches` into a temporary file beside `path`, then,
 /// once the end is announced and all are written and synced, gives it `path`'s name
 /// (unless a file has it already). A channel that closes before the end (the client went
-/// away, the stream was bad) leaves nothing.
+/// away, the stream was bad) leaves nothing, and gives `budget` its bytes back.
 fn write_file(
     path: PathBuf,
     schema: SchemaRef,
     options: WriteOptions,
+    budget: &WriteBudget,
+    batches: mpsc::Receiver<Arrival>,
+) -> Result<()> {
+    let account = budget.account();
+    let written = write_counted(path, schema, options, &account, batches);
+    written.map_err(|e| {
+        account.refund();
+        match BudgetExceeded::find(&e) {
+            Some(exceeded) => FlightError::Status(tonic::Status::resource_exhausted(format!(
+                "the upload: {exceeded}"
+            ))),
+            None => e,
+        }
+    })
+}
+
+/// [`write_file`]'s work, each byte charged to `account`.
+fn write_counted(
+    path: PathBuf,
+    schema: SchemaRef,
+    options: WriteOptions,
+    account: &crate::budget::WriteAccount,
     mut batches: mpsc::Receiver<Arrival>,
 ) -> Result<()> {
     let name = path
@@ -134,7 +163,7 @@ fn write_file(
     let options = options.with_file_dictionaries(FileDictionaries::Unify);
     // Received bodies sit at the start of memory of their own: at some file positions the
     // copy into the page cache would stall, which `FileOutput` steps around.
-    let out = BufWriter::new(FileOutput::new(file));
+    let out = BufWriter::new(FileOutput::new(Counted::new(file, account)));
     // A large compressed body is written while it is compressed (a seek back for its
     // header).
     let mut writer = FileWriter::try_new(out, schema, options)?.write_while_compressing();
@@ -149,6 +178,7 @@ fn write_file(
         .into_inner()?
         .into_inner()
         .map_err(|e| FlightError::Io(e.into_error()))?
+        .into_inner()
         .into_inner();
     file.sync_all()?;
     // A link fails where the name is taken: the upload never replaces a file.

@@ -118,12 +118,15 @@ impl std::fmt::Debug for Batches {
 /// is, a file the reader cannot read, and becomes an error instead of ending the process.
 /// (The default hook still prints it; libFuzzer's aborts, so fuzzing still reports it.)
 pub(crate) fn unpanicked<T>(read: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_string());
-        format!("the reader failed on invalid input ({message})")
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(panicked)
+}
+
+/// The error a caught panic's payload becomes.
+pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send>) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    format!("the reader failed on invalid input ({message})")
 }

@@ -33,6 +33,7 @@
 //! | bytes pushed into a [`Decoder`] | held until their message is complete; a body of 4 MiB or more whose metadata has arrived moves into a mapping as above, resident only as far as pushed | `Truncated`, from [`Decoder::finish`] |
 //! | buffers of a file or of memory | inside the body and the file; read from there, never allocated ahead | `Malformed` |
 //! | a compressed buffer's declared size | allocated up front only when at most 256 times its compressed size plus 1 MiB (from 4 MiB, as a mapping committed as the codec writes); past that, memory grows with what the codec really produces, and a difference from the declared size is an error | `Malformed` |
+//! | what one message's compressed buffers decompress to, together | unbounded by default (each buffer's output must equal its declaration); [`ReadOptions::with_max_decompressed_bytes`] bounds it, checked against the declared sizes before a buffer is decompressed (the Flight servers set 1 GiB) | `LimitExceeded` |
 //!
 //! A length costs nothing by itself: every byte that a batch's lengths call for must be in
 //! its body, so memory follows the input. Layouts without buffers (`Null`, structs with no

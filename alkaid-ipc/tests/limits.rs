@@ -28,6 +28,7 @@ thread_local! {
     static MEASURING: Cell<bool> = const { Cell::new(false) };
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    static TOTAL: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Adds `delta` to the measured thread's live bytes.
@@ -40,6 +41,9 @@ fn record(delta: isize) {
                 l.get()
             });
             PEAK.with(|p| p.set(p.get().max(live)));
+            if delta > 0 {
+                TOTAL.with(|t| t.set(t.get() + delta as usize));
+            }
         }
     });
 }
@@ -83,6 +87,13 @@ fn peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let out = f();
     MEASURING.with(|m| m.set(false));
     (out, PEAK.with(Cell::get).max(0) as usize)
+}
+
+/// Runs `f` and returns its result with the bytes it allocated in all (freed or not).
+fn allocated<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    TOTAL.with(|t| t.set(0));
+    let (out, _) = peak(f);
+    (out, TOTAL.with(Cell::get))
 }
 
 const MIB: usize = 1 << 20;
@@ -286,6 +297,115 @@ fn a_compressed_buffer_costs_what_its_codec_produces_not_what_it_declares() {
         // What the codec really produced (4 MiB, grown by doubling), never the 1 TiB claim.
         assert!(held < 16 * MIB, "{compression:?}: {held} bytes held");
     }
+}
+
+#[test]
+fn a_message_decompresses_to_at_most_its_limit_checked_before_decompressing() {
+    // Two columns of 4 MiB each of one repeated value: a few kilobytes compressed, which
+    // honestly decompress to 8 MiB (a decompression bomb in miniature).
+    let column = || Arc::new(Int32Array::from(vec![7; 1 << 20])) as ArrayRef;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int32, false),
+        Field::new("b", DataType::Int32, false),
+    ]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![column(), column()]).unwrap();
+    for compression in [Compression::Lz4Frame, Compression::ZSTD] {
+        let options = WriteOptions::default().with_compression(compression);
+        let bytes = stream(schema.clone(), std::slice::from_ref(&batch), options);
+        assert!(bytes.len() < MIB, "{} bytes", bytes.len());
+        for threads in [1, 2] {
+            let read = |limit: Option<usize>| {
+                let options = ReadOptions::default()
+                    .with_decompression_threads(threads)
+                    .with_max_decompressed_bytes(limit);
+                let mut reader = StreamReader::with_options(&bytes[..], options).unwrap();
+                reader.next().unwrap()
+            };
+            // At the limit: read.
+            assert_eq!(read(Some(8 * MIB)).unwrap().num_rows(), 1 << 20);
+            assert_eq!(read(None).unwrap().num_rows(), 1 << 20);
+            // One byte short: the second buffer is refused before it is decompressed, and
+            // what the first cost is all that was held.
+            let (err, held) = peak(|| read(Some(8 * MIB - 1)).unwrap_err());
+            assert_eq!(err.kind(), IpcErrorKind::LimitExceeded, "{err}");
+            let message = err.to_string();
+            assert!(message.contains("b: buffer"), "names the column: {message}");
+            assert!(
+                message.contains("limit of 8388607 decompressed bytes"),
+                "names the limit: {message}"
+            );
+            assert!(
+                held < 12 * MIB,
+                "{compression:?}, {threads} threads: {held} held"
+            );
+            // A small limit refuses the first buffer, having decompressed nothing.
+            let (err, held) = peak(|| read(Some(MIB)).unwrap_err());
+            assert_eq!(err.kind(), IpcErrorKind::LimitExceeded, "{err}");
+            assert!(
+                held < 2 * MIB,
+                "{compression:?}, {threads} threads: {held} held"
+            );
+        }
+    }
+}
+
+#[test]
+fn unifying_dictionaries_costs_the_bytes_written_not_the_batches_squared() {
+    use alkaid_array::types::Int32Type;
+    use alkaid_array::{Array, DictionaryArray, StringArray};
+    use alkaid_ipc::FileDictionaries;
+    // Each batch brings a dictionary of its own (as a GROUP BY's output or a stream that
+    // replaces its dictionaries does): the file appends each as a delta.
+    let batches = |n: usize| -> Vec<RecordBatch> {
+        (0..n)
+            .map(|b| {
+                let values: Vec<String> =
+                    (0..256).map(|v| format!("batch {b} value {v}")).collect();
+                let keys =
+                    alkaid_array::PrimitiveArray::<Int32Type>::from((0..256).collect::<Vec<i32>>());
+                let values: ArrayRef = Arc::new(StringArray::from(values));
+                let column = DictionaryArray::<Int32Type>::try_new(keys, values).unwrap();
+                let schema = Arc::new(Schema::new(vec![Field::new(
+                    "d",
+                    column.data_type().clone(),
+                    false,
+                )]));
+                RecordBatch::try_new(schema, vec![Arc::new(column) as ArrayRef]).unwrap()
+            })
+            .collect()
+    };
+    let write = |batches: &[RecordBatch]| {
+        let options = WriteOptions::default().with_file_dictionaries(FileDictionaries::Unify);
+        let schema = batches[0].schema().clone();
+        let mut writer = FileWriter::try_new(Vec::new(), schema, options).unwrap();
+        for batch in batches {
+            writer.write(batch).unwrap();
+        }
+        writer.into_inner().unwrap()
+    };
+    let (few, many) = (batches(100), batches(400));
+    let (small, small_cost) = allocated(|| write(&few));
+    let (large, large_cost) = allocated(|| write(&many));
+    // Four times the batches cost about four times the memory traffic (the output vector
+    // doubles as it grows, so allow for that), never sixteen times.
+    assert!(
+        large_cost < 6 * small_cost,
+        "100 batches: {small_cost} bytes allocated; 400: {large_cost}"
+    );
+    assert!(
+        large_cost < 16 * large.len(),
+        "{large_cost} bytes for a {}-byte file",
+        large.len()
+    );
+    // And the file holds every row as written.
+    assert!(!small.is_empty());
+    let mut reader = FileReader::from_buffer(Buffer::from(large)).unwrap();
+    assert_eq!(reader.num_batches(), 400);
+    let last = reader.batch(399).unwrap();
+    let shown = |b: &RecordBatch| {
+        alkaid_array::display::pretty_format_batches(std::slice::from_ref(b), None)
+    };
+    assert_eq!(shown(&last), shown(&many[399]));
 }
 
 #[test]

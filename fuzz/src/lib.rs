@@ -15,10 +15,14 @@ use std::io::Cursor;
 
 mod c_data;
 mod cast;
+#[cfg(feature = "flight_sql")]
+mod flight_sql;
 mod formats;
 mod tabular;
 pub use c_data::c_data;
 pub use cast::cast_text;
+#[cfg(feature = "flight_sql")]
+pub use flight_sql::flight_sql;
 pub use formats::{integration_json, tensor};
 pub use tabular::{csv, json, parquet};
 

@@ -4,6 +4,9 @@
 
 use std::io::Cursor;
 
+use alkaid_array::{Scalar, StringArray};
+use alkaid_compute::cast::{CastOptions, cast};
+use alkaid_compute::predicate::{Comparison, Operand, Predicate};
 use alkaid_formats::{Batches, csv, json, parquet};
 
 use crate::consume;
@@ -18,12 +21,40 @@ fn drain(batches: Batches) {
     }
 }
 
-/// The input as a Parquet file, read with small batches.
+/// The input as a Parquet file, read with small batches: whole, then again under a
+/// predicate on its first columns, so that the page index is read and row groups and
+/// pages are pruned by their statistics (what a query's filter makes the reader do).
 pub fn parquet(data: &[u8]) {
     let options = parquet::ReadOptions::default().with_batch_size(64);
-    if let Ok(batches) = parquet::read_bytes(data.to_vec(), options) {
-        drain(batches);
+    let Ok(batches) = parquet::read_bytes(data.to_vec(), options.clone()) else {
+        return;
+    };
+    let schema = batches.schema();
+    drain(batches);
+    if let Some(predicate) = predicate_on(&schema) {
+        let options = options.with_predicate_if_applicable(predicate);
+        if let Ok(batches) = parquet::read_bytes(data.to_vec(), options) {
+            drain(batches);
+        }
     }
+}
+
+/// A predicate on the first two top-level columns of `schema`: the first compared with a
+/// literal of its own type (the text `1`, cast), or null, or the second.
+fn predicate_on(schema: &alkaid_schema::Schema) -> Option<Predicate> {
+    let first = schema.fields().first()?;
+    let text = StringArray::from(vec!["1"]);
+    let literal = cast(&text, first.data_type(), CastOptions::SAFE)
+        .ok()
+        .and_then(|one| Scalar::try_new(one).ok())?;
+    let column = || Operand::column(first.name());
+    let mut predicate = Predicate::compare(column(), Comparison::GtEq, Operand::Literal(literal))
+        .or(Predicate::IsNull(column()));
+    if let Some(second) = schema.fields().get(1) {
+        let other = Operand::column(second.name());
+        predicate = predicate.and(Predicate::IsNotNull(other).not());
+    }
+    Some(predicate)
 }
 
 /// The input as CSV, its schema inferred from the first 100 rows.

@@ -28,6 +28,19 @@ fn files(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The Flight SQL service's target, with the feature that builds it.
+#[cfg(feature = "flight_sql")]
+#[test]
+fn flight_sql_regressions_and_seeds_replay_without_panics() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs = files(&root.join("regressions/flight_sql"));
+    inputs.extend(files(&root.join("seeds/flight_sql")));
+    assert!(inputs.len() >= 10, "the seeds are there");
+    for path in inputs {
+        alkaid_fuzz::flight_sql(&std::fs::read(&path).unwrap());
+    }
+}
+
 #[test]
 fn regressions_and_fixtures_replay_without_panics() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -4,10 +4,9 @@
 //! Every query's result is compared with DataFusion's own answer over the same files
 //! (what `alkaid sql` prints).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use alkaid_arrow::arrow59::{batch_from_arrow, batch_to_arrow};
 use alkaid_datafusion::open_table;
@@ -24,6 +23,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Int32Type};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;
 
+use crate::measured::run_script;
 use crate::python::python_with;
 use crate::server::Server;
 
@@ -294,33 +294,15 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
     let serving = ServerOptions::default()
         .with_token("t0ken-for-tests")
         .with_basic_auth("analyst", "s3cret");
-    let server = Server::start(&dir, SqlServiceOptions::default(), serving);
+    let options = SqlServiceOptions::default()
+        .with_writes(true)
+        .with_replace(true);
+    let server = Server::start(&dir, options, serving);
     let (runtime, port) = (&server.runtime, server.port);
 
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/adbc_client.py");
-    let mut child = Command::new(python)
-        .arg(script)
-        .args([&format!("grpc://127.0.0.1:{port}"), "analyst", "s3cret"])
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the ADBC client did not finish within 300 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "the ADBC client failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let uri = format!("grpc://127.0.0.1:{port}");
+    let args = [uri.as_str(), "analyst", "s3cret", out.to_str().unwrap()];
+    run_script(&python, "adbc_client.py", &args, Duration::from_secs(300));
 
     // Every result equals DataFusion's own answer over the same files.
     for (name, query) in [

@@ -11,8 +11,13 @@ mod moto;
 mod python;
 
 mod adbc;
+mod attacks;
+mod hostile;
+mod measured;
 mod memory;
 mod protocol;
 mod server;
+mod sql_client;
 mod store;
 mod tls;
+mod writes;

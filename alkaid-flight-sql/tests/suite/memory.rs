@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use alkaid_flight::ServerOptions;
 use alkaid_flight_sql::SqlServiceOptions;
 
+use crate::measured::{in_child, status_bytes};
 use crate::python::python_with;
 use crate::server::Server;
 
@@ -29,41 +30,13 @@ const LONG: &str = "SELECT value FROM generate_series(1, 100000000)";
 /// default), two encoded messages and the batches in DataFusion's pipeline, with room.
 const PER_STREAM: u64 = 24 << 20;
 
-/// A line of `/proc/self/status` (`VmRSS:`, `VmHWM:`), in bytes.
-fn status_bytes(key: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
-    let kib: u64 = line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .unwrap();
-    kib << 10
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn clients_that_stop_reading_cost_the_server_a_bounded_amount() {
     let Some(python) = python_with("pyarrow.flight") else {
         return;
     };
-    if std::env::var_os(CHILD).is_none() {
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args([TEST, "--exact", "--nocapture"])
-            .env(CHILD, "1")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "the child failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
-        if let Some(measured) = stdout.lines().find(|l| l.contains("stalled streams")) {
-            println!("{measured}");
-        }
+    if !in_child(TEST, CHILD, "stalled streams") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -3,96 +3,24 @@
 //! memory limits, and malformed or stale handles, each answered with a status that says
 //! what was wrong while the server goes on serving.
 
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use alkaid_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use alkaid_array::RecordBatch;
 use alkaid_flight::proto::{CancelFlightInfoRequest, CancelFlightInfoResult, CancelStatus};
 use alkaid_flight::{FlightClient, FlightDescriptor, FlightInfo, ServerOptions};
 use alkaid_flight_sql::proto::{
     ActionCreatePreparedStatementRequest, ActionCreatePreparedStatementResult,
-    CommandPreparedStatementUpdate, CommandStatementQuery, CommandStatementUpdate,
-    DoPutUpdateResult, TicketStatementQuery,
+    CommandPreparedStatementUpdate, DoPutUpdateResult, TicketStatementQuery,
 };
 use alkaid_flight_sql::{Packed, SqlServiceOptions};
 use alkaid_ipc::{FileWriter, WriteOptions};
-use alkaid_schema::{DataType, Field, Schema};
 use bytes::Bytes;
-use futures_util::{StreamExt, TryStreamExt, stream};
+use futures_util::{StreamExt, stream};
 use prost::Message;
 use tonic::Code;
 
 use crate::server::Server;
-
-/// A batch of an int64 and a text column named `names`.
-fn id_kind(names: [&str; 2], ids: Vec<i64>, kinds: Vec<Option<&str>>) -> RecordBatch {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new(names[0], DataType::Int64, true),
-        Field::new(names[1], DataType::Utf8, true),
-    ]));
-    let id: ArrayRef = Arc::new(Int64Array::from(ids));
-    let kind: ArrayRef = Arc::new(StringArray::from(kinds));
-    RecordBatch::try_new(schema, vec![id, kind]).unwrap()
-}
-
-/// An IPC directory table `events` of two rows.
-fn events(dir: &Path) {
-    std::fs::create_dir(dir.join("events")).unwrap();
-    let batch = id_kind(["id", "kind"], vec![1, 2], vec![Some("open"), None]);
-    let schema = batch.schema().clone();
-    let file = std::fs::File::create(dir.join("events/part-0.arrow")).unwrap();
-    let mut writer = FileWriter::try_new(file, schema, WriteOptions::default()).unwrap();
-    writer.write(&batch).unwrap();
-    writer.finish().unwrap();
-}
-
-/// The rows of `sql`, fetched through GetFlightInfo and DoGet.
-async fn rows(client: &mut FlightClient, sql: &str) -> Result<usize, tonic::Status> {
-    let info = client
-        .get_flight_info(query(sql))
-        .await
-        .map_err(tonic::Status::from)?;
-    let ticket = info.endpoint[0].ticket.clone().unwrap().ticket;
-    let batches: Vec<RecordBatch> = client
-        .do_get(&ticket)
-        .await
-        .map_err(tonic::Status::from)?
-        .try_collect()
-        .await
-        .map_err(tonic::Status::from)?;
-    Ok(batches.iter().map(RecordBatch::num_rows).sum())
-}
-
-fn query(sql: &str) -> FlightDescriptor {
-    FlightDescriptor::command(
-        CommandStatementQuery {
-            query: sql.into(),
-            transaction_id: None,
-        }
-        .pack(),
-    )
-}
-
-/// Runs the update `sql` through DoPut; the count the server answers.
-async fn update(client: &mut FlightClient, sql: &str) -> Result<i64, tonic::Status> {
-    let command = CommandStatementUpdate {
-        query: sql.into(),
-        transaction_id: None,
-    };
-    let schema = Arc::new(Schema::new(Vec::<Field>::new()));
-    let results = client
-        .do_put(
-            FlightDescriptor::command(command.pack()),
-            schema,
-            stream::empty(),
-        )
-        .await
-        .map_err(tonic::Status::from)?;
-    Ok(DoPutUpdateResult::decode(results[0].app_metadata.as_ref())
-        .unwrap()
-        .record_count)
-}
+use crate::sql_client::{events, fetch, id_kind, query, rows, update};
 
 #[test]
 fn updates_insert_and_copy_inside_the_directory_only() {
@@ -100,7 +28,7 @@ fn updates_insert_and_copy_inside_the_directory_only() {
     events(dir.path());
     let server = Server::start(
         dir.path(),
-        SqlServiceOptions::default(),
+        SqlServiceOptions::default().with_writes(true),
         ServerOptions::default(),
     );
     let mut client = server.client();
@@ -178,7 +106,8 @@ const ENDLESS: &str = "SELECT value FROM generate_series(1, 1000000000)";
 #[test]
 fn a_streaming_query_stops_when_cancelled_or_out_of_time() {
     let dir = tempfile::tempdir().unwrap();
-    let options = SqlServiceOptions::default().with_query_time_limit(Duration::from_millis(500));
+    let options =
+        SqlServiceOptions::default().with_query_time_limit(Some(Duration::from_millis(500)));
     let server = Server::start(dir.path(), options, ServerOptions::default());
     let mut client = server.client();
     server.runtime.block_on(async {
@@ -232,7 +161,7 @@ fn a_streaming_query_stops_when_cancelled_or_out_of_time() {
 #[test]
 fn a_query_over_its_memory_limit_fails_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let options = SqlServiceOptions::default().with_query_memory_limit(1 << 20);
+    let options = SqlServiceOptions::default().with_query_memory_limit(Some(1 << 20));
     let server = Server::start(dir.path(), options, ServerOptions::default());
     let mut client = server.client();
     server.runtime.block_on(async {
@@ -303,16 +232,7 @@ fn metadata_commands_answer_through_flight_info_and_do_get() {
     let mut client = server.client();
     server.runtime.block_on(async {
         let mut fetch = async |command: Bytes| {
-            let info = client
-                .get_flight_info(FlightDescriptor::command(command))
-                .await
-                .unwrap();
-            let ticket = info.endpoint[0].ticket.clone().unwrap().ticket;
-            let batches: Vec<RecordBatch> = client
-                .do_get(&ticket)
-                .await
-                .unwrap()
-                .try_collect()
+            let batches = fetch(&mut client, FlightDescriptor::command(command))
                 .await
                 .unwrap();
             batches.iter().map(RecordBatch::num_rows).sum::<usize>()

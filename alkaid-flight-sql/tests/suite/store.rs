@@ -6,19 +6,17 @@ use std::sync::Arc;
 
 use alkaid_array::{Int64Array, RecordBatch, StringArray};
 use alkaid_flight::{FlightClient, FlightDescriptor, ServerOptions};
-use alkaid_flight_sql::proto::{
-    CommandStatementIngest, CommandStatementQuery, CommandStatementUpdate,
-    command_statement_ingest::TableDefinitionOptions,
-};
+use alkaid_flight_sql::proto::command_statement_ingest::table_definition_options::TableExistsOption;
+use alkaid_flight_sql::proto::{CommandStatementQuery, CommandStatementUpdate};
 use alkaid_flight_sql::{FlightSqlService, Packed, SqlServiceOptions};
 use alkaid_ipc::{FileWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema};
-use bytes::Bytes;
 use futures_util::{TryStreamExt, stream};
 use tonic::Code;
 
 use crate::moto::Moto;
 use crate::server::Server;
+use crate::sql_client::ingest;
 
 /// An IPC file of one int64 column `id` holding `ids`.
 fn ipc_file(ids: Vec<i64>) -> Vec<u8> {
@@ -138,22 +136,12 @@ fn tables_in_an_s3_bucket_are_queried_and_new_objects_seen() {
             assert_eq!(refused.code(), Code::PermissionDenied, "{sql}: {refused}");
             assert!(refused.message().contains("read-only"), "{refused}");
         }
-        let ingest = CommandStatementIngest {
-            table: "uploaded".into(),
-            table_definition_options: Some(TableDefinitionOptions::default()),
-            ..Default::default()
-        };
         let batch = ids_batch(vec![1]);
-        let refused = client
-            .do_put(
-                FlightDescriptor::command(ingest.pack()),
-                batch.schema().clone(),
-                stream::iter([Ok((batch, Bytes::new()))]),
-            )
+        let refused = ingest(&mut client, "uploaded", TableExistsOption::Fail, batch)
             .await
-            .map_err(tonic::Status::from)
             .unwrap_err();
-        assert_eq!(refused.code(), Code::FailedPrecondition, "{refused}");
+        assert_eq!(refused.code(), Code::PermissionDenied, "{refused}");
+        assert!(refused.message().contains("read-only"), "{refused}");
         assert_eq!(single(&mut client, "SELECT count(*) FROM points").await, 3);
     });
 }

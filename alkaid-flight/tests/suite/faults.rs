@@ -12,7 +12,7 @@ use std::time::Duration;
 use alkaid_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use alkaid_flight::{
     ClientOptions, DataBody, DirectoryService, FlightClient, FlightData, FlightDescriptor,
-    FlightEncoder, FlightError, ServerOptions,
+    FlightEncoder, FlightError, ServerOptions, WriteBudget,
 };
 use alkaid_ipc::{FileWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
@@ -51,7 +51,7 @@ fn serve(dir: &Path) -> (tokio::runtime::Runtime, AlkaidServer) {
     let runtime = runtime();
     let server = AlkaidServer::start(
         &runtime,
-        DirectoryService::new(dir),
+        DirectoryService::new(dir).with_uploads(Some(WriteBudget::unlimited())),
         ServerOptions::default(),
     );
     (runtime, server)
@@ -267,7 +267,7 @@ fn messages_past_the_size_limit_are_refused_with_a_clear_status() {
     let limit = 256 << 10;
     let server = AlkaidServer::start(
         &runtime,
-        DirectoryService::new(&dir),
+        DirectoryService::new(&dir).with_uploads(Some(WriteBudget::unlimited())),
         ServerOptions::default().with_max_message_bytes(limit),
     );
     runtime.block_on(async {

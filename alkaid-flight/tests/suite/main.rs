@@ -10,6 +10,7 @@ mod common;
 #[path = "../peers/mod.rs"]
 mod peers;
 
+mod attacks;
 mod auth;
 mod faults;
 mod providers;

@@ -18,6 +18,7 @@ use alkaid_buffer::Buffer;
 use alkaid_data::{ArrayData, equal};
 use alkaid_flight::{
     ClientOptions, DirectoryService, FlightClient, FlightDescriptor, FlightError, ServerOptions,
+    WriteBudget,
 };
 use alkaid_ipc::{Compression, FileReader, FileWriter, Magic, StreamWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, IntegerType, Schema, SchemaRef, arbitrary};
@@ -500,7 +501,11 @@ fn pyarrow_client_reads_and_writes_through_an_alkaid_server() {
             }
         }
         let _ = std::fs::remove_file(dir.join("from-pyarrow.arrow"));
-        let server = AlkaidServer::start(&runtime, DirectoryService::new(&dir), options);
+        let server = AlkaidServer::start(
+            &runtime,
+            DirectoryService::new(&dir).with_uploads(Some(WriteBudget::unlimited())),
+            options,
+        );
         let scheme = if with_tls { "grpc+tls" } else { "grpc" };
         let uri = format!("{scheme}://localhost:{}", server.port);
         let mut args = vec![

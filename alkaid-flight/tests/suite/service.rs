@@ -228,7 +228,7 @@ fn streams_both_ways_pass_through_the_smallest_windows() {
 /// both ways, and that a client which does not trust the server's certificate gets nothing.
 #[test]
 fn alkaid_client_and_server_carry_batches_over_tls() {
-    use alkaid_flight::{ClientOptions, DirectoryService};
+    use alkaid_flight::{ClientOptions, DirectoryService, WriteBudget};
     use alkaid_ipc::FileReader;
     use peers::{AlkaidServer, scratch};
 
@@ -239,7 +239,8 @@ fn alkaid_client_and_server_carry_batches_over_tls() {
         .with_tls(cert.clone().into_bytes(), private.into_bytes())
         .with_token("t0ken");
     let runtime = runtime();
-    let server = AlkaidServer::start(&runtime, DirectoryService::new(&dir), options);
+    let service = DirectoryService::new(&dir).with_uploads(Some(WriteBudget::unlimited()));
+    let server = AlkaidServer::start(&runtime, service, options);
     let uri = format!("grpc+tls://localhost:{}", server.port);
     let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int32, true)]));
     let column: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));

@@ -14,12 +14,13 @@ use arrow_schema_60::ArrowError;
 use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicate, ArrowPredicateFn, ArrowReaderBuilder, ArrowReaderMetadata, ArrowReaderOptions,
+    ArrowPredicate, ArrowPredicateFn, ArrowReaderBuilder, ArrowReaderOptions,
     ParquetRecordBatchReaderBuilder, RowFilter,
 };
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, RowGroupMetaData};
 use parquet::file::reader::ChunkReader;
 
+use super::footer;
 use super::prune::Pruning;
 use crate::batches::{Batches, unpanicked};
 use crate::error::{FormatError, Result};
@@ -151,11 +152,10 @@ fn open<T: ChunkReader + 'static>(
     options: ReadOptions,
 ) -> Result<Batches> {
     let file_len = reader.len();
-    let metadata = unpanicked(|| ArrowReaderMetadata::load(&reader, options.reader_options()))
-        .map_err(|e| FormatError::new(&place, e))?
+    let metadata = footer::load(&reader, options.page_index(), options.reader_options())
         .map_err(|e| FormatError::new(&place, e))?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata);
-    let builder = options.configure(builder, file_len, &place)?;
+    let builder = options.configure_guarded(builder, file_len, &place)?;
     let reader = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(|e| FormatError::new(&place, e))?;
@@ -178,9 +178,21 @@ impl ReadOptions {
         }
     }
 
+    /// [`configure`](Self::configure) inside the panic guard: pruning reads the footer's
+    /// and page index's statistics through arrow-rs.
+    pub(crate) fn configure_guarded<T>(
+        &self,
+        builder: ArrowReaderBuilder<T>,
+        file_len: u64,
+        place: &str,
+    ) -> Result<ArrowReaderBuilder<T>> {
+        unpanicked(|| self.configure(builder, file_len, place))
+            .map_err(|e| FormatError::new(place, e))?
+    }
+
     /// `builder` (over a file of `file_len` bytes whose footer it holds) set to read what
     /// these options select: the sync and async readers share it.
-    pub(crate) fn configure<T>(
+    fn configure<T>(
         &self,
         mut builder: ArrowReaderBuilder<T>,
         file_len: u64,

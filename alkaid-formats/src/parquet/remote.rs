@@ -9,15 +9,19 @@ use std::sync::Arc;
 
 use alkaid_ipc_async::RangeSource;
 use bytes::Bytes;
-use futures_util::StreamExt;
+use std::panic::AssertUnwindSafe;
+
 use futures_util::future::BoxFuture;
+use futures_util::{FutureExt, StreamExt};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::arrow::async_reader::{AsyncFileReader, ParquetRecordBatchStreamBuilder};
+use parquet::arrow::async_reader::{
+    AsyncFileReader, MetadataFetch, ParquetRecordBatchStreamBuilder,
+};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 
-use super::ReadOptions;
-use crate::batches::unpanicked;
+use super::{ReadOptions, footer};
+use crate::batches::{panicked, unpanicked};
 use crate::error::{FormatError, Result};
 use crate::stream::{BatchStream, ReadError, answer};
 
@@ -79,11 +83,14 @@ pub async fn read_source<S: RangeSource + 'static>(
         page_index: options.page_index(),
     };
     let reader_options = options.reader_options();
-    let metadata = ArrowReaderMetadata::load_async(&mut reader, reader_options)
+    let load = ArrowReaderMetadata::load_async(&mut reader, reader_options);
+    let metadata = AssertUnwindSafe(load)
+        .catch_unwind()
         .await
+        .map_err(|panic| FormatError::new(&place, panicked(panic)))?
         .map_err(failed)?;
     let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata);
-    let builder = options.configure(builder, len, &place)?;
+    let builder = options.configure_guarded(builder, len, &place)?;
     let stream = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
@@ -164,16 +171,77 @@ impl<S: RangeSource + 'static> AsyncFileReader for RangeReader<S> {
         self.fetch_all(ranges)
     }
 
+    /// The footer (one request for the file's last [`FOOTER_GUESS`] bytes, a second when
+    /// it is longer) and, when asked for, the page index (one request for its span), each
+    /// checked before arrow-rs decodes it (`footer.rs`).
     fn get_metadata<'a>(
         &'a mut self,
         _options: Option<&'a ArrowReaderOptions>,
     ) -> BoxFuture<'a, parquet::errors::Result<Arc<ParquetMetaData>>> {
         Box::pin(async move {
             let len = self.len;
-            let reader = ParquetMetaDataReader::new()
-                .with_page_index_policy(self.page_index)
-                .with_prefetch_hint(Some(FOOTER_GUESS));
-            Ok(Arc::new(reader.load_and_finish(self, len).await?))
+            let refused = |e: String| ParquetError::General(e);
+            let tail_start = len.saturating_sub(FOOTER_GUESS as u64);
+            let tail = self.get_bytes(tail_start..len).await?;
+            let Some(range) = footer::footer_range(&tail, len).map_err(refused)? else {
+                return Err(ParquetError::General(
+                    "the footer is encrypted, which this reader does not take".into(),
+                ));
+            };
+            let footer = match range.start >= tail_start {
+                true => tail
+                    .slice((range.start - tail_start) as usize..(range.end - tail_start) as usize),
+                false => self.get_bytes(range).await?,
+            };
+            footer::check_footer(&footer).map_err(refused)?;
+            let metadata = unpanicked(|| ParquetMetaDataReader::decode_metadata(&footer))
+                .map_err(refused)??;
+            if self.page_index == PageIndexPolicy::Skip {
+                return Ok(Arc::new(metadata));
+            }
+            let ranges = footer::index_ranges(&metadata, len).map_err(refused)?;
+            let Some(span) = footer::span(&ranges) else {
+                return Ok(Arc::new(metadata));
+            };
+            let index = self.get_bytes(span.clone()).await?;
+            footer::check_index(&ranges, span.start, &index).map_err(refused)?;
+            let fetched = Fetched {
+                start: span.start,
+                bytes: index,
+            };
+            let mut index = ParquetMetaDataReader::new_with_metadata(metadata)
+                .with_page_index_policy(self.page_index);
+            AssertUnwindSafe(index.load_page_index(fetched))
+                .catch_unwind()
+                .await
+                .map_err(|panic| refused(panicked(panic)))??;
+            Ok(Arc::new(unpanicked(|| index.finish()).map_err(refused)??))
         })
+    }
+}
+
+/// Bytes of the file from `start`, fetched already, as arrow-rs's source of metadata.
+struct Fetched {
+    start: u64,
+    bytes: Bytes,
+}
+
+impl MetadataFetch for Fetched {
+    fn fetch(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        let slice = range
+            .start
+            .checked_sub(self.start)
+            .zip(range.end.checked_sub(self.start))
+            .and_then(|(from, to)| {
+                let (from, to) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
+                (from <= to && to <= self.bytes.len()).then(|| self.bytes.slice(from..to))
+            })
+            .ok_or_else(|| {
+                ParquetError::General(format!(
+                    "bytes {}..{} of the page index were not fetched",
+                    range.start, range.end
+                ))
+            });
+        Box::pin(async move { slice })
     }
 }

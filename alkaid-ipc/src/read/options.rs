@@ -12,6 +12,7 @@ pub struct ReadOptions {
     pub(crate) fetch_gap: usize,
     pub(crate) footer_prefetch: usize,
     pub(crate) concurrent_fetches: usize,
+    pub(crate) max_decompressed_bytes: Option<usize>,
 }
 
 /// The top-level columns a reader decodes, as the caller named them (resolved against the
@@ -36,6 +37,7 @@ impl Default for ReadOptions {
             fetch_gap: 64 << 10,
             footer_prefetch: 64 << 10,
             concurrent_fetches: 8,
+            max_decompressed_bytes: None,
         }
     }
 }
@@ -250,6 +252,31 @@ impl ReadOptions {
     pub fn with_concurrent_fetches(mut self, requests: usize) -> Self {
         self.concurrent_fetches = requests.max(1);
         self
+    }
+
+    /// The most bytes the compressed buffers of one message may decompress to, together
+    /// (`None`, the default: as many as they declare, each buffer's output checked against
+    /// its declaration). A buffer whose declared size would take a message past it is an
+    /// error naming the buffer and the limit, before anything of it is decompressed: a
+    /// few megabytes of zstd can declare, and honestly decompress to, tens of gigabytes,
+    /// which a server reading its clients' bytes must not be made to allocate. The Flight
+    /// servers set it by default. Only the buffers a reader decodes count (a projection's
+    /// left-out columns are not decompressed).
+    ///
+    /// ```
+    /// use alkaid_ipc::ReadOptions;
+    /// assert_eq!(ReadOptions::default().max_decompressed_bytes(), None);
+    /// let bounded = ReadOptions::default().with_max_decompressed_bytes(Some(1 << 30));
+    /// assert_eq!(bounded.max_decompressed_bytes(), Some(1 << 30));
+    /// ```
+    pub fn with_max_decompressed_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.max_decompressed_bytes = bytes;
+        self
+    }
+
+    /// The most bytes one message's compressed buffers may decompress to, if bounded.
+    pub fn max_decompressed_bytes(&self) -> Option<usize> {
+        self.max_decompressed_bytes
     }
 
     /// How many ranges are fetched at the same time, at most.

@@ -308,6 +308,7 @@ impl ReadState {
         reader.swap = self.swap;
         reader.legacy_validity = legacy_validity;
         reader.trusted = !self.options.full_validation;
+        reader.decompression_limit = self.options.max_decompressed_bytes;
         if self.options.decompression_threads > 1 {
             // Only a record batch's columns can be left out; a dictionary batch read at all
             // is read whole.

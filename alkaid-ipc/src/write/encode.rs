@@ -5,6 +5,7 @@
 //! and children, value bytes and view data are cut down to the part the slice references.
 //! Nothing is copied where a slice of the input already has the right bytes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use alkaid_buffer::native::ByteView;
@@ -37,6 +38,9 @@ pub(crate) struct Encoded {
 pub(crate) struct Encoder<'a> {
     ids: &'a DictionaryIds,
     cursor: usize,
+    /// Keys written in place of a dictionary array's own, by its walk position (a
+    /// unifying file's, `unify.rs`).
+    keys: Option<&'a HashMap<usize, Buffer>>,
     out: Encoded,
 }
 
@@ -46,8 +50,16 @@ impl<'a> Encoder<'a> {
         Self {
             ids,
             cursor,
+            keys: None,
             out: Encoded::default(),
         }
+    }
+
+    /// Writes `keys[p]` as the keys of the dictionary array at walk position `p`, in
+    /// place of its own (a buffer of the same type, length and offset).
+    pub fn with_keys(mut self, keys: &'a HashMap<usize, Buffer>) -> Self {
+        self.keys = Some(keys);
+        self
     }
 
     pub fn finish(self) -> Encoded {
@@ -80,7 +92,14 @@ impl<'a> Encoder<'a> {
         if spec.buffers.contains(&BufferSpec::UnionOffsets) {
             return self.dense_union(data);
         }
+        let moved_keys = match spec.dictionary {
+            true => self.keys.and_then(|keys| keys.get(&self.cursor)),
+            false => None,
+        };
         let buffer = |i: usize| -> Result<&Buffer> {
+            if let (0, Some(keys)) = (i, moved_keys) {
+                return Ok(keys);
+            }
             data.buffers().get(i).ok_or_else(|| {
                 IpcError::invalid_argument(format!(
                     "a {} array has {} buffers",

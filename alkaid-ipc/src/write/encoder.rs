@@ -15,7 +15,7 @@ use flatbuffers::FlatBufferBuilder;
 use super::encode::{Encoder, FoundDictionary};
 use super::message::{Body, finish_message, record_batch_table};
 use super::options::{FileDictionaries, WriteOptions};
-use super::unify::Unifier;
+use super::unify::{HeldDictionary, Send, Unified, Unifier};
 use crate::codec::{Compression, Compressor};
 use crate::dictionary::DictionaryIds;
 use crate::error::{IpcError, Result};
@@ -150,6 +150,9 @@ pub struct MessageEncoder {
     file: bool,
     /// The dictionary each id currently stands for (after deltas), as sent.
     sent: HashMap<i64, Arc<ArrayData>>,
+    /// A unifying file's dictionaries, as the pieces they were sent in (`unify.rs`); the
+    /// ids there are not in `sent`.
+    held: HashMap<i64, HeldDictionary>,
     fbb: FlatBufferBuilder<'static>,
     /// Codec contexts kept from one message to the next, one per compression thread.
     compressors: Vec<Compressor>,
@@ -173,6 +176,8 @@ impl std::fmt::Debug for MessageEncoder {
 struct Pending {
     /// Dictionaries sent for this batch.
     sent: HashMap<i64, Arc<ArrayData>>,
+    /// Values a unifying file sent for this batch, by id.
+    held: Vec<(i64, Arc<ArrayData>)>,
     /// Ids whose dictionary the batch being encoded has already settled.
     settled: HashSet<i64>,
     messages: Vec<EncodedMessage>,
@@ -212,6 +217,7 @@ impl MessageEncoder {
             options,
             file,
             sent: HashMap::new(),
+            held: HashMap::new(),
             fbb: FlatBufferBuilder::new(),
             compressors: Vec::new(),
             defers: false,
@@ -291,27 +297,32 @@ impl MessageEncoder {
                 self.schema
             )));
         }
-        // A file that unifies dictionaries rewrites the batch onto the dictionaries it holds.
-        let unified;
-        let batch = match self.unifies() {
+        // A file that unifies dictionaries moves the batch's keys onto the dictionaries it
+        // holds, and sends what they lack.
+        let unified = match self.unifies() {
             true => {
                 let unifier = Unifier {
                     ids: &self.ids,
-                    sent: &self.sent,
+                    held: &self.held,
                 };
-                unified = unifier.batch(batch)?;
-                &unified
+                Some(unifier.batch(batch)?)
             }
-            false => batch,
+            false => None,
         };
         let mut encoder = Encoder::new(&self.ids, 0);
+        if let Some(unified) = &unified {
+            encoder = encoder.with_keys(&unified.keys);
+        }
         for column in batch.columns() {
             encoder.array(&column.to_data())?;
         }
         let mut encoded = encoder.finish();
         let mut pending = Pending::default();
         for found in std::mem::take(&mut encoded.dictionaries) {
-            self.dictionary(found, &mut pending)?;
+            match &unified {
+                Some(unified) => self.unified_dictionary(found, unified, &mut pending)?,
+                None => self.dictionary(found, &mut pending)?,
+            }
         }
         let header = BatchHeader {
             rows: batch.num_rows(),
@@ -323,6 +334,9 @@ impl MessageEncoder {
         let message = self.batch_message(header, std::mem::take(&mut encoded.buffers))?;
         pending.messages.push(message);
         self.sent.extend(pending.sent);
+        for (id, values) in pending.held {
+            self.held.entry(id).or_default().push(values);
+        }
         Ok(pending.messages)
     }
 
@@ -473,6 +487,43 @@ impl MessageEncoder {
             }
             Change::Replace => (values.as_ref(), false),
         };
+        self.dictionary_message(id, position, written, is_delta, pending)?;
+        pending.sent.insert(id, values);
+        Ok(())
+    }
+
+    /// The message of a dictionary `found` in a batch of a unifying file, as the unifier
+    /// decided: the first dictionary of its id, a delta, or nothing (held already, or
+    /// settled by an earlier field of the id in this batch).
+    fn unified_dictionary(
+        &mut self,
+        found: FoundDictionary,
+        unified: &Unified,
+        pending: &mut Pending,
+    ) -> Result<()> {
+        if !pending.settled.insert(found.id) {
+            return Ok(());
+        }
+        let (values, is_delta) = match unified.sends.get(&found.id) {
+            None => return Ok(()),
+            Some(Send::First(values)) => (values, false),
+            Some(Send::Delta(values)) => (values, true),
+        };
+        self.dictionary_message(found.id, found.position, values, is_delta, pending)?;
+        pending.held.push((found.id, Arc::clone(values)));
+        Ok(())
+    }
+
+    /// Adds the message defining (or extending, `is_delta`) dictionary `id` at walk
+    /// `position` with `written`, after those of the dictionaries nested in it.
+    fn dictionary_message(
+        &mut self,
+        id: i64,
+        position: usize,
+        written: &ArrayData,
+        is_delta: bool,
+        pending: &mut Pending,
+    ) -> Result<()> {
         let mut encoder = Encoder::new(&self.ids, position + 1);
         encoder.array(written)?;
         let mut encoded = encoder.finish();
@@ -488,7 +539,6 @@ impl MessageEncoder {
         };
         let message = self.batch_message(header, std::mem::take(&mut encoded.buffers))?;
         pending.messages.push(message);
-        pending.sent.insert(id, values);
         Ok(())
     }
 }

@@ -2,91 +2,182 @@
 //! engine makes new dictionaries per batch (a `GROUP BY` over a dictionary column, a stream
 //! that replaces them), so a file writer may unify instead of refusing
 //! ([`FileDictionaries::Unify`](crate::FileDictionaries::Unify)): a batch whose dictionary
-//! differs from the one the file holds is rewritten before it is encoded, its dictionary
-//! appended to the file's (sent as a delta) and its keys moved past the file's values. The
-//! rows read back are the rows written; only the keys differ.
+//! differs from the one the file holds has its values appended to the file's (sent as a
+//! delta) and its keys moved past the file's values. The rows read back are the rows
+//! written; only the keys differ.
+//!
+//! The cost is the batch's own: the file's dictionary is held as the pieces it was sent
+//! in ([`HeldDictionary`]), never concatenated, and a batch's dictionary is compared with
+//! the part of it that could match (its start, its end, or the batch's own prefix), so
+//! writing `n` batches costs what their bytes cost, not `n²`. The batch itself is not
+//! rebuilt: the encoder writes the moved keys in place of its keys ([`Unified::keys`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use alkaid_array::{RecordBatch, with_integer};
 use alkaid_buffer::Buffer;
-use alkaid_data::{ArrayData, concat, equal};
+use alkaid_data::{ArrayData, equal};
 use alkaid_schema::{DataType, PhysicalType};
 
 use crate::dictionary::{DictionaryIds, count_dictionaries};
 use crate::error::{IpcError, Result};
 
-/// The dictionaries a file holds so far, by id, and how the batches' ids are assigned.
+/// A dictionary a file holds: the values sent for its id, first the dictionary then each
+/// delta, in order.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct HeldDictionary {
+    pieces: Vec<Arc<ArrayData>>,
+    /// Where each piece starts in the whole.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl HeldDictionary {
+    /// Appends `values` (sent as the dictionary or a delta).
+    pub fn push(&mut self, values: Arc<ArrayData>) {
+        if values.is_empty() {
+            return;
+        }
+        self.starts.push(self.len);
+        self.len += values.len();
+        self.pieces.push(values);
+    }
+
+    /// Whether the held values from `at` on begin with `values`.
+    fn matches_at(&self, at: usize, values: &ArrayData) -> bool {
+        let Some(end) = at.checked_add(values.len()).filter(|&end| end <= self.len) else {
+            return false;
+        };
+        if values.is_empty() {
+            return true;
+        }
+        // The piece holding `at`, then each piece up to `end`.
+        let mut piece = self.starts.partition_point(|&start| start <= at) - 1;
+        let mut position = at;
+        while position < end {
+            let (start, held) = (self.starts[piece], &self.pieces[piece]);
+            let upto = end.min(start + held.len());
+            let here = held.slice(position - start, upto - position);
+            let theirs = values.slice(position - at, upto - position);
+            if !equal(&here, &theirs) {
+                return false;
+            }
+            position = upto;
+            piece += 1;
+        }
+        true
+    }
+
+    /// Whether `values` is exactly the one piece held (the same object, or the same
+    /// memory): the common case of batches that share their source's dictionary.
+    fn is_only(&self, values: &Arc<ArrayData>) -> bool {
+        match self.pieces.as_slice() {
+            [only] => Arc::ptr_eq(only, values) || same_memory(only, values),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `a` and `b` are views of the same memory, without children.
+fn same_memory(a: &ArrayData, b: &ArrayData) -> bool {
+    a.len() == b.len()
+        && a.offset() == b.offset()
+        && a.data_type() == b.data_type()
+        && a.children().is_empty()
+        && b.children().is_empty()
+        && a.buffers().len() == b.buffers().len()
+        && a.buffers()
+            .iter()
+            .zip(b.buffers())
+            .all(|(x, y)| x.as_ptr() == y.as_ptr() && x.len() == y.len())
+        && a.nulls()
+            .map(|n| (n.validity().inner().as_ptr(), n.validity().offset()))
+            == b.nulls()
+                .map(|n| (n.validity().inner().as_ptr(), n.validity().offset()))
+}
+
+/// What the file sends for a dictionary id a batch uses.
+#[derive(Debug, Clone)]
+pub(crate) enum Send {
+    /// The id's first dictionary, as the batch has it.
+    First(Arc<ArrayData>),
+    /// Values to append to the held dictionary, as a delta.
+    Delta(Arc<ArrayData>),
+}
+
+impl Send {
+    /// The values sent.
+    pub fn values(&self) -> &Arc<ArrayData> {
+        match self {
+            Send::First(values) | Send::Delta(values) => values,
+        }
+    }
+}
+
+/// How one batch goes into a unifying file.
+#[derive(Debug, Default)]
+pub(crate) struct Unified {
+    /// Keys to write in place of a dictionary array's own, by its walk position: its keys
+    /// moved to where its values lie in the file's dictionary.
+    pub keys: HashMap<usize, Buffer>,
+    /// What to send for each id; an id the batch uses and this lacks is held already.
+    pub sends: HashMap<i64, Send>,
+}
+
+/// What one id's dictionary came to within a batch: its values, and where they lie in
+/// the file's dictionary.
+struct Decided {
+    values: Arc<ArrayData>,
+    shift: usize,
+}
+
+/// Unifies batches onto the dictionaries a file holds.
 pub(crate) struct Unifier<'a> {
     pub ids: &'a DictionaryIds,
-    pub sent: &'a HashMap<i64, Arc<ArrayData>>,
+    pub held: &'a HashMap<i64, HeldDictionary>,
 }
 
 impl Unifier<'_> {
-    /// `batch` with every dictionary the file cannot take as it is (the same, or grown)
-    /// rewritten onto the file's.
-    pub fn batch(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+    /// How `batch` goes into the file: its moved keys and what to send.
+    pub fn batch(&self, batch: &RecordBatch) -> Result<Unified> {
+        let mut unified = Unified::default();
+        let mut decided = HashMap::new();
         let mut cursor = 0;
-        let mut columns = Vec::with_capacity(batch.num_columns());
-        let mut changed = false;
         for column in batch.columns() {
-            let data = column.to_data();
-            match self.array(&data, &mut cursor)? {
-                Some(rewritten) => {
-                    changed = true;
-                    columns.push(alkaid_array::make_array(rewritten));
-                }
-                None => columns.push(column.clone()),
-            }
+            self.array(&column.to_data(), &mut cursor, &mut decided, &mut unified)?;
         }
-        if !changed {
-            return Ok(batch.clone());
-        }
-        let options = alkaid_array::RecordBatchOptions {
-            num_rows: Some(batch.num_rows()),
-            check_nullability: false,
-        };
-        RecordBatch::try_new_with_options(batch.schema().clone(), columns, &options)
-            .map_err(|e| IpcError::invalid_argument(e.to_string()))
+        Ok(unified)
     }
 
-    /// `data` rewritten, or `None` when nothing in it needs to be. `cursor` is the walk
-    /// position of its first dictionary, as the encoder counts them.
-    fn array(&self, data: &ArrayData, cursor: &mut usize) -> Result<Option<ArrayData>> {
+    /// Decides every dictionary in `data`. `cursor` is the walk position of its first
+    /// dictionary, as the encoder counts them.
+    fn array(
+        &self,
+        data: &ArrayData,
+        cursor: &mut usize,
+        decided: &mut HashMap<i64, Decided>,
+        unified: &mut Unified,
+    ) -> Result<()> {
         if let DataType::Dictionary { value, .. } = data.data_type() {
             let position = *cursor;
             *cursor += 1 + count_dictionaries(value);
-            return self.dictionary(data, self.ids.id_at(position));
+            return self.dictionary(data, position, decided, unified);
         }
-        let mut children = Vec::with_capacity(data.children().len());
-        let mut changed = false;
         for child in data.children() {
-            match self.array(child, cursor)? {
-                Some(rewritten) => {
-                    changed = true;
-                    children.push(rewritten);
-                }
-                None => children.push(child.clone()),
-            }
+            self.array(child, cursor, decided, unified)?;
         }
-        if !changed {
-            return Ok(None);
-        }
-        let rebuilt = ArrayData::builder(data.data_type().clone())
-            .len(data.len())
-            .offset(data.offset())
-            .nulls(data.nulls().cloned())
-            .buffers(data.buffers().to_vec())
-            .children(children)
-            .build()
-            .map_err(|e| IpcError::invalid_argument(e.to_string()))?;
-        Ok(Some(rebuilt))
+        Ok(())
     }
 
-    /// A dictionary array of id `id`, onto the file's dictionary of that id: `None` when
-    /// the file has none yet, or holds this one or one it extends.
-    fn dictionary(&self, data: &ArrayData, id: i64) -> Result<Option<ArrayData>> {
+    /// Decides the dictionary array `data` at walk `position`.
+    fn dictionary(
+        &self,
+        data: &ArrayData,
+        position: usize,
+        decided: &mut HashMap<i64, Decided>,
+        unified: &mut Unified,
+    ) -> Result<()> {
         let DataType::Dictionary {
             key,
             value,
@@ -95,59 +186,81 @@ impl Unifier<'_> {
         else {
             unreachable!("called on dictionary arrays")
         };
-        let (Some(values), Some(held)) = (data.shared_dictionary(), self.sent.get(&id)) else {
-            return Ok(None);
+        let id = self.ids.id_at(position);
+        let Some(values) = data.shared_dictionary() else {
+            return Ok(());
         };
-        let grows = held.len() <= values.len() && equal(held, &values.slice(0, held.len()));
-        if Arc::ptr_eq(held, values) || grows {
-            return Ok(None);
-        }
-        if *ordered {
-            return Err(IpcError::invalid_argument(format!(
-                "dictionary {id} changed between batches and is ordered: appending its values \
-                 to the file's would break the order (write a stream to replace it)"
-            )));
-        }
-        if count_dictionaries(value) > 0 {
-            return Err(IpcError::invalid_argument(format!(
-                "dictionary {id} changed between batches and its values hold dictionaries of \
-                 their own, which are not unified (write a stream to replace it)"
-            )));
-        }
-        // A dictionary the file holds already, at its start (the first one again) or at its
-        // end (the last one appended, again): its keys point there, nothing is appended.
-        let held_at = |at: usize| {
-            let fits = at
-                .checked_add(values.len())
-                .is_some_and(|end| end <= held.len());
-            fits && equal(&held.slice(at, values.len()), values)
-        };
-        let tail = held.len().saturating_sub(values.len());
-        let found = [0, tail].into_iter().find(|&at| held_at(at));
-        let (merged, shift) = match found {
-            Some(at) => (Arc::clone(held), at),
-            None => {
-                let merged = concat(&[held.as_ref(), values.as_ref()])
-                    .map_err(|e| IpcError::invalid_argument(format!("dictionary {id}: {e}")))?;
-                (Arc::new(merged), held.len())
+        // A second field of the id in this batch: the same dictionary, the same place.
+        if let Some(earlier) = decided.get(&id) {
+            let same = Arc::ptr_eq(&earlier.values, values)
+                || (earlier.values.len() == values.len() && equal(&earlier.values, values));
+            if !same {
+                return Err(IpcError::invalid_argument(format!(
+                    "fields sharing dictionary id {id} hold different dictionaries in one batch"
+                )));
             }
+            if earlier.shift > 0 {
+                let keys = shift_keys(data, &key.to_data_type(), earlier.shift, usize::MAX)?;
+                unified.keys.insert(position, keys);
+            }
+            return Ok(());
+        }
+        let Some(held) = self.held.get(&id) else {
+            unified.sends.insert(id, Send::First(Arc::clone(values)));
+            let values = Arc::clone(values);
+            decided.insert(id, Decided { values, shift: 0 });
+            return Ok(());
         };
-        let keys = shift_keys(data, &key.to_data_type(), shift, merged.len())
-            .map_err(|e| e.context(format!("dictionary {id}")))?;
-        let rebuilt = ArrayData::builder(data.data_type().clone())
-            .len(data.len())
-            .offset(data.offset())
-            .nulls(data.nulls().cloned())
-            .buffers(vec![keys])
-            .dictionary(merged)
-            .build()
-            .map_err(|e| IpcError::invalid_argument(e.to_string()))?;
-        Ok(Some(rebuilt))
+        let shift = if held.is_only(values) {
+            0
+        } else if values.len() >= held.len && held.matches_at(0, &values.slice(0, held.len)) {
+            // The file's dictionary, grown: the new values are appended as they are.
+            let grown = values.slice(held.len, values.len() - held.len);
+            if !grown.is_empty() {
+                unified.sends.insert(id, Send::Delta(Arc::new(grown)));
+            }
+            0
+        } else if let Some(at) = [0, held.len.saturating_sub(values.len())]
+            .into_iter()
+            .find(|&at| held.matches_at(at, values))
+        {
+            // A dictionary the file holds already, at its start (the first one again) or
+            // at its end (the last one appended, again): its keys point there.
+            at
+        } else {
+            if *ordered {
+                return Err(IpcError::invalid_argument(format!(
+                    "dictionary {id} changed between batches and is ordered: appending its \
+                     values to the file's would break the order (write a stream to replace it)"
+                )));
+            }
+            if count_dictionaries(value) > 0 {
+                return Err(IpcError::invalid_argument(format!(
+                    "dictionary {id} changed between batches and its values hold dictionaries \
+                     of their own, which are not unified (write a stream to replace it)"
+                )));
+            }
+            unified.sends.insert(id, Send::Delta(Arc::clone(values)));
+            held.len
+        };
+        let grows = unified.sends.get(&id).map_or(0, |send| send.values().len());
+        let merged_len = held.len + grows;
+        if shift > 0 || merged_len > held.len {
+            let keys = shift_keys(data, &key.to_data_type(), shift, merged_len)
+                .map_err(|e| e.context(format!("dictionary {id}")))?;
+            if shift > 0 {
+                unified.keys.insert(position, keys);
+            }
+        }
+        let values = Arc::clone(values);
+        decided.insert(id, Decided { values, shift });
+        Ok(())
     }
 }
 
-/// The keys of `data` (of `key_type`) plus `shift`, for a dictionary of `len` values; null
-/// slots get 0. Slots before the array's offset are kept as zeros, so the offset holds.
+/// The keys of `data` (of `key_type`) plus `shift`, for a dictionary of `len` values
+/// (`usize::MAX`: checked already); null slots get 0. Slots before the array's offset
+/// are kept as zeros, so the offset holds.
 fn shift_keys(data: &ArrayData, key_type: &DataType, shift: usize, len: usize) -> Result<Buffer> {
     let PhysicalType::Primitive(kind) = key_type.to_physical() else {
         unreachable!("dictionary keys are integers")
@@ -162,7 +275,7 @@ fn shift_keys(data: &ArrayData, key_type: &DataType, shift: usize, len: usize) -
             ))
         };
         // The largest key the merged dictionary needs must fit the key type.
-        if len > 0 && K::try_from(len - 1).is_err() {
+        if len != usize::MAX && len > 0 && K::try_from(len - 1).is_err() {
             return Err(too_many());
         }
         let mut shifted = vec![K::default(); data.offset() + data.len()];
@@ -175,4 +288,33 @@ fn shift_keys(data: &ArrayData, key_type: &DataType, shift: usize, len: usize) -
         }
         Ok(Buffer::from_vec(shifted))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use alkaid_array::{Array, StringArray};
+
+    use super::*;
+
+    fn values(strings: &[&str]) -> Arc<ArrayData> {
+        Arc::new(StringArray::from(strings.to_vec()).to_data())
+    }
+
+    #[test]
+    fn a_held_dictionary_matches_across_its_pieces() {
+        let mut held = HeldDictionary::default();
+        held.push(values(&["a", "b"]));
+        held.push(values(&[]));
+        held.push(values(&["c"]));
+        held.push(values(&["d", "e"]));
+        assert_eq!(held.len, 5);
+        assert_eq!(held.pieces.len(), 3, "an empty piece is not kept");
+        assert!(held.matches_at(0, &values(&["a", "b", "c", "d"])));
+        assert!(held.matches_at(1, &values(&["b", "c", "d"])));
+        assert!(held.matches_at(3, &values(&["d", "e"])));
+        assert!(held.matches_at(5, &values(&[])));
+        assert!(!held.matches_at(1, &values(&["b", "x"])));
+        assert!(!held.matches_at(4, &values(&["e", "f"])), "past the end");
+        assert!(!held.matches_at(usize::MAX, &values(&["a"])));
+    }
 }

@@ -20,6 +20,19 @@ use crate::fb;
 use crate::path::Path;
 use crate::read::body::parts::Body;
 
+/// The bytes decompressing a compressed buffer makes, as its 8-byte prefix declares
+/// them: 0 for an empty buffer, for one stored as it is (-1: a slice of the body, nothing
+/// made), and for one too short to have a prefix (the decompression refuses those).
+fn declared_len(compressed: &Buffer) -> u64 {
+    let Some(prefix) = compressed.get(..8) else {
+        return 0;
+    };
+    match i64::from_le_bytes(prefix.try_into().expect("8 bytes")) {
+        -1 => 0,
+        declared => u64::try_from(declared).unwrap_or(0),
+    }
+}
+
 /// Everything a body walk reads from.
 pub(crate) struct BodyReader<'a> {
     // The message's vectors, looked up once: each accessor call is a vtable lookup.
@@ -38,6 +51,11 @@ pub(crate) struct BodyReader<'a> {
     /// The caller vouched for the input (`ReadOptions::skip_full_validation`): null counts
     /// are taken from the message instead of counted, keeping decoding independent of size.
     pub trusted: bool,
+    /// The most bytes the walk's compressed buffers may decompress to, together
+    /// (`ReadOptions::with_max_decompressed_bytes`); `None` for no bound.
+    pub decompression_limit: Option<usize>,
+    /// The bytes the walk's compressed buffers declared so far.
+    declared: u64,
     pub cursor: usize,
     /// Codec contexts lent by the reader for this walk of a compressed body (one per
     /// thread), given back when the walk is dropped; none for an uncompressed body, whose
@@ -94,6 +112,8 @@ impl<'a> BodyReader<'a> {
             swap: false,
             legacy_validity: false,
             trusted: false,
+            decompression_limit: None,
+            declared: 0,
             cursor,
             contexts: if codec.is_some() {
                 pool.lend()
@@ -135,6 +155,14 @@ impl<'a> BodyReader<'a> {
             return;
         }
         let mut located: Vec<Option<Buffer>> = locations.iter().map(|l| self.located(l)).collect();
+        if let Some(limit) = self.decompression_limit {
+            // What would pass the limit is reported by the walk, buffer by buffer, before
+            // it is decompressed; nothing is decompressed ahead for such a message.
+            let declared: u64 = located.iter().flatten().map(declared_len).sum();
+            if declared > limit as u64 {
+                return;
+            }
+        }
         if let Some(wanted) = wanted {
             // A message whose walk fails here fails the same way in the real walk, which
             // then reports it with its path; nothing is decompressed ahead for it.
@@ -282,6 +310,9 @@ impl<'a> BodyReader<'a> {
                 self.body.len()
             )));
         };
+        if self.codec.is_some() {
+            self.charge_declared(&bytes, index, path)?;
+        }
         let ahead = self.decompressed.get_mut(index).and_then(Option::take);
         match (self.codec, ahead) {
             (None, _) => Ok(bytes),
@@ -297,6 +328,24 @@ impl<'a> BodyReader<'a> {
                     .map_err(|e| e.context(format!("{path}: buffer {index}")))
             }
         }
+    }
+
+    /// Counts the uncompressed size compressed buffer `index` declares against the walk's
+    /// limit, refusing the buffer before it is decompressed when it would pass it.
+    fn charge_declared(&mut self, bytes: &Buffer, index: usize, path: Path<'_>) -> Result<()> {
+        let Some(limit) = self.decompression_limit else {
+            return Ok(());
+        };
+        let declared = declared_len(bytes);
+        self.declared = self.declared.saturating_add(declared);
+        if self.declared > limit as u64 {
+            return Err(IpcError::limit(format!(
+                "{path}: buffer {index} declares {declared} bytes uncompressed, which takes the \
+                 message past its limit of {limit} decompressed bytes \
+                 (ReadOptions::with_max_decompressed_bytes)"
+            )));
+        }
+        Ok(())
     }
 
     fn next_variadic_count(&mut self, path: Path<'_>) -> Result<usize> {

@@ -1,0 +1,214 @@
+//! One execution of a statement, in a session of its own: its SQL planned (writes
+//! checked, `write_plan.rs`), its plan run (a prepared statement once per row of bound
+//! parameters, every row in this one session), and what it wrote committed only once
+//! every run succeeded (`confined.rs`). Dropping an execution at
+//! any point (a failure, a cancellation, a time limit, a client gone) leaves nothing of
+//! what it wrote.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch as ArrowBatch;
+use datafusion::arrow::datatypes::SchemaRef as ArrowSchemaRef;
+use datafusion::execution::SessionState;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::execute_stream;
+use datafusion::prelude::SQLOptions;
+use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
+use tonic::Status;
+
+use crate::confined::{Served, StagedWrites};
+use crate::parameters;
+use crate::status::{refused, status};
+use crate::write_plan::{self, WriteRules};
+
+/// What a statement may be: queries and DML (`INSERT`, `COPY`), never DDL (which would
+/// reach files outside the directory) or session statements.
+fn sql_options() -> SQLOptions {
+    SQLOptions::new()
+        .with_allow_ddl(false)
+        .with_allow_statements(false)
+        .with_allow_dml(true)
+}
+
+/// One execution's session, and what it writes.
+#[derive(Debug)]
+pub struct Execution {
+    state: SessionState,
+    writes: Option<Arc<StagedWrites>>,
+    served: Option<Arc<Served>>,
+    allowed: bool,
+}
+
+impl Execution {
+    /// An execution in `state`, writing through `writes` (when it may), under the rules
+    /// `(served directory, writes allowed)`.
+    pub fn new(
+        state: SessionState,
+        writes: Option<Arc<StagedWrites>>,
+        (served, allowed): (Option<Arc<Served>>, bool),
+    ) -> Self {
+        Self {
+            state,
+            writes,
+            served,
+            allowed,
+        }
+    }
+
+    /// `sql` planned, its writes checked.
+    ///
+    /// # Errors
+    /// If it does not parse or plan, is not a statement this server runs, or writes what
+    /// it may not.
+    pub async fn plan(&self, sql: &str) -> Result<LogicalPlan, Status> {
+        let plan = self.state.create_logical_plan(sql).await.map_err(status)?;
+        sql_options().verify_plan(&plan).map_err(status)?;
+        self.check(plan)
+    }
+
+    /// `plan` with its writes checked (again: files may have appeared since it was
+    /// prepared).
+    ///
+    /// # Errors
+    /// If it writes what it may not.
+    pub fn check(&self, plan: LogicalPlan) -> Result<LogicalPlan, Status> {
+        let rules = WriteRules {
+            served: self.served.as_deref(),
+            allowed: self.allowed,
+        };
+        write_plan::checked(plan, rules).map_err(refused)
+    }
+
+    /// The batches of `statement`, its plan run once per row of its parameters (bound as
+    /// each run begins, so that a waiting statement holds its parameters and one plan,
+    /// not a plan per row). When it writes, the batches (a count per run) are held until
+    /// every run has ended and the writes are committed, so that a client told a count
+    /// knows the files are there.
+    pub fn run(self, statement: Statement) -> BoxStream<'static, Result<ArrowBatch, Status>> {
+        let writes = write_plan::writes(&statement.plan);
+        let staged = self.writes.clone();
+        let refusals = self.writes.clone();
+        // A write the statement was refused is why it failed, whatever DataFusion says.
+        let failed = move |e: Status| match refusals.as_ref().and_then(|w| w.refusal()) {
+            Some(refusal) => refused(refusal),
+            None => e,
+        };
+        let task = self.state.task_ctx();
+        // The stream holds the execution, and with it the staged writes.
+        let execution = Arc::new(self);
+        let statement = Arc::new(statement);
+        let batches = stream::iter(statement.runs())
+            .then(move |row| {
+                let (execution, task) = (Arc::clone(&execution), Arc::clone(&task));
+                let statement = Arc::clone(&statement);
+                async move {
+                    let plan = statement.bound(row)?;
+                    let physical = execution
+                        .state
+                        .create_physical_plan(&plan)
+                        .await
+                        .map_err(status)?;
+                    Ok::<_, Status>(
+                        execute_stream(physical, task)
+                            .map_err(status)?
+                            .map_err(status),
+                    )
+                }
+            })
+            .try_flatten()
+            .map_err(failed)
+            .boxed();
+        if !writes {
+            return batches;
+        }
+        let committed = async move {
+            let batches: Vec<ArrowBatch> = batches.try_collect().await?;
+            if let Some(staged) = &staged {
+                staged.commit().map_err(refused)?;
+            }
+            Ok::<Vec<ArrowBatch>, Status>(batches)
+        };
+        stream::once(committed)
+            .map_ok(|batches| stream::iter(batches.into_iter().map(Ok::<_, Status>)))
+            .try_flatten()
+            .boxed()
+    }
+
+    /// Runs `statement` to its end, committing what it wrote; the rows it changed.
+    ///
+    /// # Errors
+    /// The first run's failure, or the commit's.
+    pub async fn update(self, statement: Statement) -> Result<i64, Status> {
+        let batches: Vec<ArrowBatch> = self.run(statement).try_collect().await?;
+        Ok(changed_rows(&batches))
+    }
+}
+
+/// A planned statement and the parameters it runs with: once as it is (`None`), or once
+/// per row of `$1`, `$2`, ….
+#[derive(Debug, Clone)]
+pub struct Statement {
+    /// The plan, its writes checked.
+    pub plan: LogicalPlan,
+    /// The parameter rows.
+    pub parameters: Option<ArrowBatch>,
+}
+
+impl Statement {
+    /// The runs: each parameter row's index, or one run without parameters.
+    fn runs(&self) -> Vec<Option<usize>> {
+        match &self.parameters {
+            None => vec![None],
+            Some(rows) => (0..rows.num_rows()).map(Some).collect(),
+        }
+    }
+
+    /// The plan of run `row`: the plan with that row's values bound.
+    ///
+    /// # Errors
+    /// If the row's values do not fit the plan's parameters.
+    pub fn bound(&self, row: Option<usize>) -> Result<LogicalPlan, Status> {
+        match (row, &self.parameters) {
+            (Some(row), Some(rows)) => {
+                let values = parameters::row(rows, row)?;
+                self.plan.clone().with_param_values(values).map_err(status)
+            }
+            _ => Ok(self.plan.clone()),
+        }
+    }
+
+    /// The result's schema: the plan's, with the first row's values bound when it has
+    /// parameters.
+    ///
+    /// # Errors
+    /// If there are parameters but no row of them, or the first does not fit.
+    pub fn schema(&self) -> Result<ArrowSchemaRef, Status> {
+        let plan = match &self.parameters {
+            Some(rows) if rows.num_rows() == 0 => {
+                return Err(Status::invalid_argument(
+                    "the prepared statement has no parameter rows bound",
+                ));
+            }
+            Some(_) => self.bound(Some(0))?,
+            None => self.plan.clone(),
+        };
+        Ok(result_schema(&plan))
+    }
+}
+
+/// The result schema of `plan`.
+pub fn result_schema(plan: &LogicalPlan) -> ArrowSchemaRef {
+    Arc::new(plan.schema().as_arrow().clone())
+}
+
+/// The rows changed by an update: DataFusion answers `INSERT` and `COPY` with one
+/// `count` column; other statements changed none.
+fn changed_rows(batches: &[ArrowBatch]) -> i64 {
+    use datafusion::arrow::array::{Array, UInt64Array};
+    batches
+        .iter()
+        .filter(|b| b.num_columns() == 1 && b.schema().field(0).name() == "count")
+        .filter_map(|b| b.column(0).as_any().downcast_ref::<UInt64Array>().cloned())
+        .map(|counts| counts.iter().flatten().sum::<u64>() as i64)
+        .sum()
+}

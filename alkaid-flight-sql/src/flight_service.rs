@@ -1,0 +1,388 @@
+//! Flight's calls, each carrying a Flight SQL command, answered by the service's work
+//! (`service.rs`). Every status leaves through [`Redactor`](crate::status::Redactor): no
+//! answer names the served directory's own path.
+
+use std::sync::Arc;
+
+use alkaid_flight::proto::flight_service_server::FlightService;
+use alkaid_flight::proto::{
+    ActionType, CancelFlightInfoRequest, CancelFlightInfoResult, CancelStatus, Criteria,
+    FlightInfo, HandshakeRequest, HandshakeResponse, PollInfo, PutResult, Result as ActionResult,
+    SchemaResult,
+};
+use alkaid_flight::{
+    Action, FlightData, FlightDescriptor, FlightError, FlightRecordBatchStream, RequestBodyWatch,
+    Ticket,
+};
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use prost::Message;
+use tonic::codegen::BoxStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::command::{Command, Packed};
+use crate::confined::Refusal;
+use crate::ingest::ingest;
+use crate::parameters::{self, Metered};
+use crate::proto::command_statement_ingest::table_definition_options::TableExistsOption;
+use crate::proto::*;
+use crate::service::{FlightSqlService, command_of, parameter_schema, ticket};
+use crate::status::refused;
+use crate::write_plan::{read_only, store_read_only};
+
+impl FlightSqlService {
+    /// `status` as a client may see it.
+    fn redact(&self, status: Status) -> Status {
+        self.inner.redactor.status(status)
+    }
+
+    /// `answer`, its error and every error it streams redacted.
+    fn redacted<T: Send + 'static>(
+        &self,
+        answer: Result<Response<BoxStream<T>>, Status>,
+    ) -> Result<Response<BoxStream<T>>, Status> {
+        let redactor = self.inner.redactor.clone();
+        let response = answer.map_err(|s| redactor.status(s))?;
+        Ok(response.map(|items| Box::pin(items.map_err(move |s| redactor.status(s))) as _))
+    }
+
+    async fn flight_info_of(&self, descriptor: FlightDescriptor) -> Result<FlightInfo, Status> {
+        let command = command_of(&descriptor)?;
+        let pending = match &command {
+            Command::CommandStatementQuery(query) => {
+                if query.transaction_id.is_some() {
+                    return Err(Status::unimplemented("transactions are not offered"));
+                }
+                self.query(&query.query).await?
+            }
+            Command::CommandPreparedStatementQuery(prepared) => {
+                self.prepared_query(&prepared.prepared_statement_handle)?
+            }
+            Command::CommandStatementSubstraitPlan(_) => {
+                return Err(Status::unimplemented(
+                    "Substrait plans are not offered: send SQL",
+                ));
+            }
+            metadata_command => {
+                let (schema, _) = self.metadata(metadata_command, false).await?;
+                return self.flight_info(descriptor, &schema, metadata_command.pack());
+            }
+        };
+        let schema = Arc::clone(&pending.schema);
+        let handle = self.inner.statements.plan(pending)?;
+        self.flight_info(descriptor, &schema, ticket(handle))
+    }
+
+    async fn schema_of(&self, descriptor: &FlightDescriptor) -> Result<SchemaResult, Status> {
+        let command = command_of(descriptor)?;
+        let schema = match &command {
+            Command::CommandStatementQuery(query) => self.query(&query.query).await?.schema,
+            Command::CommandPreparedStatementQuery(prepared) => {
+                let prepared = self
+                    .inner
+                    .statements
+                    .prepared(&prepared.prepared_statement_handle)?;
+                crate::execution::result_schema(&prepared.plan)
+            }
+            other => self.metadata(other, false).await?.0,
+        };
+        Ok(SchemaResult {
+            schema: self.ipc_schema(&schema)?,
+        })
+    }
+
+    async fn get(&self, ticket: &Ticket) -> Result<Response<BoxStream<FlightData>>, Status> {
+        let command = Command::unpack(&ticket.ticket)?;
+        if let Command::TicketStatementQuery(ticket) = &command {
+            let handle = ticket.statement_handle.clone();
+            let (pending, cancelled) = self.inner.statements.start(&handle)?;
+            return Ok(Response::new(self.run(handle, pending, cancelled)?));
+        }
+        let (schema, batch) = self.metadata(&command, true).await?;
+        let batches = stream::iter(batch.into_iter().map(Ok)).boxed();
+        Ok(Response::new(self.encoded(&schema, batches)?))
+    }
+
+    async fn put(
+        &self,
+        request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<BoxStream<PutResult>>, Status> {
+        let watch = request.extensions().get::<RequestBodyWatch>().cloned();
+        let (data, meter) = Metered::new(request.into_inner().map_err(FlightError::from));
+        let mut upload = FlightRecordBatchStream::new(data, self.inner.options.read.clone());
+        // The first message names the command; an update sends a schema and no batches.
+        let schema = upload.read_schema().await;
+        let descriptor = upload.descriptor().cloned().ok_or_else(|| {
+            Status::invalid_argument(
+                "the first message of a DoPut carries the command's descriptor",
+            )
+        })?;
+        let options = &self.inner.options;
+        let count = match command_of(&descriptor)? {
+            Command::CommandStatementUpdate(update) => {
+                if update.transaction_id.is_some() {
+                    return Err(Status::unimplemented("transactions are not offered"));
+                }
+                self.update(&update.query).await?
+            }
+            Command::CommandStatementIngest(command) => {
+                self.may_ingest(&command)?;
+                schema?;
+                let (tables, write) = (&self.inner.tables, options.write.clone());
+                let budget = self.inner.sessions.budget();
+                let rows =
+                    ingest(tables, &command, &mut upload, watch.as_ref(), write, budget).await?;
+                i64::try_from(rows).unwrap_or(i64::MAX)
+            }
+            Command::CommandPreparedStatementQuery(prepared) => {
+                schema?;
+                let handle = prepared.prepared_statement_handle;
+                meter.limit(options.parameter_bytes);
+                let bound = parameters::collect(&mut upload, options.parameter_rows).await?;
+                self.inner.statements.bind(&handle, bound)?;
+                let answer = DoPutPreparedStatementResult {
+                    prepared_statement_handle: Some(handle),
+                };
+                return Ok(put_result(answer.encode_to_vec().into()));
+            }
+            Command::CommandPreparedStatementUpdate(prepared) => {
+                let statement = self
+                    .inner
+                    .statements
+                    .prepared(&prepared.prepared_statement_handle)?;
+                let bound = match schema {
+                    Ok(_) => {
+                        meter.limit(options.parameter_bytes);
+                        let bound = parameters::collect(&mut upload, options.parameter_rows);
+                        Some(bound.await?)
+                    }
+                    Err(_) => None,
+                };
+                self.prepared_update(&statement, bound).await?
+            }
+            other => {
+                return Err(Status::invalid_argument(format!(
+                    "{} is not a command for DoPut",
+                    other.name()
+                )));
+            }
+        };
+        let answer = DoPutUpdateResult {
+            record_count: count,
+        };
+        Ok(put_result(answer.encode_to_vec().into()))
+    }
+
+    /// Refuses bulk ingestion the operator has not allowed.
+    fn may_ingest(&self, command: &CommandStatementIngest) -> Result<(), Status> {
+        if !self.inner.sessions.writes() {
+            return Err(refused(read_only()));
+        }
+        if self.inner.sessions.served().is_none() {
+            return Err(refused(store_read_only()));
+        }
+        let options = command.table_definition_options.unwrap_or_default();
+        let replaces =
+            TableExistsOption::try_from(options.if_exists) == Ok(TableExistsOption::Replace);
+        if replaces && !self.inner.options.replace {
+            return Err(refused(Refusal::denied(
+                "bulk ingestion in replace mode would remove a table's files, which this \
+                 server's operator has not allowed: ingest a new table, or append",
+            )));
+        }
+        Ok(())
+    }
+
+    async fn act(&self, action: Action) -> Result<Response<BoxStream<ActionResult>>, Status> {
+        match action.r#type.as_str() {
+            "CreatePreparedStatement" => {
+                let request = ActionCreatePreparedStatementRequest::unpack(&action.body)?;
+                if request.transaction_id.is_some() {
+                    return Err(Status::unimplemented("transactions are not offered"));
+                }
+                let (prepared, dataset_schema) = self.prepare(&request.query).await?;
+                let parameters = parameter_schema(&prepared.plan)?;
+                let handle = self.inner.statements.prepare(prepared)?;
+                let result = ActionCreatePreparedStatementResult {
+                    prepared_statement_handle: handle,
+                    dataset_schema: self.ipc_schema(&dataset_schema)?,
+                    parameter_schema: match parameters {
+                        Some(schema) => self.ipc_schema(&schema)?,
+                        None => Bytes::new(),
+                    },
+                };
+                Ok(action_result(result.pack()))
+            }
+            "ClosePreparedStatement" => {
+                let request = ActionClosePreparedStatementRequest::unpack(&action.body)?;
+                self.inner
+                    .statements
+                    .close(&request.prepared_statement_handle);
+                Ok(Response::new(Box::pin(stream::empty())))
+            }
+            "CancelFlightInfo" => {
+                let request =
+                    CancelFlightInfoRequest::decode(action.body.as_ref()).map_err(|e| {
+                        Status::invalid_argument(format!(
+                            "a malformed CancelFlightInfoRequest: {e}"
+                        ))
+                    })?;
+                let status = match self.cancel(request.info.as_ref()) {
+                    true => CancelStatus::Cancelled,
+                    false => CancelStatus::NotCancellable,
+                };
+                let result = CancelFlightInfoResult {
+                    status: status as i32,
+                };
+                Ok(action_result(result.encode_to_vec().into()))
+            }
+            "CancelQuery" => {
+                let request = ActionCancelQueryRequest::unpack(&action.body)?;
+                let info = FlightInfo::decode(request.info.as_ref()).map_err(|e| {
+                    Status::invalid_argument(format!("a malformed FlightInfo: {e}"))
+                })?;
+                use crate::proto::action_cancel_query_result::CancelResult;
+                let result = match self.cancel(Some(&info)) {
+                    true => CancelResult::Cancelled,
+                    false => CancelResult::NotCancellable,
+                };
+                let result = ActionCancelQueryResult {
+                    result: result as i32,
+                };
+                Ok(action_result(result.pack()))
+            }
+            "BeginTransaction" | "EndTransaction" | "BeginSavepoint" | "EndSavepoint" => {
+                Err(Status::unimplemented("transactions are not offered"))
+            }
+            "CreatePreparedSubstraitPlan" => Err(Status::unimplemented(
+                "Substrait plans are not offered: send SQL",
+            )),
+            other => Err(Status::invalid_argument(format!(
+                "{other:?} is not an action of this server"
+            ))),
+        }
+    }
+}
+
+/// One `PutResult` carrying `message`.
+fn put_result(message: Bytes) -> Response<BoxStream<PutResult>> {
+    let result = PutResult {
+        app_metadata: message,
+    };
+    Response::new(Box::pin(stream::iter([Ok(result)])))
+}
+
+/// One action result carrying `body`.
+fn action_result(body: Bytes) -> Response<BoxStream<ActionResult>> {
+    Response::new(Box::pin(stream::iter([Ok(ActionResult { body })])))
+}
+
+/// The actions offered.
+const ACTIONS: [(&str, &str); 5] = [
+    (
+        "CreatePreparedStatement",
+        "prepares a statement: ActionCreatePreparedStatementRequest",
+    ),
+    (
+        "ClosePreparedStatement",
+        "closes a prepared statement: ActionClosePreparedStatementRequest",
+    ),
+    (
+        "CancelFlightInfo",
+        "cancels a query: CancelFlightInfoRequest",
+    ),
+    (
+        "CancelQuery",
+        "cancels a query (deprecated): ActionCancelQueryRequest",
+    ),
+    ("EndTransaction", "refused: transactions are not offered"),
+];
+
+#[tonic::async_trait]
+impl FlightService for FlightSqlService {
+    async fn handshake(
+        &self,
+        _request: Request<Streaming<HandshakeRequest>>,
+    ) -> Result<Response<BoxStream<HandshakeResponse>>, Status> {
+        // Credentials, when the server has them, are checked by `serve` before this; a
+        // handshake that reaches here has nothing to exchange.
+        Ok(Response::new(Box::pin(stream::empty())))
+    }
+
+    async fn list_flights(
+        &self,
+        _request: Request<Criteria>,
+    ) -> Result<Response<BoxStream<FlightInfo>>, Status> {
+        Err(Status::unimplemented(
+            "a Flight SQL server lists tables with CommandGetTables, not flights",
+        ))
+    }
+
+    async fn get_flight_info(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        let info = self.flight_info_of(request.into_inner()).await;
+        info.map(Response::new).map_err(|s| self.redact(s))
+    }
+
+    async fn poll_flight_info(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<PollInfo>, Status> {
+        let descriptor = request.into_inner();
+        let info = self.flight_info_of(descriptor.clone()).await;
+        let info = info.map_err(|s| self.redact(s))?;
+        Ok(Response::new(PollInfo {
+            info: Some(info),
+            flight_descriptor: Some(descriptor),
+            progress: Some(1.0),
+            expiration_time: None,
+        }))
+    }
+
+    async fn get_schema(
+        &self,
+        request: Request<FlightDescriptor>,
+    ) -> Result<Response<SchemaResult>, Status> {
+        let schema = self.schema_of(request.get_ref()).await;
+        schema.map(Response::new).map_err(|s| self.redact(s))
+    }
+
+    async fn do_get(
+        &self,
+        request: Request<Ticket>,
+    ) -> Result<Response<BoxStream<FlightData>>, Status> {
+        let answer = self.get(request.get_ref()).await;
+        self.redacted(answer)
+    }
+
+    async fn do_put(
+        &self,
+        request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<BoxStream<PutResult>>, Status> {
+        let answer = self.put(request).await;
+        self.redacted(answer)
+    }
+
+    async fn do_action(
+        &self,
+        request: Request<Action>,
+    ) -> Result<Response<BoxStream<ActionResult>>, Status> {
+        let answer = self.act(request.into_inner()).await;
+        self.redacted(answer)
+    }
+
+    async fn list_actions(
+        &self,
+        _request: Request<alkaid_flight::proto::Empty>,
+    ) -> Result<Response<BoxStream<ActionType>>, Status> {
+        let actions = ACTIONS.map(|(name, description)| {
+            Ok(ActionType {
+                r#type: name.to_string(),
+                description: description.to_string(),
+            })
+        });
+        Ok(Response::new(Box::pin(stream::iter(actions))))
+    }
+}

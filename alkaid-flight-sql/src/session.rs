@@ -1,0 +1,176 @@
+//! The sessions statements run in. One base session is built when the service starts
+//! (functions, formats, the tables' catalog: building one takes longer than a small
+//! query); each execution of a statement gets a session of its own from it, with its own
+//! memory pool inside the server's ([`QueryPool`]) and its own view of the local file
+//! system ([`ConfinedStore`], with the execution's staged writes when writes are
+//! allowed), so that one execution's memory, files and failure are its own.
+
+use std::sync::Arc;
+
+use alkaid_flight::WriteBudget;
+use datafusion::common::Result;
+use datafusion::execution::SessionState;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::cache::cache_manager::CacheManagerConfig;
+use datafusion::execution::disk_manager::DiskManagerBuilder;
+use datafusion::execution::object_store::ObjectStoreRegistry;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::object_store::ObjectStore;
+use datafusion::prelude::SessionConfig;
+use tonic::Status;
+use url::Url;
+
+use crate::confined::{ConfinedStore, Served, StagedWrites};
+use crate::execution::Execution;
+use crate::memory::{QueryPool, ServerPool};
+use crate::options::SqlServiceOptions;
+use crate::status::status;
+use crate::tables::{CATALOG, SCHEMA};
+
+/// The session configuration every statement runs with.
+pub fn config() -> SessionConfig {
+    SessionConfig::new()
+        .with_default_catalog_and_schema(CATALOG, SCHEMA)
+        .with_create_default_catalog_and_schema(false)
+        .with_information_schema(false)
+}
+
+/// The runtime every statement's starts from: the local file system confined to the
+/// served directory (`served`; `None` when the tables are in an object store, and no
+/// local file may be touched), temporary files bounded by `spill_limit`. DataFusion's
+/// cache of directory listings is off: it keeps a directory table's first listing for
+/// good, so a file added to the directory would never be read; [`DirectoryTables`]
+/// lists on each lookup and keeps opened tables while their files are unchanged instead.
+///
+/// [`DirectoryTables`]: crate::DirectoryTables
+pub fn runtime(served: Option<&Arc<Served>>, spill_limit: u64) -> Result<Arc<RuntimeEnv>> {
+    let caches = CacheManagerConfig::default().with_list_files_cache_limit(0);
+    let spill = DiskManagerBuilder::default().with_max_temp_directory_size(spill_limit);
+    let runtime = RuntimeEnvBuilder::new()
+        .with_cache_manager(caches)
+        .with_disk_manager_builder(spill)
+        .build_arc()?;
+    let local: Arc<dyn ObjectStore> = Arc::new(ConfinedStore::new(served.cloned(), None));
+    runtime.register_object_store(&local_url(), local);
+    Ok(runtime)
+}
+
+/// The URL DataFusion finds the local file system's store under.
+fn local_url() -> Url {
+    Url::parse("file://").expect("a URL")
+}
+
+/// A session state over `runtime` with DataFusion's functions and the service's
+/// configuration.
+pub fn state_builder(runtime: &Arc<RuntimeEnv>) -> SessionStateBuilder {
+    SessionStateBuilder::new()
+        .with_config(config())
+        .with_default_features()
+        .with_runtime_env(Arc::clone(runtime))
+}
+
+/// What every execution's session is made from.
+#[derive(Debug)]
+pub struct Sessions {
+    base: SessionState,
+    served: Option<Arc<Served>>,
+    memory: Arc<ServerPool>,
+    query_memory: Option<usize>,
+    budget: WriteBudget,
+    writes: bool,
+}
+
+impl Sessions {
+    /// Sessions from `base`, over `served` (`None`: tables in an object store), as
+    /// `options` say.
+    pub fn new(
+        base: SessionState,
+        served: Option<Arc<Served>>,
+        options: &SqlServiceOptions,
+    ) -> Self {
+        Self {
+            base,
+            served,
+            memory: Arc::new(ServerPool::new(options.server_memory_limit)),
+            query_memory: options.query_memory_limit,
+            budget: WriteBudget::new(options.write_per_statement, options.write_in_all),
+            writes: options.writes,
+        }
+    }
+
+    /// What statements and ingestion may write, together.
+    pub fn budget(&self) -> &WriteBudget {
+        &self.budget
+    }
+
+    /// The served directory, `None` when the tables are in an object store.
+    pub fn served(&self) -> Option<&Arc<Served>> {
+        self.served.as_ref()
+    }
+
+    /// Whether clients may write.
+    pub fn writes(&self) -> bool {
+        self.writes
+    }
+
+    /// The memory all running queries hold now.
+    pub fn memory_reserved(&self) -> usize {
+        self.memory.reserved()
+    }
+
+    /// A session for one execution of a statement.
+    pub fn execution(&self) -> Result<Execution, Status> {
+        let base = self.base.runtime_env();
+        let mut runtime = RuntimeEnvBuilder::from_runtime_env(base)
+            .with_memory_pool(Arc::new(QueryPool::new(self.query_memory, &self.memory)));
+        let staged = match (&self.served, self.writes) {
+            (Some(served), true) => Some(Arc::new(StagedWrites::new(
+                Arc::clone(served),
+                &self.budget,
+            ))),
+            _ => None,
+        };
+        if let Some(writes) = &staged {
+            let local = ConfinedStore::new(self.served.clone(), Some(Arc::clone(writes)));
+            runtime = runtime.with_object_store_registry(Arc::new(ExecutionStores {
+                local: Arc::new(local),
+                rest: Arc::clone(&base.object_store_registry),
+            }));
+        }
+        let runtime = runtime.build_arc().map_err(status)?;
+        let state = SessionStateBuilder::new_from_existing(self.base.clone())
+            .with_runtime_env(runtime)
+            .build();
+        let rules = (self.served.clone(), self.writes);
+        Ok(Execution::new(state, staged, rules))
+    }
+}
+
+/// One execution's object stores: the local file system through its own
+/// [`ConfinedStore`], every other store as the base session has it.
+#[derive(Debug)]
+struct ExecutionStores {
+    local: Arc<dyn ObjectStore>,
+    rest: Arc<dyn ObjectStoreRegistry>,
+}
+
+impl ObjectStoreRegistry for ExecutionStores {
+    fn register_store(
+        &self,
+        url: &Url,
+        store: Arc<dyn ObjectStore>,
+    ) -> Option<Arc<dyn ObjectStore>> {
+        match url.scheme() {
+            // The local file system stays confined.
+            "file" => None,
+            _ => self.rest.register_store(url, store),
+        }
+    }
+
+    fn get_store(&self, url: &Url) -> Result<Arc<dyn ObjectStore>> {
+        match url.scheme() {
+            "file" => Ok(Arc::clone(&self.local)),
+            _ => self.rest.get_store(url),
+        }
+    }
+}
