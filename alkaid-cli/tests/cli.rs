@@ -1105,6 +1105,60 @@ fn sql_runs_a_query_over_files_with_datafusion() {
     );
 }
 
+/// `alkaid serve --help` says what each mode allows and every limit's default; a secret
+/// inside the served directory (the users file, the TLS key) is refused at start.
+#[cfg(all(unix, feature = "flight"))]
+#[test]
+fn serve_says_what_it_allows_and_keeps_secrets_out_of_the_directory() {
+    let help = text(&alkaid(&["serve", "--help"]).stdout);
+    for said in [
+        "--allow-writes",
+        "read-only",
+        "--allow-replace",
+        "--query-time-limit <SECONDS>",
+        "[default: 300]",
+        "--write-limit <MIB>",
+        "[default: 16384]",
+        "--message-limit <MIB>",
+        "--parameter-rows <ROWS>",
+    ] {
+        assert!(help.contains(said), "{said}:\n{help}");
+    }
+    let dir = scratch("serve_secrets");
+    let users = dir.join("users.csv");
+    std::fs::write(&users, "ann:pw\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&users, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let refused = alkaid(&[
+        "serve",
+        dir.to_str().unwrap(),
+        "--users",
+        users.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("inside the served directory"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let key = dir.join("key.pem");
+    std::fs::write(&key, "not a key").unwrap();
+    let refused = alkaid(&[
+        "serve",
+        dir.to_str().unwrap(),
+        "--tls-cert",
+        key.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("the TLS key lies inside"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
 /// `alkaid serve DIR --sql --users FILE`: ADBC's Flight SQL driver (from PyPI) queries
 /// the directory's files as tables, each user with the token the handshake hands them; a
 /// file written while the server runs is a table for the next query. A users file that
@@ -1160,6 +1214,10 @@ fn serve_sql_answers_an_adbc_client_and_sees_new_files() {
     );
     let wrong = query("bob", "pw", "SELECT 1");
     assert!(wrong.to_lowercase().contains("unauthenticated"), "{wrong}");
+    // Started without --allow-writes: a write is refused, and nothing is written.
+    let copy = query("ann", "pw", "COPY (SELECT 1 AS x) TO 'x.csv' STORED AS CSV");
+    assert!(copy.contains("read-only"), "{copy}");
+    assert!(!dir.join("x.csv").exists());
 }
 
 /// `sql`'s rows as ADBC's driver in `python` fetches them from the Flight SQL server at

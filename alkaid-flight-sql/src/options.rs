@@ -175,3 +175,32 @@ impl SqlServiceOptions {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_limit_is_on_and_writes_off_by_default() {
+        let options = SqlServiceOptions::default();
+        assert!(!options.writes && !options.replace);
+        assert_eq!(options.query_time_limit, Some(DEFAULT_QUERY_TIME));
+        assert_eq!(options.query_memory_limit, Some(DEFAULT_QUERY_MEMORY));
+        assert_eq!(options.server_memory_limit, Some(DEFAULT_SERVER_MEMORY));
+        assert_eq!(options.spill_limit, DEFAULT_SPILL_BYTES);
+        assert_eq!(options.write_per_statement, DEFAULT_UPLOAD_BYTES);
+        assert_eq!(options.write_in_all, DEFAULT_WRITTEN_BYTES);
+        assert_eq!(options.parameter_bytes, DEFAULT_PARAMETER_BYTES);
+        assert_eq!(options.parameter_rows, DEFAULT_PARAMETER_ROWS);
+        assert_eq!(
+            options.read.max_decompressed_bytes(),
+            Some(alkaid_flight::DEFAULT_MESSAGE_BYTES)
+        );
+        // Read options without a bound keep the default one.
+        let own = options.with_read_options(ReadOptions::default());
+        assert_eq!(
+            own.read.max_decompressed_bytes(),
+            Some(alkaid_flight::DEFAULT_MESSAGE_BYTES)
+        );
+    }
+}

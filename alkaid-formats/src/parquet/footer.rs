@@ -196,8 +196,10 @@ mod tests {
         file
     }
 
-    /// `file` with its first column chunk's offset index declaring 2^31 page locations
-    /// (in its first bytes; the length of the index is unchanged).
+    /// `file` with its first column chunk's offset index declaring 2^31 - 1 page
+    /// locations (in its first bytes; the length of the index is unchanged). parquet 60.1
+    /// reserves room for them before reading one (`OffsetIndexMetaData::try_from_fast`):
+    /// 51,539,607,528 bytes, whose failure aborts the process.
     fn with_hostile_index(mut file: Vec<u8>) -> Vec<u8> {
         let footer = ParquetMetaDataReader::new()
             .parse_and_finish(&Bytes::from(file.clone()))
@@ -205,8 +207,8 @@ mod tests {
         let chunk = &footer.row_groups()[0].columns()[0];
         let at = chunk.offset_index_offset().unwrap() as usize;
         assert!(chunk.offset_index_length().unwrap() > 8);
-        // Field 1, a list of structs, of 2^31 elements.
-        file[at..at + 7].copy_from_slice(&[0x19, 0xfc, 0x80, 0x80, 0x80, 0x80, 0x08]);
+        // Field 1, a list of structs, of 2^31 - 1 elements.
+        file[at..at + 7].copy_from_slice(&[0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07]);
         file
     }
 
@@ -232,13 +234,14 @@ mod tests {
         // Without a predicate the page index is not read: the file reads.
         let whole = read_bytes(hostile.clone(), ReadOptions::default()).unwrap();
         assert_eq!(whole.map(|b| b.unwrap().num_rows()).sum::<usize>(), 10_000);
-        // With one, it is checked and refused, before arrow-rs would reserve 2^31 places.
+        // With one, it is checked and refused, before arrow-rs would reserve 2^31 - 1
+        // places.
         let err = read_bytes(hostile.clone(), options.clone())
             .expect_err("refused")
             .to_string();
         assert!(
             err.contains("row group 0, column 0: the offset index")
-                && err.contains("declares 2147483648 elements"),
+                && err.contains("declares 2147483647 elements"),
             "{err}"
         );
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -249,7 +252,7 @@ mod tests {
             .block_on(read_source(source, "hostile.parquet", options))
             .expect_err("refused")
             .to_string();
-        assert!(err.contains("declares 2147483648 elements"), "{err}");
+        assert!(err.contains("declares 2147483647 elements"), "{err}");
     }
 
     #[test]
