@@ -10,7 +10,8 @@
 //!   directory, a dangling symlink), no part of it below the directory is hidden (names
 //!   starting with `.` are the server's own), and its nearest existing parent lies inside
 //!   once symlinks are resolved. Its bytes go to a staging file under `.alkaid-staging/`,
-//!   charged to the server's write budget as they arrive, and only when the whole
+//!   charged to the server's write budget as they arrive (a file at least a block,
+//!   `FILE_BLOCK`), and only when the whole
 //!   statement has succeeded does each staged file take its name, by a link that fails
 //!   rather than replace whatever another writer put there meanwhile
 //!   ([`StagedWrites::commit`]). A statement that fails, is cancelled or is dropped leaves
@@ -25,7 +26,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use alkaid_flight::{BudgetExceeded, WriteAccount, WriteBudget};
+use alkaid_flight::{BudgetExceeded, FILE_BLOCK, WriteAccount, WriteBudget};
 use async_trait::async_trait;
 use bytes::Bytes;
 use datafusion::object_store::local::LocalFileSystem;
@@ -300,6 +301,8 @@ impl StagedWrites {
 
     fn stage_checked(&self, target: &Path) -> Result<PathBuf, Refusal> {
         self.served.check_new(target)?;
+        // A file costs the disk a block, however little it holds.
+        self.account.charge(FILE_BLOCK).map_err(Refusal::from)?;
         let mut staged = self.staged.lock().expect("no panics while held");
         if staged.committed {
             return Err(Refusal::denied("the statement's writes are committed"));

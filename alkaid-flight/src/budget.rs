@@ -10,8 +10,13 @@ use std::io::{IoSlice, Seek, SeekFrom, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// What one file costs the disk at least, whatever it holds: a file is charged this
+/// much when it is made, so that many small writes cannot make files without bound.
+pub const FILE_BLOCK: u64 = 4096;
+
 /// The bytes a server may write: at most `per_write` for one write, and `in_all` for all
 /// of them together since the server started (both in bytes). Clones share the count.
+/// Each file counts as at least [`FILE_BLOCK`] bytes.
 ///
 /// ```
 /// use alkaid_flight::WriteBudget;
@@ -189,14 +194,19 @@ pub struct Counted<'a, W> {
 }
 
 impl<'a, W> Counted<'a, W> {
-    /// `inner`, empty and positioned at its start, charged to `account`.
-    pub fn new(inner: W, account: &'a WriteAccount) -> Self {
-        Self {
+    /// `inner`, empty and positioned at its start, charged to `account`: a new file, which
+    /// costs [`FILE_BLOCK`] bytes at once.
+    ///
+    /// # Errors
+    /// If the account cannot take a file.
+    pub fn new(inner: W, account: &'a WriteAccount) -> Result<Self, BudgetExceeded> {
+        account.charge(FILE_BLOCK)?;
+        Ok(Self {
             inner,
             account,
             position: 0,
-            end: 0,
-        }
+            end: FILE_BLOCK,
+        })
     }
 
     /// The file.
@@ -252,23 +262,32 @@ mod tests {
 
     #[test]
     fn a_file_is_charged_what_it_grows_by_and_refused_past_its_limit() {
-        let budget = WriteBudget::new(10, 100);
+        let budget = WriteBudget::new(FILE_BLOCK + 10, 100_000);
         let account = budget.account();
-        let mut file = Counted::new(Cursor::new(Vec::new()), &account);
+        let mut file = Counted::new(Cursor::new(Vec::new()), &account).unwrap();
+        // A file costs a block however little it holds.
         file.write_all(b"12345678").unwrap();
+        assert_eq!(account.written(), FILE_BLOCK);
+        file.write_all(&[0; 4096]).unwrap();
         // Going back to fill in a header costs nothing more.
         file.seek(SeekFrom::Start(0)).unwrap();
         file.write_all(b"ab").unwrap();
-        assert_eq!(account.written(), 8);
+        assert_eq!(account.written(), FILE_BLOCK + 8);
         file.seek(SeekFrom::End(0)).unwrap();
         let err = file.write_all(b"xyz").unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::StorageFull);
-        assert!(err.to_string().contains("at most 10 bytes"), "{err}");
+        assert!(err.to_string().contains("at most 4106 bytes"), "{err}");
         // Nothing of the refused write reached the file.
-        assert_eq!(file.into_inner().into_inner(), b"ab345678");
-        assert_eq!(budget.written(), 8);
+        let written = file.into_inner().into_inner();
+        assert_eq!(&written[..8], b"ab345678");
+        assert_eq!(written.len(), 8 + 4096);
+        assert_eq!(budget.written(), FILE_BLOCK + 8);
         account.refund();
         assert_eq!(budget.written(), 0);
+        // A budget too small for one file refuses it at once.
+        let small = WriteBudget::new(100, 100);
+        let refused = Counted::new(Cursor::new(Vec::<u8>::new()), &small.account()).unwrap_err();
+        assert_eq!(refused.limit, 100);
     }
 
     #[test]

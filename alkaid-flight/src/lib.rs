@@ -93,7 +93,7 @@ pub mod proto {
     include!("generated/arrow.flight.protocol.rs");
 }
 
-pub use budget::{BudgetExceeded, Counted, WriteAccount, WriteBudget};
+pub use budget::{BudgetExceeded, Counted, FILE_BLOCK, WriteAccount, WriteBudget};
 pub use client::{
     BatchStream, ClientOptions, Credentials, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_WINDOW_BYTES,
     DataStream, FlightClient, RawClient,

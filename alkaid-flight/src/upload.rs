@@ -163,7 +163,9 @@ fn write_counted(
     let options = options.with_file_dictionaries(FileDictionaries::Unify);
     // Received bodies sit at the start of memory of their own: at some file positions the
     // copy into the page cache would stall, which `FileOutput` steps around.
-    let out = BufWriter::new(FileOutput::new(Counted::new(file, account)));
+    let counted = Counted::new(file, account)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::StorageFull, e))?;
+    let out = BufWriter::new(FileOutput::new(counted));
     // A large compressed body is written while it is compressed (a seek back for its
     // header).
     let mut writer = FileWriter::try_new(out, schema, options)?.write_while_compressing();

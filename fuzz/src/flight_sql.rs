@@ -6,7 +6,7 @@
 //! ticket a `GetFlightInfo` hands out is fetched, so a query the fuzzer finds also runs.
 //!
 //! Two services share one small directory: read-only, and one that allows writes within
-//! a budget of a few megabytes (so that the directory cannot grow without bound over
+//! a budget of 256 KiB in all (so that the directory cannot grow without bound over
 //! millions of runs); both with short time limits and small memory limits.
 
 use std::sync::{Arc, OnceLock};
