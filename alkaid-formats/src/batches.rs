@@ -116,7 +116,7 @@ impl std::fmt::Debug for Batches {
 /// input (the `parquet` fuzz target finds such files in seconds: a page that needs a
 /// dictionary the column chunk lacks, among others); a panic in them is taken for what it
 /// is, a file the reader cannot read, and becomes an error instead of ending the process.
-/// (The default hook still prints it; libFuzzer's aborts, so fuzzing still reports it.)
+/// (The default hook still prints it; the fuzz targets log each place once and go on.)
 pub(crate) fn unpanicked<T>(read: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(panicked)
 }

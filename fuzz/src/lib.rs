@@ -33,6 +33,27 @@ use alkaid_data::{ArrayData, ValidationLevel, equal, layout};
 use alkaid_ipc::{BufferStreamReader, Decoded, Decoder, FileReader, StreamReader};
 use alkaid_schema::DataType;
 
+/// Makes a panic that a reader catches (arrow-rs's, which alkaid-formats turns into an
+/// error) a line on standard error, once per place, instead of the abort libFuzzer's hook
+/// makes of every panic: fuzzing then goes on past a known panic of arrow-rs and reports
+/// each new place it finds one. A panic no reader catches still reaches libFuzzer's
+/// wrapper, which aborts: that is a crash of Alkaid's own.
+pub fn report_caught_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+        std::panic::set_hook(Box::new(move |info| {
+            let place = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            if seen.lock().is_ok_and(|mut seen| seen.insert(place)) {
+                eprintln!("caught panic: {info}");
+            }
+        }));
+    });
+}
+
 /// Touches every value of every column of `batch`: formats each one, and re-runs full
 /// validation, which must agree with the reader (it validated already).
 pub fn consume(batch: &RecordBatch) {
