@@ -4,7 +4,8 @@
 //! here, where arrow-rs would reserve it (an abort no guard catches). The page index's
 //! places come from the footer, decoded without it, and must lie inside the file.
 //!
-//! The synchronous reader ([`load`]) and the ranged one (`remote.rs`) share every check.
+//! The synchronous reader ([`load`]) and the ranged one (`remote.rs`) share every check,
+//! and the repairs of what faulty writers put in footers (`repair.rs`).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -14,6 +15,8 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use parquet::file::reader::ChunkReader;
 
+use super::mistyped::without_mistyped_fields;
+use super::repair::repaired;
 use super::thrift::check_struct;
 use crate::batches::unpanicked;
 
@@ -55,6 +58,22 @@ pub(crate) fn check_footer(footer: &[u8]) -> Result<(), String> {
     check_struct(footer)
         .map(drop)
         .map_err(|e| format!("the footer: {e}"))
+}
+
+/// The footer's bytes, which begin at `start` in the file, decoded once checked, without
+/// the fields a writer wrote with another type than Parquet's (`mistyped.rs`), inside the
+/// panic guard; then repaired (`repair.rs`). The page index is not read.
+///
+/// # Errors
+/// What the check or arrow-rs refuses, or the message of a panic in arrow-rs.
+pub(crate) fn decode(footer: &[u8], start: u64) -> Result<ParquetMetaData, String> {
+    check_footer(footer)?;
+    let retyped = without_mistyped_fields(footer).map_err(|e| format!("the footer: {e}"))?;
+    let bytes = retyped.as_deref().unwrap_or(footer);
+    let metadata =
+        unpanicked(|| ParquetMetaDataReader::decode_metadata(bytes))?.map_err(|e| e.to_string())?;
+    // Repairs build column chunk metadata again, through arrow-rs.
+    unpanicked(|| repaired(metadata, start))?
 }
 
 /// The byte ranges of the page index the footer declares (each column chunk's column
@@ -141,15 +160,16 @@ pub(crate) fn load<R: ChunkReader>(
         unpanicked(|| reader.get_bytes(start, length))?.map_err(|e| e.to_string())
     };
     let tail = read(len.saturating_sub(8), len.min(8))?;
-    if let Some(range) = footer_range(&tail, len)? {
-        check_footer(&read(range.start, range.end - range.start)?)?;
-    }
-    let footer = unpanicked(|| {
-        ParquetMetaDataReader::new()
-            .with_page_index_policy(PageIndexPolicy::Skip)
-            .parse_and_finish(reader)
-    })?
-    .map_err(|e| e.to_string())?;
+    let footer = match footer_range(&tail, len)? {
+        Some(range) => decode(&read(range.start, range.end - range.start)?, range.start)?,
+        // An encrypted footer: arrow-rs's to refuse (or decrypt).
+        None => unpanicked(|| {
+            ParquetMetaDataReader::new()
+                .with_page_index_policy(PageIndexPolicy::Skip)
+                .parse_and_finish(reader)
+        })?
+        .map_err(|e| e.to_string())?,
+    };
     let metadata = match page_index {
         PageIndexPolicy::Skip => footer,
         policy => {

@@ -11,9 +11,12 @@
 //! ranged reader's loads, decoding) runs inside a guard that turns its panics into errors.
 
 mod footer;
+mod mistyped;
+mod pages;
 mod prune;
 mod read;
 mod remote;
+mod repair;
 mod thrift;
 mod write;
 

@@ -21,6 +21,7 @@ use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, RowGroupMetaData
 use parquet::file::reader::ChunkReader;
 
 use super::footer;
+use super::pages::EndIsAnError;
 use super::prune::Pruning;
 use crate::batches::{Batches, unpanicked};
 use crate::error::{FormatError, Result};
@@ -154,12 +155,17 @@ fn open<T: ChunkReader + 'static>(
     let file_len = reader.len();
     let metadata = footer::load(&reader, options.page_index(), options.reader_options())
         .map_err(|e| FormatError::new(&place, e))?;
-    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, metadata);
+    // Page headers are read through a source whose end is an error (`pages.rs`).
+    let builder =
+        ParquetRecordBatchReaderBuilder::new_with_metadata(EndIsAnError(reader), metadata);
     let builder = options.configure_guarded(builder, file_len, &place)?;
+    // arrow-rs's reader drops the file's key-value metadata from its schema; the
+    // footer's schema has it.
+    let metadata = builder.schema().metadata().clone();
     let reader = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(|e| FormatError::new(&place, e))?;
-    let schema = reader.schema();
+    let schema = reader.schema().as_ref().clone().with_metadata(metadata);
     Batches::new(place, &schema, reader)
 }
 

@@ -20,6 +20,7 @@ use parquet::arrow::async_reader::{
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 
+use super::pages::check_pages;
 use super::{ReadOptions, footer};
 use crate::batches::{panicked, unpanicked};
 use crate::error::{FormatError, Result};
@@ -81,6 +82,7 @@ pub async fn read_source<S: RangeSource + 'static>(
         source: Arc::new(source),
         len,
         page_index: options.page_index(),
+        pages: false,
     };
     let reader_options = options.reader_options();
     let load = ArrowReaderMetadata::load_async(&mut reader, reader_options);
@@ -89,12 +91,16 @@ pub async fn read_source<S: RangeSource + 'static>(
         .await
         .map_err(|panic| FormatError::new(&place, panicked(panic)))?
         .map_err(failed)?;
+    // From here on what is fetched is column chunks and pages: their headers are checked.
+    reader.pages = true;
     let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata);
     let builder = options.configure_guarded(builder, len, &place)?;
+    // The footer's key-value metadata, which arrow-rs's stream leaves out of its schema.
+    let metadata = builder.schema().metadata().clone();
     let stream = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
-    let schema = Arc::clone(stream.schema());
+    let schema = stream.schema().as_ref().clone().with_metadata(metadata);
     BatchStream::new(place, &schema, stream.map(|b| b.map_err(ReadError::from)))
 }
 
@@ -119,6 +125,9 @@ struct RangeReader<S> {
     source: Arc<S>,
     len: u64,
     page_index: PageIndexPolicy,
+    /// Whether fetched bytes are column chunks or pages, whose headers are walked before
+    /// arrow-rs reads them (`pages.rs`); the footer and page index are not.
+    pages: bool,
 }
 
 impl<S: RangeSource + 'static> RangeReader<S> {
@@ -127,7 +136,7 @@ impl<S: RangeSource + 'static> RangeReader<S> {
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'static, parquet::errors::Result<Vec<Bytes>>> {
         let source = Arc::clone(&self.source);
-        let len = self.len;
+        let (len, pages) = (self.len, self.pages);
         Box::pin(async move {
             if let Some(bad) = ranges.iter().find(|r| r.start > r.end || r.end > len) {
                 return Err(ParquetError::General(format!(
@@ -151,7 +160,13 @@ impl<S: RangeSource + 'static> RangeReader<S> {
                     .next()
                     .ok_or_else(|| ParquetError::General("a range went unanswered".into()))?
                     .map_err(|e| ParquetError::External(Box::new(e)))?;
-                answers.push(answer(&range, buffer).map_err(ParquetError::External)?);
+                let bytes = answer(&range, buffer).map_err(ParquetError::External)?;
+                if pages {
+                    check_pages(&bytes).map_err(|e| {
+                        ParquetError::General(format!("bytes {}..{}: {e}", range.start, range.end))
+                    })?;
+                }
+                answers.push(bytes);
             }
             Ok(answers)
         })
@@ -188,14 +203,13 @@ impl<S: RangeSource + 'static> AsyncFileReader for RangeReader<S> {
                     "the footer is encrypted, which this reader does not take".into(),
                 ));
             };
+            let footer_start = range.start;
             let footer = match range.start >= tail_start {
                 true => tail
                     .slice((range.start - tail_start) as usize..(range.end - tail_start) as usize),
                 false => self.get_bytes(range).await?,
             };
-            footer::check_footer(&footer).map_err(refused)?;
-            let metadata = unpanicked(|| ParquetMetaDataReader::decode_metadata(&footer))
-                .map_err(refused)??;
+            let metadata = footer::decode(&footer, footer_start).map_err(refused)?;
             if self.page_index == PageIndexPolicy::Skip {
                 return Ok(Arc::new(metadata));
             }

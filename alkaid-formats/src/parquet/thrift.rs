@@ -18,18 +18,71 @@ pub(crate) const MAX_DEPTH: usize = 64;
 /// What is wrong, and at which byte: a size larger than the bytes left, bytes that end
 /// inside the struct, an unknown type, nesting past [`MAX_DEPTH`].
 pub(crate) fn check_struct(bytes: &[u8]) -> Result<usize, String> {
-    let mut walk = Walk { bytes, at: 0 };
-    walk.structure(0)?;
-    Ok(walk.at)
+    walk_struct(bytes).map_err(|refused| refused.message)
+}
+
+/// Why a walk stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refused {
+    pub message: String,
+    /// Whether a size was declared that the bytes left cannot hold: certainly hostile,
+    /// where bytes that merely end inside a value may be a window cut short.
+    pub oversized: bool,
+}
+
+/// [`check_struct`], saying whether what it refused declared more than the bytes hold.
+pub(crate) fn walk_struct(bytes: &[u8]) -> Result<usize, Refused> {
+    let mut walk = Walk {
+        bytes,
+        at: 0,
+        oversized: false,
+    };
+    match walk.structure(0) {
+        Ok(()) => Ok(walk.at),
+        Err(message) => Err(Refused {
+            message,
+            oversized: walk.oversized,
+        }),
+    }
+}
+
+/// The `i32` field `id` of the struct at the start of `bytes`, if it has one.
+pub(crate) fn i32_field(bytes: &[u8], id: i16) -> Option<i32> {
+    let mut walk = Walk {
+        bytes,
+        at: 0,
+        oversized: false,
+    };
+    let mut last = 0i16;
+    loop {
+        let header = walk.byte().ok()?;
+        if header == 0 {
+            return None;
+        }
+        let field = match header >> 4 {
+            0 => {
+                let zigzag = walk.varint().ok()?;
+                i16::try_from(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64)).ok()?
+            }
+            delta => last.checked_add(i16::from(delta))?,
+        };
+        last = field;
+        if field == id && header & 0x0f == kind::I32 {
+            let zigzag = walk.varint().ok()?;
+            return i32::try_from(((zigzag >> 1) as i64) ^ -((zigzag & 1) as i64)).ok();
+        }
+        walk.value(header & 0x0f, 1, false).ok()?;
+    }
 }
 
 struct Walk<'a> {
     bytes: &'a [u8],
     at: usize,
+    oversized: bool,
 }
 
 /// The compact protocol's type codes.
-mod kind {
+pub(crate) mod kind {
     pub const TRUE: u8 = 1;
     pub const FALSE: u8 = 2;
     pub const BYTE: u8 = 3;
@@ -45,6 +98,12 @@ mod kind {
 }
 
 impl Walk<'_> {
+    /// `message`, marking the walk as refused for a size the bytes cannot hold.
+    fn too_much(&mut self, message: String) -> String {
+        self.oversized = true;
+        message
+    }
+
     fn left(&self) -> usize {
         self.bytes.len() - self.at
     }
@@ -59,17 +118,23 @@ impl Walk<'_> {
         Ok(byte)
     }
 
-    fn skip(&mut self, n: u64) -> Result<(), String> {
+    /// Steps over `n` bytes: a length the value `declared` (else a fixed width, which
+    /// bytes cut short merely end inside).
+    fn skip(&mut self, n: u64, declared: bool) -> Result<(), String> {
         match usize::try_from(n).ok().filter(|&n| n <= self.left()) {
             Some(n) => {
                 self.at += n;
                 Ok(())
             }
-            None => Err(format!(
-                "a value at byte {} declares {n} bytes, but {} are left",
-                self.at,
-                self.left()
-            )),
+            None if !declared => Err(self.ended()),
+            None => {
+                let message = format!(
+                    "a value at byte {} declares {n} bytes, but {} are left",
+                    self.at,
+                    self.left()
+                );
+                Err(self.too_much(message))
+            }
         }
     }
 
@@ -89,14 +154,17 @@ impl Walk<'_> {
     }
 
     /// Checks that `count` elements of at least `each` bytes fit in what is left.
-    fn fits(&self, count: u64, each: u64, what: &str) -> Result<(), String> {
+    fn fits(&mut self, count: u64, each: u64, what: &str) -> Result<(), String> {
         match count.checked_mul(each) {
             Some(bytes) if bytes <= self.left() as u64 => Ok(()),
-            _ => Err(format!(
-                "a {what} at byte {} declares {count} elements, but only {} bytes are left",
-                self.at,
-                self.left()
-            )),
+            _ => {
+                let message = format!(
+                    "a {what} at byte {} declares {count} elements, but only {} bytes are left",
+                    self.at,
+                    self.left()
+                );
+                Err(self.too_much(message))
+            }
         }
     }
 
@@ -111,14 +179,14 @@ impl Walk<'_> {
             ));
         }
         match code {
-            kind::TRUE | kind::FALSE if in_collection => self.skip(1),
+            kind::TRUE | kind::FALSE if in_collection => self.skip(1, false),
             kind::TRUE | kind::FALSE => Ok(()),
-            kind::BYTE => self.skip(1),
+            kind::BYTE => self.skip(1, false),
             kind::I16 | kind::I32 | kind::I64 => self.varint().map(drop),
-            kind::DOUBLE => self.skip(8),
+            kind::DOUBLE => self.skip(8, false),
             kind::BINARY => {
                 let len = self.varint()?;
-                self.skip(len)
+                self.skip(len, true)
             }
             kind::LIST | kind::SET => self.list(depth),
             kind::MAP => self.map(depth),
