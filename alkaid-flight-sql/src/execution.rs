@@ -1,7 +1,7 @@
-//! One execution of a statement, in a session of its own: its SQL planned (writes
-//! checked, `write_plan.rs`), its plan run (a prepared statement once per row of bound
-//! parameters, every row in this one session), and what it wrote committed only once
-//! every run succeeded (`confined.rs`). Dropping an execution at
+//! One execution of a statement, in a session of its own: its plan (made and checked by
+//! `session.rs`) run, a prepared statement's once per row of bound parameters, every row
+//! in this one session, and what it wrote committed only once every run succeeded
+//! (`confined.rs`). Dropping an execution at
 //! any point (a failure, a cancellation, a time limit, a client gone) leaves nothing of
 //! what it wrote.
 
@@ -12,71 +12,25 @@ use datafusion::arrow::datatypes::SchemaRef as ArrowSchemaRef;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::execute_stream;
-use datafusion::prelude::SQLOptions;
 use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use tonic::Status;
 
-use crate::confined::{Served, StagedWrites};
+use crate::confined::StagedWrites;
 use crate::parameters;
 use crate::status::{refused, status};
-use crate::write_plan::{self, WriteRules};
-
-/// What a statement may be: queries and DML (`INSERT`, `COPY`), never DDL (which would
-/// reach files outside the directory) or session statements.
-fn sql_options() -> SQLOptions {
-    SQLOptions::new()
-        .with_allow_ddl(false)
-        .with_allow_statements(false)
-        .with_allow_dml(true)
-}
+use crate::write_plan;
 
 /// One execution's session, and what it writes.
 #[derive(Debug)]
 pub struct Execution {
     state: SessionState,
     writes: Option<Arc<StagedWrites>>,
-    served: Option<Arc<Served>>,
-    allowed: bool,
 }
 
 impl Execution {
-    /// An execution in `state`, writing through `writes` (when it may), under the rules
-    /// `(served directory, writes allowed)`.
-    pub fn new(
-        state: SessionState,
-        writes: Option<Arc<StagedWrites>>,
-        (served, allowed): (Option<Arc<Served>>, bool),
-    ) -> Self {
-        Self {
-            state,
-            writes,
-            served,
-            allowed,
-        }
-    }
-
-    /// `sql` planned, its writes checked.
-    ///
-    /// # Errors
-    /// If it does not parse or plan, is not a statement this server runs, or writes what
-    /// it may not.
-    pub async fn plan(&self, sql: &str) -> Result<LogicalPlan, Status> {
-        let plan = self.state.create_logical_plan(sql).await.map_err(status)?;
-        sql_options().verify_plan(&plan).map_err(status)?;
-        self.check(plan)
-    }
-
-    /// `plan` with its writes checked (again: files may have appeared since it was
-    /// prepared).
-    ///
-    /// # Errors
-    /// If it writes what it may not.
-    pub fn check(&self, plan: LogicalPlan) -> Result<LogicalPlan, Status> {
-        let rules = WriteRules {
-            served: self.served.as_deref(),
-            allowed: self.allowed,
-        };
-        write_plan::checked(plan, rules).map_err(refused)
+    /// An execution in `state`, writing through `writes` (when it may).
+    pub fn new(state: SessionState, writes: Option<Arc<StagedWrites>>) -> Self {
+        Self { state, writes }
     }
 
     /// The batches of `statement`, its plan run once per row of its parameters (bound as

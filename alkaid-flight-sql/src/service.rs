@@ -215,8 +215,7 @@ impl FlightSqlService {
     /// A query for `GetFlightInfo`: `sql` planned (in an execution of its own, dropped
     /// once planned) and its writes checked.
     pub(crate) async fn query(&self, sql: &str) -> Result<Pending, Status> {
-        let execution = self.execution()?;
-        let plan = self.timed(execution.plan(sql)).await?;
+        let plan = self.timed(self.inner.sessions.plan(sql)).await?;
         let statement = Statement {
             plan,
             parameters: None,
@@ -232,7 +231,7 @@ impl FlightSqlService {
     pub(crate) fn prepared_query(&self, handle: &[u8]) -> Result<Pending, Status> {
         let prepared = self.inner.statements.prepared(handle)?;
         let statement = Statement {
-            plan: self.execution()?.check(prepared.plan)?,
+            plan: self.inner.sessions.check(prepared.plan)?,
             parameters: prepared.parameters,
         };
         Ok(Pending {
@@ -243,8 +242,7 @@ impl FlightSqlService {
 
     /// Prepares `sql`: planned once, its writes checked.
     pub(crate) async fn prepare(&self, sql: &str) -> Result<(Prepared, ArrowSchemaRef), Status> {
-        let execution = self.execution()?;
-        let plan = self.timed(execution.plan(sql)).await?;
+        let plan = self.timed(self.inner.sessions.plan(sql)).await?;
         let schema = result_schema(&plan);
         let prepared = Prepared {
             plan,
@@ -256,8 +254,8 @@ impl FlightSqlService {
     /// Runs the update `sql`; the rows it changed.
     pub(crate) async fn update(&self, sql: &str) -> Result<i64, Status> {
         self.timed(async {
+            let plan = self.inner.sessions.plan(sql).await?;
             let execution = self.execution()?;
-            let plan = execution.plan(sql).await?;
             let statement = Statement {
                 plan,
                 parameters: None,
@@ -277,7 +275,7 @@ impl FlightSqlService {
         self.timed(async {
             let execution = self.execution()?;
             let statement = Statement {
-                plan: execution.check(prepared.plan.clone())?,
+                plan: self.inner.sessions.check(prepared.plan.clone())?,
                 parameters: parameters.filter(|rows| rows.num_rows() > 0),
             };
             execution.update(statement).await
@@ -296,11 +294,11 @@ impl FlightSqlService {
         let Pending { statement, schema } = pending;
         // In a session of its own, its writes checked again: files may have appeared
         // since it was planned.
-        let execution = self.execution()?;
         let statement = Statement {
-            plan: execution.check(statement.plan)?,
+            plan: self.inner.sessions.check(statement.plan)?,
             ..statement
         };
+        let execution = self.execution()?;
         let mut cancelled = cancelled;
         let cancelled = async move {
             // A dropped sender (the registry forgot the query) is no cancellation.

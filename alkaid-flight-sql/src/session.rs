@@ -15,8 +15,9 @@ use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::disk_manager::DiskManagerBuilder;
 use datafusion::execution::object_store::ObjectStoreRegistry;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::object_store::ObjectStore;
-use datafusion::prelude::SessionConfig;
+use datafusion::prelude::{SQLOptions, SessionConfig};
 use tonic::Status;
 use url::Url;
 
@@ -24,8 +25,18 @@ use crate::confined::{ConfinedStore, Served, StagedWrites};
 use crate::execution::Execution;
 use crate::memory::{QueryPool, ServerPool};
 use crate::options::SqlServiceOptions;
-use crate::status::status;
+use crate::status::{refused, status};
 use crate::tables::{CATALOG, SCHEMA};
+use crate::write_plan::{self, WriteRules};
+
+/// What a statement may be: queries and DML (`INSERT`, `COPY`), never DDL (which would
+/// reach files outside the directory) or session statements.
+fn sql_options() -> SQLOptions {
+    SQLOptions::new()
+        .with_allow_ddl(false)
+        .with_allow_statements(false)
+        .with_allow_dml(true)
+}
 
 /// The session configuration every statement runs with.
 pub fn config() -> SessionConfig {
@@ -141,8 +152,32 @@ impl Sessions {
         let state = SessionStateBuilder::new_from_existing(self.base.clone())
             .with_runtime_env(runtime)
             .build();
-        let rules = (self.served.clone(), self.writes);
-        Ok(Execution::new(state, staged, rules))
+        Ok(Execution::new(state, staged))
+    }
+
+    /// `sql` planned (in the base session: planning reads the catalog, never a file's
+    /// bytes), a statement this server runs, its writes checked.
+    ///
+    /// # Errors
+    /// If it does not parse or plan, is not a statement this server runs, or writes what
+    /// it may not.
+    pub async fn plan(&self, sql: &str) -> Result<LogicalPlan, Status> {
+        let plan = self.base.create_logical_plan(sql).await.map_err(status)?;
+        sql_options().verify_plan(&plan).map_err(status)?;
+        self.check(plan)
+    }
+
+    /// `plan` with its writes checked (again, for a plan made earlier: files may have
+    /// appeared since).
+    ///
+    /// # Errors
+    /// If it writes what it may not.
+    pub fn check(&self, plan: LogicalPlan) -> Result<LogicalPlan, Status> {
+        let rules = WriteRules {
+            served: self.served.as_deref(),
+            allowed: self.writes,
+        };
+        write_plan::checked(plan, rules).map_err(refused)
     }
 }
 
