@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch as ArrowBatch;
 use datafusion::arrow::datatypes::SchemaRef as ArrowSchemaRef;
-use datafusion::execution::SessionState;
+use datafusion::execution::{SessionState, TaskContext};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::execute_stream;
 use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
@@ -20,17 +20,25 @@ use crate::parameters;
 use crate::status::{refused, status};
 use crate::write_plan;
 
-/// One execution's session, and what it writes.
+/// One execution: the base session it plans in (physical plans read the catalog and
+/// list files, never write), the task context it runs in (its own runtime: memory pool,
+/// confined local store), and what it writes.
 #[derive(Debug)]
 pub struct Execution {
-    state: SessionState,
+    base: Arc<SessionState>,
+    task: Arc<TaskContext>,
     writes: Option<Arc<StagedWrites>>,
 }
 
 impl Execution {
-    /// An execution in `state`, writing through `writes` (when it may).
-    pub fn new(state: SessionState, writes: Option<Arc<StagedWrites>>) -> Self {
-        Self { state, writes }
+    /// An execution planned in `base`, run in `task`, writing through `writes` (when it
+    /// may).
+    pub fn new(
+        base: Arc<SessionState>,
+        task: Arc<TaskContext>,
+        writes: Option<Arc<StagedWrites>>,
+    ) -> Self {
+        Self { base, task, writes }
     }
 
     /// The batches of `statement`, its plan run once per row of its parameters (bound as
@@ -47,21 +55,21 @@ impl Execution {
             Some(refusal) => refused(refusal),
             None => e,
         };
-        let task = self.state.task_ctx();
         // The stream holds the execution, and with it the staged writes.
         let execution = Arc::new(self);
         let statement = Arc::new(statement);
         let batches = stream::iter(statement.runs())
             .then(move |row| {
-                let (execution, task) = (Arc::clone(&execution), Arc::clone(&task));
+                let execution = Arc::clone(&execution);
                 let statement = Arc::clone(&statement);
                 async move {
                     let plan = statement.bound(row)?;
                     let physical = execution
-                        .state
+                        .base
                         .create_physical_plan(&plan)
                         .await
                         .map_err(status)?;
+                    let task = Arc::clone(&execution.task);
                     Ok::<_, Status>(
                         execute_stream(physical, task)
                             .map_err(status)?

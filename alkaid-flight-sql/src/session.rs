@@ -1,20 +1,20 @@
 //! The sessions statements run in. One base session is built when the service starts
 //! (functions, formats, the tables' catalog: building one takes longer than a small
-//! query); each execution of a statement gets a session of its own from it, with its own
-//! memory pool inside the server's ([`QueryPool`]) and its own view of the local file
-//! system ([`ConfinedStore`], with the execution's staged writes when writes are
-//! allowed), so that one execution's memory, files and failure are its own.
+//! query), and every statement is planned in it; each execution of a statement runs in a
+//! task context of its own from it, with its own memory pool inside the server's
+//! ([`QueryPool`]) and its own view of the local file system ([`ConfinedStore`], with the
+//! execution's staged writes when writes are allowed), so that one execution's memory,
+//! files and failure are its own.
 
 use std::sync::Arc;
 
 use alkaid_flight::WriteBudget;
 use datafusion::common::Result;
-use datafusion::execution::SessionState;
-use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::cache::cache_manager::CacheManagerConfig;
 use datafusion::execution::disk_manager::DiskManagerBuilder;
 use datafusion::execution::object_store::ObjectStoreRegistry;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::execution::{SessionState, SessionStateBuilder, TaskContext};
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::object_store::ObjectStore;
 use datafusion::prelude::{SQLOptions, SessionConfig};
@@ -83,7 +83,7 @@ pub fn state_builder(runtime: &Arc<RuntimeEnv>) -> SessionStateBuilder {
 /// What every execution's session is made from.
 #[derive(Debug)]
 pub struct Sessions {
-    base: SessionState,
+    base: Arc<SessionState>,
     served: Option<Arc<Served>>,
     memory: Arc<ServerPool>,
     query_memory: Option<usize>,
@@ -100,7 +100,7 @@ impl Sessions {
         options: &SqlServiceOptions,
     ) -> Self {
         Self {
-            base,
+            base: Arc::new(base),
             served,
             memory: Arc::new(ServerPool::new(options.server_memory_limit)),
             query_memory: options.query_memory_limit,
@@ -149,10 +149,10 @@ impl Sessions {
             }));
         }
         let runtime = runtime.build_arc().map_err(status)?;
-        let state = SessionStateBuilder::new_from_existing(self.base.clone())
-            .with_runtime_env(runtime)
-            .build();
-        Ok(Execution::new(state, staged))
+        // Not a session of its own, only a task context: building a session registers
+        // every function anew, which costs more than a small query.
+        let task = Arc::new(TaskContext::from(self.base.as_ref()).with_runtime(runtime));
+        Ok(Execution::new(Arc::clone(&self.base), task, staged))
     }
 
     /// `sql` planned (in the base session: planning reads the catalog, never a file's
