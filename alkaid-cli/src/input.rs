@@ -62,6 +62,24 @@ pub struct Selection {
     /// `.csv`, `.json`/`.ndjson`, or Parquet's first bytes; IPC otherwise).
     #[arg(long, value_enum)]
     pub from: Option<InputFormat>,
+    /// Read Parquet's INT96 timestamps (Impala's, Hive's, Spark's) in microseconds rather
+    /// than nanoseconds: a value past 2262 (Spark's `9999-12-31`) is otherwise an error.
+    #[arg(long)]
+    pub int96_as_microseconds: bool,
+}
+
+impl Selection {
+    /// How Parquet is read for this selection.
+    fn parquet_options(&self) -> alkaid_formats::parquet::ReadOptions {
+        let mut options = alkaid_formats::parquet::ReadOptions::default();
+        if let Some(columns) = &self.columns {
+            options = options.with_columns(columns.iter().cloned());
+        }
+        if self.int96_as_microseconds {
+            options = options.with_int96_as_microseconds();
+        }
+        options
+    }
 }
 
 /// `i..j`, `i..` (to `usize::MAX`) or `i` as a range of batch indices.
@@ -222,7 +240,7 @@ impl Input {
             None => InputFormat::of(path),
         };
         if let Some(format) = format.filter(|&f| f != InputFormat::Ipc) {
-            let reader = tabular::open(path, format, selection.columns.as_deref())?;
+            let reader = tabular::open(path, format, selection.parquet_options())?;
             let schema = reader.schema();
             // Parquet selected the columns as it read, in the file's order; every format's
             // are put in the order asked for.

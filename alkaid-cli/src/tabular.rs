@@ -57,21 +57,17 @@ fn failed(e: alkaid_formats::FormatError) -> Failure {
     Failure::new(e.to_string())
 }
 
-/// The batches of `path` (a local path or an object-store URL) in `format` (not IPC), with
-/// only `columns` when given.
+/// The batches of `path` (a local path or an object-store URL) in `format` (not IPC);
+/// Parquet read with `parquet_options` (which may select columns).
 pub fn open(
     path: &str,
     format: InputFormat,
-    columns: Option<&[String]>,
+    parquet_options: parquet::ReadOptions,
 ) -> Result<RowReader, Failure> {
     if path == "-" {
         return Err(Failure::new(format!(
             "standard input is read as IPC only; write the {format:?} data to a file"
         )));
-    }
-    let mut parquet_options = parquet::ReadOptions::default();
-    if let Some(columns) = columns {
-        parquet_options = parquet_options.with_columns(columns.iter().cloned());
     }
     #[cfg(feature = "object-store")]
     if crate::location::is_url(path) {

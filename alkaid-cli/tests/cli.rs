@@ -199,6 +199,54 @@ fn convert_loses_nothing_in_any_direction() {
     );
 }
 
+/// A Spark file of the Parquet project's corpus: its key-value metadata shown by `schema`
+/// and kept by `convert` to IPC and back to Parquet; its INT96 timestamps past the
+/// nanosecond range an error by default, and read as Spark reads them with
+/// `--int96-as-microseconds`.
+#[test]
+fn parquet_metadata_and_int96_through_schema_cat_and_convert() {
+    let spark = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../alkaid-formats/tests/parquet-testing/data/int96_from_spark.parquet"
+    );
+    let dir = scratch("parquet_metadata");
+    let schema = alkaid(&["schema", spark]);
+    assert!(schema.status.success(), "{}", text(&schema.stderr));
+    let shown = text(&schema.stdout);
+    assert!(shown.contains("a: Timestamp(ns)"), "{shown}");
+    assert!(
+        shown.contains("metadata \"org.apache.spark.version\": \"3.4.3\""),
+        "{shown}"
+    );
+    let refused = alkaid(&["cat", spark]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(text(&refused.stderr).contains("read INT96 as microseconds"));
+    let cat = alkaid(&["cat", "--int96-as-microseconds", spark]);
+    assert!(cat.status.success(), "{}", text(&cat.stderr));
+    assert!(
+        text(&cat.stdout).contains("9999-12-31T03:00:00"),
+        "{}",
+        text(&cat.stdout)
+    );
+    let ipc = dir.join("spark.arrow");
+    let back = dir.join("spark.parquet");
+    for (from, to) in [
+        (spark, ipc.to_str().unwrap()),
+        (ipc.to_str().unwrap(), back.to_str().unwrap()),
+    ] {
+        let out = alkaid(&["convert", "--int96-as-microseconds", from, to]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    for path in [&ipc, &back] {
+        let shown = text(&alkaid(&["schema", path.to_str().unwrap()]).stdout);
+        assert!(shown.contains("a: Timestamp(us)"), "{shown}");
+        assert!(
+            shown.contains("metadata \"org.apache.spark.version\": \"3.4.3\""),
+            "{shown}"
+        );
+    }
+}
+
 #[test]
 fn corrupt_input_is_status_one_with_one_line() {
     let dir = scratch("corrupt");

@@ -55,7 +55,11 @@ impl Iterator for Batches {
             return None;
         }
         let batch = match unpanicked(|| self.inner.next()) {
-            Ok(batch) => batch?.map_err(Into::into),
+            // An error of ours carried through arrow-rs's reader keeps its own words.
+            Ok(batch) => batch?.map_err(|e| match e {
+                ArrowError::ExternalError(inner) => inner,
+                other => other.into(),
+            }),
             Err(panic) => Err(panic.into()),
         };
         Some(self.placing.take(batch))

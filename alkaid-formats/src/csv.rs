@@ -119,7 +119,7 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
         }
     };
     let decoder = decoder(&schema, &options, &place)?;
-    let batches = crate::text_source::decode(source, len, decoder);
+    let batches = crate::text_source::decode(source, 0, len, decoder);
     crate::BatchStream::new(place, &schema, batches)
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use alkaid_array::RecordBatch;
 use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
 use alkaid_schema::SchemaRef;
-use arrow_json::reader::infer_json_schema_from_seekable;
+use arrow_json::reader::infer_json_schema_from_iterator;
 use arrow_json::{LineDelimitedWriter, ReaderBuilder};
 
 use crate::batches::Batches;
@@ -82,19 +82,23 @@ pub fn reader<R: BufRead + Seek + Send + 'static>(
     options: ReadOptions,
 ) -> Result<Batches> {
     let failed = |e: arrow_schema_60::ArrowError| FormatError::new(&place, e);
+    let io_failed = |e: std::io::Error| FormatError::new(&place, e);
+    let start = bom_length(input.fill_buf().map_err(io_failed)?);
+    input.consume(start);
     let schema = match &options.schema {
         Some(schema) => Arc::new(schema_to_arrow(schema)),
         None => {
-            let (schema, _) = infer_json_schema_from_seekable(&mut input, Some(options.infer_rows))
-                .map_err(failed)?;
+            let schema =
+                infer(&mut input, options.infer_rows).map_err(|e| FormatError::new(&place, e))?;
             input
-                .seek(SeekFrom::Start(0))
-                .map_err(|e| FormatError::new(&place, e))?;
+                .seek(SeekFrom::Start(start as u64))
+                .map_err(io_failed)?;
             Arc::new(schema)
         }
     };
     let reader = ReaderBuilder::new(Arc::clone(&schema))
         .with_batch_size(options.batch_size)
+        .with_coerce_primitive(options.schema.is_none())
         .build(input)
         .map_err(failed)?;
     Batches::new(place, &schema, reader)
@@ -113,21 +117,66 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
 ) -> Result<crate::BatchStream> {
     let place = place.into();
     let (len, mut sample) = crate::text_source::sample(&source, &place).await?;
+    let start = bom_length(sample.get_ref());
+    sample.set_position(start as u64);
     let schema = match &options.schema {
         Some(schema) => Arc::new(schema_to_arrow(schema)),
         None => {
-            let (schema, _) =
-                infer_json_schema_from_seekable(&mut sample, Some(options.infer_rows))
-                    .map_err(|e| FormatError::new(&place, e))?;
+            let schema =
+                infer(&mut sample, options.infer_rows).map_err(|e| FormatError::new(&place, e))?;
             Arc::new(schema)
         }
     };
     let decoder = ReaderBuilder::new(Arc::clone(&schema))
         .with_batch_size(options.batch_size)
+        .with_coerce_primitive(options.schema.is_none())
         .build_decoder()
         .map_err(|e| FormatError::new(&place, e))?;
-    let batches = crate::text_source::decode(source, len, decoder);
+    let batches = crate::text_source::decode(source, start as u64, len, decoder);
     crate::BatchStream::new(place, &schema, batches)
+}
+
+/// The length of the UTF-8 byte-order mark at the start of `bytes`: 3, or 0 without one.
+/// Windows tools write it; pyarrow and DuckDB skip it.
+fn bom_length(bytes: &[u8]) -> usize {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
+}
+
+/// The schema of the first `rows` objects of `input` (blank lines skipped). A line that is
+/// not JSON is named by its number and column in the file (arrow-rs's inference names
+/// every line "line 1"). A field whose values are of several kinds infers as text, and
+/// the reader then reads each as text ([`ReaderBuilder::with_coerce_primitive`]).
+fn infer(
+    input: &mut impl BufRead,
+    rows: usize,
+) -> std::result::Result<arrow_schema_60::Schema, String> {
+    let mut values = Vec::new();
+    let mut line = String::new();
+    let mut number = 0;
+    while values.len() < rows {
+        line.clear();
+        number += 1;
+        let read = input
+            .read_line(&mut line)
+            .map_err(|e| format!("line {number}: {e}"))?;
+        if read == 0 {
+            break;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(line.trim_end()).map_err(|e| {
+            let text = e.to_string();
+            let reason = text.split(" at line ").next().unwrap_or(&text);
+            format!("line {number}, column {}: not JSON: {reason}", e.column())
+        })?;
+        values.push(Ok(value));
+    }
+    infer_json_schema_from_iterator(values.into_iter()).map_err(|e| e.to_string())
 }
 
 /// Alkaid batches being written as newline-delimited JSON: one object per row, nulls left

@@ -149,6 +149,7 @@ struct Reading<S, D> {
 /// The batches `decoder` makes of the `len` bytes of `source`.
 pub(crate) fn decode<S: RangeSource + 'static, D: PushDecoder>(
     source: S,
+    start: u64,
     len: u64,
     decoder: D,
 ) -> impl Stream<Item = std::result::Result<arrow_array_60::RecordBatch, ReadError>> + Send + 'static
@@ -156,7 +157,7 @@ pub(crate) fn decode<S: RangeSource + 'static, D: PushDecoder>(
     let reading = Reading {
         source: Arc::new(source),
         len,
-        offset: 0,
+        offset: start,
         pending: Bytes::new(),
         decoder,
         ended: false,

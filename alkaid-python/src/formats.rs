@@ -18,17 +18,24 @@ fn reader_of(batches: FormatBatches) -> PyRecordBatchReader {
 }
 
 /// Reads the Parquet file at `path`: only `columns` (names; `a.b` names a field of a
-/// struct), only `row_groups`, at most `limit` rows. Batches are read as the reader is.
+/// struct), only `row_groups`, at most `limit` rows. Batches are read as the reader is. The
+/// file's key-value metadata is the schema's. INT96 timestamps read in nanoseconds, and one
+/// that nanoseconds cannot hold is an error; `int96_as_microseconds` reads them as Spark
+/// does.
 #[pyfunction]
-#[pyo3(signature = (path, columns = None, row_groups = None, limit = None, batch_size = 8192))]
+#[pyo3(signature = (path, columns = None, row_groups = None, limit = None, batch_size = 8192, int96_as_microseconds = false))]
 pub fn read_parquet(
     path: PathBuf,
     columns: Option<Vec<String>>,
     row_groups: Option<Vec<usize>>,
     limit: Option<usize>,
     batch_size: usize,
+    int96_as_microseconds: bool,
 ) -> PyResult<PyRecordBatchReader> {
     let mut options = parquet::ReadOptions::default().with_batch_size(batch_size);
+    if int96_as_microseconds {
+        options = options.with_int96_as_microseconds();
+    }
     if let Some(columns) = columns {
         options = options.with_columns(columns);
     }

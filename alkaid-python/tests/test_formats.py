@@ -1,5 +1,7 @@
 """Parquet, CSV and JSON through alkaid, against pyarrow's readers and writers."""
 
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
@@ -35,6 +37,24 @@ def test_parquet_that_pyarrow_writes_reads_as_pyarrow_reads_it(tmp_path, table):
     assert some.to_pydict() == {"n": [3], "s": [None]}
     with pytest.raises(alkaid.AlkaidError, match="no column \"nope\""):
         alkaid.read_parquet(path, columns=["nope"])
+
+
+CORPUS = Path(__file__).parents[2] / "alkaid-formats/tests/parquet-testing/data"
+
+
+def test_parquet_key_value_metadata_and_int96_from_spark():
+    path = CORPUS / "int96_from_spark.parquet"
+    reader = alkaid.read_parquet(path)
+    # The schema, with the footer's key-value metadata, reads; the values past the
+    # nanosecond range are an error naming the column, row group and value.
+    schema = pa.schema(reader.schema)
+    assert schema.metadata[b"org.apache.spark.version"] == b"3.4.3"
+    with pytest.raises(alkaid.AlkaidError, match="column \"a\", row group 0, value 2"):
+        reader.read_next_batch()
+    read = pa.table(alkaid.read_parquet(path, int96_as_microseconds=True))
+    assert read.schema.metadata == pq.read_metadata(path).metadata
+    micros = read.column("a").cast(pa.int64()).to_pylist()
+    assert micros == [1704141296123456, 1704070800000000, 253402225200000000, 1735599600000000, None, 9089380393200000000]
 
 
 def test_parquet_that_alkaid_writes_reads_in_pyarrow(tmp_path, table):

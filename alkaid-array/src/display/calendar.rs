@@ -51,13 +51,17 @@ pub(super) fn write_timestamp(
     unit: TimeUnit,
     timezone: Option<&str>,
 ) -> fmt::Result {
+    let Some(name) = timezone else {
+        // No timezone: a wall-clock time, printed without an offset, and counted in civil
+        // days as dates are (jiff's instants end a day before its dates do).
+        return match wall_clock(raw, unit) {
+            Some(datetime) => write!(out, "{datetime}"),
+            None => write!(out, "{raw}{}", unit.abbreviation()),
+        };
+    };
     let Some(ts) = nanoseconds(raw, unit).and_then(|ns| jiff::Timestamp::from_nanosecond(ns).ok())
     else {
         return write!(out, "{raw}{}", unit.abbreviation());
-    };
-    let Some(name) = timezone else {
-        // No timezone: a wall-clock time, printed without an offset.
-        return write!(out, "{}", ts.to_zoned(jiff::tz::TimeZone::UTC).datetime());
     };
     match resolve_timezone(name) {
         Ok(tz) => write!(
@@ -73,6 +77,23 @@ pub(super) fn write_timestamp(
             ts.to_zoned(jiff::tz::TimeZone::UTC).datetime()
         ),
     }
+}
+
+/// The civil date and time `raw` (in `unit`) after the epoch's midnight, if jiff's dates
+/// (years -9999 to 9999) hold it.
+fn wall_clock(raw: i64, unit: TimeUnit) -> Option<jiff::civil::DateTime> {
+    const DAY: i128 = 86_400_000_000_000;
+    let ns = nanoseconds(raw, unit)?;
+    let days = i64::try_from(ns.div_euclid(DAY)).ok()?;
+    let time_of_day = i64::try_from(ns.rem_euclid(DAY)).ok()?;
+    let date = jiff::Span::new()
+        .try_days(days)
+        .ok()
+        .and_then(|span| jiff::civil::date(1970, 1, 1).checked_add(span).ok())?;
+    let time = jiff::civil::Time::MIN
+        .checked_add(jiff::SignedDuration::from_nanos(time_of_day))
+        .ok()?;
+    Some(date.to_datetime(time))
 }
 
 /// A timezone from an IANA name (`Europe/Paris`), `UTC`, or a fixed offset such as `+05:30`,
@@ -148,6 +169,33 @@ mod tests {
             "253402300800s (days)",
             "past the calendar"
         );
+    }
+
+    #[test]
+    fn wall_clock_timestamps_reach_the_ends_of_the_calendar() {
+        let shown = |raw: i64, unit: TimeUnit| {
+            let mut out = String::new();
+            write_timestamp(&mut out, raw, unit, None).unwrap();
+            out
+        };
+        // Spark's 9999-12-31T01:00-02:00, past the last instant jiff holds.
+        let last_day = 253_402_225_200_000_000;
+        assert_eq!(
+            shown(last_day, TimeUnit::Microsecond),
+            "9999-12-31T03:00:00"
+        );
+        assert_eq!(
+            shown(-1, TimeUnit::Nanosecond),
+            "1969-12-31T23:59:59.999999999"
+        );
+        assert_eq!(
+            shown(1_704_141_296_123_456, TimeUnit::Microsecond),
+            "2024-01-01T20:34:56.123456"
+        );
+        // Year 290000: beyond the calendar, the number and its unit.
+        let far = 9_089_380_393_200_000_000;
+        assert_eq!(shown(far, TimeUnit::Microsecond), "9089380393200000000us");
+        assert_eq!(shown(i64::MIN, TimeUnit::Second), format!("{}s", i64::MIN));
     }
 
     #[test]

@@ -162,3 +162,39 @@ fn parquet_tables_answer_as_datafusions_own_parquet_reader() {
         }
     });
 }
+
+/// A Parquet file's key-value metadata is the table's schema metadata, as it is the
+/// readers' (Spark's row schema and version here, from the Parquet project's corpus), and a
+/// query's answer carries it.
+#[test]
+fn parquet_tables_keep_the_files_key_value_metadata() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../alkaid-formats/tests/parquet-testing/data/delta_encoding_required_column.parquet",
+    );
+    runtime().block_on(async {
+        let ctx = SessionContext::new();
+        ctx.register_alkaid_parquet("t", corpus.to_str().unwrap())
+            .await
+            .unwrap();
+        let spark = |metadata: &std::collections::HashMap<String, String>| {
+            metadata.get("org.apache.spark.version").cloned()
+        };
+        let table = ctx.table("t").await.unwrap();
+        assert_eq!(
+            spark(table.schema().as_arrow().metadata()).as_deref(),
+            Some("3.2.0")
+        );
+        let answer = ctx
+            .sql("SELECT * FROM t")
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        assert_eq!(answer.iter().map(|b| b.num_rows()).sum::<usize>(), 100);
+        assert_eq!(
+            spark(answer[0].schema().metadata()).as_deref(),
+            Some("3.2.0")
+        );
+    });
+}

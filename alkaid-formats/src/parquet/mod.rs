@@ -11,6 +11,8 @@
 //! ranged reader's loads, decoding) runs inside a guard that turns its panics into errors.
 
 mod footer;
+mod int96;
+mod leaves;
 mod mistyped;
 mod pages;
 mod prune;

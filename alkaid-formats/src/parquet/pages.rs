@@ -12,6 +12,7 @@
 //! refusing a header that declares more than the chunk holds.
 
 use std::io::Read;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use parquet::errors::Result;
@@ -19,8 +20,15 @@ use parquet::file::reader::{ChunkReader, Length};
 
 use super::thrift::{i32_field, walk_struct};
 
-/// A source whose readers fail at the end of the file instead of reading nothing.
-pub(crate) struct EndIsAnError<R>(pub R);
+/// A source whose readers fail at the end of the file instead of reading nothing; shared,
+/// so that a second reader of the same file (the INT96 check) goes through it too.
+pub(crate) struct EndIsAnError<R>(pub Arc<R>);
+
+impl<R> Clone for EndIsAnError<R> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
 
 impl<R: ChunkReader> Length for EndIsAnError<R> {
     fn len(&self) -> u64 {
@@ -116,7 +124,7 @@ mod tests {
 
     #[test]
     fn reading_past_the_end_is_an_error() {
-        let mut reader = EndIsAnError(Bytes::from_static(b"abc"))
+        let mut reader = EndIsAnError(Arc::new(Bytes::from_static(b"abc")))
             .get_read(1)
             .unwrap();
         let mut out = Vec::new();
@@ -124,7 +132,7 @@ mod tests {
         assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
         assert_eq!(out, b"bc");
         // What arrow-rs's skip does: a copy of more than is left now fails.
-        let mut reader = EndIsAnError(Bytes::from_static(b"abc"))
+        let mut reader = EndIsAnError(Arc::new(Bytes::from_static(b"abc")))
             .get_read(0)
             .unwrap();
         let copied = std::io::copy(&mut (&mut reader).take(8), &mut std::io::sink());

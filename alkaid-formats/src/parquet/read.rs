@@ -14,15 +14,15 @@ use arrow_schema_60::ArrowError;
 use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicate, ArrowPredicateFn, ArrowReaderBuilder, ArrowReaderOptions,
+    ArrowPredicate, ArrowPredicateFn, ArrowReaderBuilder, ArrowReaderMetadata, ArrowReaderOptions,
     ParquetRecordBatchReaderBuilder, RowFilter,
 };
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, RowGroupMetaData};
 use parquet::file::reader::ChunkReader;
 
-use super::footer;
 use super::pages::EndIsAnError;
 use super::prune::Pruning;
+use super::{footer, int96, leaves};
 use crate::batches::{Batches, unpanicked};
 use crate::error::{FormatError, Result};
 
@@ -39,6 +39,8 @@ pub struct ReadOptions {
     /// A predicate the file's columns do not take is dropped rather than refused.
     predicate_if_applicable: bool,
     byte_range: Option<Range<u64>>,
+    /// INT96 timestamps are read in microseconds rather than nanoseconds.
+    int96_in_microseconds: bool,
 }
 
 impl Default for ReadOptions {
@@ -52,6 +54,7 @@ impl Default for ReadOptions {
             absent_columns_allowed: false,
             predicate_if_applicable: false,
             byte_range: None,
+            int96_in_microseconds: false,
         }
     }
 }
@@ -113,6 +116,18 @@ impl ReadOptions {
         self.with_predicate(predicate)
     }
 
+    /// Reads INT96 timestamps (Impala's, Hive's, Spark's) in microseconds, Spark's own
+    /// resolution, rather than nanoseconds. By default they read as nanoseconds, and a
+    /// value outside what nanoseconds hold (before 1677 or after 2262, as Spark writes
+    /// `9999-12-31`) is an error naming its column, row group and value; pyarrow and
+    /// arrow-rs wrap such a value into another date without a word. In microseconds a
+    /// value reads as Spark reads it back (its arithmetic wraps as Spark's writer does, so
+    /// that Spark's year 290000 is year 290000), but loses any sub-microsecond digits.
+    pub fn with_int96_as_microseconds(mut self) -> Self {
+        self.int96_in_microseconds = true;
+        self
+    }
+
     /// Rows per batch (8,192 by default; at least 1).
     pub fn with_batch_size(mut self, rows: usize) -> Self {
         self.batch_size = rows.max(1);
@@ -154,19 +169,39 @@ fn open<T: ChunkReader + 'static>(
 ) -> Result<Batches> {
     let file_len = reader.len();
     let metadata = footer::load(&reader, options.page_index(), options.reader_options())
+        .and_then(|metadata| options.retyped(metadata))
         .map_err(|e| FormatError::new(&place, e))?;
     // Page headers are read through a source whose end is an error (`pages.rs`).
+    let source = EndIsAnError(Arc::new(reader));
     let builder =
-        ParquetRecordBatchReaderBuilder::new_with_metadata(EndIsAnError(reader), metadata);
-    let builder = options.configure_guarded(builder, file_len, &place)?;
+        ParquetRecordBatchReaderBuilder::new_with_metadata(source.clone(), metadata.clone());
+    let (builder, decoded) = options.configure_guarded(builder, file_len, &place)?;
+    // INT96 values are checked before the first batch, not here: the schema stays
+    // readable (`alkaid schema`) whatever the values.
+    let int96 = decoded.int96_columns(&metadata);
+    let mut unchecked = (!int96.is_empty()).then(|| (metadata.clone(), decoded.row_groups, int96));
+    let check = move || {
+        let (metadata, row_groups, columns) = unchecked.take()?;
+        let checked = int96::check(Arc::new(source.clone()), &metadata, &row_groups, &columns);
+        checked.err().map(|e| ArrowError::ExternalError(e.into()))
+    };
     // arrow-rs's reader drops the file's key-value metadata from its schema; the
     // footer's schema has it.
-    let metadata = builder.schema().metadata().clone();
-    let reader = unpanicked(|| builder.build())
+    let footer_metadata = builder.schema().metadata().clone();
+    let mut reader = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(|e| FormatError::new(&place, e))?;
-    let schema = reader.schema().as_ref().clone().with_metadata(metadata);
-    Batches::new(place, &schema, reader)
+    let schema = reader
+        .schema()
+        .as_ref()
+        .clone()
+        .with_metadata(footer_metadata);
+    let mut check = Some(check);
+    let batches = std::iter::from_fn(move || match check.take().and_then(|mut c| c()) {
+        Some(error) => Some(Err(error)),
+        None => reader.next(),
+    });
+    Batches::new(place, &schema, batches)
 }
 
 impl ReadOptions {
@@ -174,6 +209,23 @@ impl ReadOptions {
     /// can use it.
     pub(crate) fn reader_options(&self) -> ArrowReaderOptions {
         ArrowReaderOptions::new().with_page_index_policy(self.page_index())
+    }
+
+    /// `metadata` with the leaf types these options and the file's sizes ask for: INT96
+    /// in microseconds when asked, byte arrays too large for 32-bit offsets with 64-bit
+    /// ones (`leaves.rs`).
+    pub(crate) fn retyped(
+        &self,
+        metadata: ArrowReaderMetadata,
+    ) -> Result<ArrowReaderMetadata, String> {
+        let microseconds = self.int96_in_microseconds;
+        leaves::retyped(metadata, self.reader_options(), |file, column, leaf| {
+            leaves::with_large_offsets(file, column, leaf).or_else(|| {
+                microseconds
+                    .then(|| int96::in_microseconds(file, column, leaf))
+                    .flatten()
+            })
+        })
     }
 
     /// Whether the footer's page index is read: when a predicate can use it.
@@ -191,21 +243,22 @@ impl ReadOptions {
         builder: ArrowReaderBuilder<T>,
         file_len: u64,
         place: &str,
-    ) -> Result<ArrowReaderBuilder<T>> {
+    ) -> Result<(ArrowReaderBuilder<T>, Decoded)> {
         unpanicked(|| self.configure(builder, file_len, place))
             .map_err(|e| FormatError::new(place, e))?
     }
 
     /// `builder` (over a file of `file_len` bytes whose footer it holds) set to read what
-    /// these options select: the sync and async readers share it.
+    /// these options select, and what that decodes: the sync and async readers share it.
     fn configure<T>(
         &self,
         mut builder: ArrowReaderBuilder<T>,
         file_len: u64,
         place: &str,
-    ) -> Result<ArrowReaderBuilder<T>> {
+    ) -> Result<(ArrowReaderBuilder<T>, Decoded)> {
         let refused = |message: String| FormatError::new(place, message);
         check_chunks(builder.metadata(), file_len).map_err(refused)?;
+        let mut leaves = ProjectionMask::all();
         if let Some(names) = &self.columns {
             let parquet_schema = builder.parquet_schema();
             let paths: Vec<String> = parquet_schema
@@ -230,6 +283,7 @@ impl ReadOptions {
             }
             let names = names.iter().filter(present).map(String::as_str);
             let mask = ProjectionMask::columns(parquet_schema, names);
+            leaves = mask.clone();
             builder = builder.with_projection(mask);
         }
         let count = builder.metadata().num_row_groups();
@@ -270,18 +324,39 @@ impl ReadOptions {
                 builder.parquet_schema(),
                 columns.iter().map(String::as_str),
             );
+            leaves.union(&mask);
             builder = builder.with_row_filter(RowFilter::new(vec![Box::new(row_filter(
                 mask,
                 predicate.clone(),
             ))]));
         }
         if self.row_groups.is_some() || predicate.is_some() || self.byte_range.is_some() {
-            builder = builder.with_row_groups(row_groups);
+            builder = builder.with_row_groups(row_groups.clone());
         }
         if let Some(limit) = self.limit {
             builder = builder.with_limit(limit);
         }
-        Ok(builder.with_batch_size(self.batch_size))
+        let decoded = Decoded { row_groups, leaves };
+        Ok((builder.with_batch_size(self.batch_size), decoded))
+    }
+}
+
+/// What a configured reader decodes: these row groups (after pruning), these leaf columns
+/// (selected, or read by the predicate).
+pub(crate) struct Decoded {
+    pub(crate) row_groups: Vec<usize>,
+    leaves: ProjectionMask,
+}
+
+impl Decoded {
+    /// The INT96 columns decoded, with the unit each is read in.
+    pub(crate) fn int96_columns(
+        &self,
+        metadata: &ArrowReaderMetadata,
+    ) -> Vec<(usize, arrow_schema_60::TimeUnit)> {
+        let mut columns = int96::columns(metadata);
+        columns.retain(|&(leaf, _)| self.leaves.leaf_included(leaf));
+        columns
     }
 }
 

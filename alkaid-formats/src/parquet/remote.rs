@@ -11,6 +11,7 @@ use alkaid_ipc_async::RangeSource;
 use bytes::Bytes;
 use std::panic::AssertUnwindSafe;
 
+use bytes::Buf;
 use futures_util::future::BoxFuture;
 use futures_util::{FutureExt, StreamExt};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
@@ -19,9 +20,10 @@ use parquet::arrow::async_reader::{
 };
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::reader::{ChunkReader, Length};
 
 use super::pages::check_pages;
-use super::{ReadOptions, footer};
+use super::{ReadOptions, footer, int96};
 use crate::batches::{panicked, unpanicked};
 use crate::error::{FormatError, Result};
 use crate::stream::{BatchStream, ReadError, answer};
@@ -91,17 +93,65 @@ pub async fn read_source<S: RangeSource + 'static>(
         .await
         .map_err(|panic| FormatError::new(&place, panicked(panic)))?
         .map_err(failed)?;
+    let metadata = options
+        .retyped(metadata)
+        .map_err(|e| FormatError::new(&place, e))?;
     // From here on what is fetched is column chunks and pages: their headers are checked.
     reader.pages = true;
-    let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, metadata);
-    let builder = options.configure_guarded(builder, len, &place)?;
+    let builder =
+        ParquetRecordBatchStreamBuilder::new_with_metadata(reader.clone(), metadata.clone());
+    let (builder, decoded) = options.configure_guarded(builder, len, &place)?;
+    // INT96 values are checked before the first batch, not here: the schema stays
+    // readable whatever the values.
+    let int96 = decoded.int96_columns(&metadata);
+    let check = (!int96.is_empty()).then(|| {
+        let (reader, metadata) = (reader.clone(), metadata.clone());
+        let row_groups = decoded.row_groups.clone();
+        async move {
+            int96_check(reader, len, &metadata, &row_groups, &int96)
+                .await
+                .err()
+        }
+    });
     // The footer's key-value metadata, which arrow-rs's stream leaves out of its schema.
     let metadata = builder.schema().metadata().clone();
     let stream = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
     let schema = stream.schema().as_ref().clone().with_metadata(metadata);
-    BatchStream::new(place, &schema, stream.map(|b| b.map_err(ReadError::from)))
+    let checked = futures_util::stream::iter(check)
+        .filter_map(|check| check)
+        .map(Err);
+    let stream = checked.chain(stream.map(|b| b.map_err(ReadError::from)));
+    BatchStream::new(place, &schema, stream)
+}
+
+/// [`int96::check`] of the INT96 `columns` of `row_groups`, their column chunks fetched.
+async fn int96_check<S: RangeSource + 'static>(
+    reader: RangeReader<S>,
+    len: u64,
+    metadata: &ArrowReaderMetadata,
+    row_groups: &[usize],
+    columns: &[(usize, arrow_schema_60::TimeUnit)],
+) -> std::result::Result<(), ReadError> {
+    let chunks: Vec<Range<u64>> = row_groups
+        .iter()
+        .flat_map(|&g| {
+            let group = metadata.metadata().row_group(g);
+            columns.iter().map(move |&(c, _)| {
+                let (start, len) = group.column(c).byte_range();
+                start..start.saturating_add(len)
+            })
+        })
+        .collect();
+    let mut reader = reader;
+    let pieces = reader.get_byte_ranges(chunks.clone()).await?;
+    let fetched = Fetched {
+        pieces: chunks.iter().map(|r| r.start).zip(pieces).collect(),
+        len,
+    };
+    int96::check(Arc::new(fetched), metadata, row_groups, columns)?;
+    Ok(())
 }
 
 /// The batches of the Parquet object at `path` in `store`, read by ranges.
@@ -128,6 +178,15 @@ struct RangeReader<S> {
     /// Whether fetched bytes are column chunks or pages, whose headers are walked before
     /// arrow-rs reads them (`pages.rs`); the footer and page index are not.
     pages: bool,
+}
+
+impl<S> Clone for RangeReader<S> {
+    fn clone(&self) -> Self {
+        Self {
+            source: Arc::clone(&self.source),
+            ..*self
+        }
+    }
 }
 
 impl<S: RangeSource + 'static> RangeReader<S> {
@@ -220,8 +279,8 @@ impl<S: RangeSource + 'static> AsyncFileReader for RangeReader<S> {
             let index = self.get_bytes(span.clone()).await?;
             footer::check_index(&ranges, span.start, &index).map_err(refused)?;
             let fetched = Fetched {
-                start: span.start,
-                bytes: index,
+                pieces: vec![(span.start, index)],
+                len,
             };
             let mut index = ParquetMetaDataReader::new_with_metadata(metadata)
                 .with_page_index_policy(self.page_index);
@@ -234,28 +293,62 @@ impl<S: RangeSource + 'static> AsyncFileReader for RangeReader<S> {
     }
 }
 
-/// Bytes of the file from `start`, fetched already, as arrow-rs's source of metadata.
+/// Pieces of the file (each from its start), fetched already: arrow-rs's source of the
+/// page index, and of the INT96 check's column chunks.
 struct Fetched {
-    start: u64,
-    bytes: Bytes,
+    pieces: Vec<(u64, Bytes)>,
+    /// The file's length.
+    len: u64,
+}
+
+impl Fetched {
+    /// Bytes `range` of the file, from the piece that holds them.
+    fn slice(&self, range: Range<u64>) -> parquet::errors::Result<Bytes> {
+        self.pieces
+            .iter()
+            .find_map(|(start, bytes)| {
+                let from = usize::try_from(range.start.checked_sub(*start)?).ok()?;
+                let to = usize::try_from(range.end.checked_sub(*start)?).ok()?;
+                (from <= to && to <= bytes.len()).then(|| bytes.slice(from..to))
+            })
+            .ok_or_else(|| {
+                ParquetError::General(format!(
+                    "bytes {}..{} were not fetched",
+                    range.start, range.end
+                ))
+            })
+    }
 }
 
 impl MetadataFetch for Fetched {
     fn fetch(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
-        let slice = range
-            .start
-            .checked_sub(self.start)
-            .zip(range.end.checked_sub(self.start))
-            .and_then(|(from, to)| {
-                let (from, to) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
-                (from <= to && to <= self.bytes.len()).then(|| self.bytes.slice(from..to))
-            })
-            .ok_or_else(|| {
-                ParquetError::General(format!(
-                    "bytes {}..{} of the page index were not fetched",
-                    range.start, range.end
-                ))
-            });
+        let slice = self.slice(range);
         Box::pin(async move { slice })
+    }
+}
+
+impl Length for Fetched {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl ChunkReader for Fetched {
+    type T = bytes::buf::Reader<Bytes>;
+
+    /// The rest of the piece that holds `start`.
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        let end = self
+            .pieces
+            .iter()
+            .filter(|(from, bytes)| *from <= start && start < from + bytes.len() as u64)
+            .map(|(from, bytes)| from + bytes.len() as u64)
+            .next()
+            .unwrap_or(start);
+        Ok(self.slice(start..end)?.reader())
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.slice(start..start.saturating_add(length as u64))
     }
 }

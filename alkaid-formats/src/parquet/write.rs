@@ -8,8 +8,8 @@ use std::sync::Arc;
 use alkaid_array::RecordBatch;
 use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
 use alkaid_compute::{CastOptions, cast};
-use alkaid_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use parquet::arrow::ArrowWriter;
+use alkaid_schema::{DataType, Field, Metadata, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::{ARROW_SCHEMA_META_KEY as ARROW_SCHEMA, ArrowWriter};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -114,14 +114,15 @@ impl WriteOptions {
         self
     }
 
-    /// Adds a key-value pair to the file's metadata (the schema's own metadata is kept
-    /// too, in the stored Arrow schema).
+    /// Adds a key-value pair to the file's metadata, after the schema's own (which every
+    /// file keeps there, as Parquet's readers expect): a key the schema has too takes this
+    /// value.
     pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.metadata.push((key.into(), value.into()));
         self
     }
 
-    fn properties(&self) -> Result<WriterProperties> {
+    fn properties(&self, schema_metadata: &Metadata) -> Result<WriterProperties> {
         let bad = |e: parquet::errors::ParquetError| FormatError::new("the codec's level", e);
         let compression = match self.codec {
             Codec::Uncompressed => Compression::UNCOMPRESSED,
@@ -136,12 +137,7 @@ impl WriteOptions {
             Statistics::Chunk => EnabledStatistics::Chunk,
             Statistics::Page => EnabledStatistics::Page,
         };
-        let metadata = (!self.metadata.is_empty()).then(|| {
-            self.metadata
-                .iter()
-                .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
-                .collect()
-        });
+        let metadata = footer_metadata(schema_metadata, &self.metadata);
         Ok(WriterProperties::builder()
             .set_compression(compression)
             .set_max_row_group_row_count(Some(self.row_group_rows))
@@ -177,7 +173,8 @@ impl<W: Write + Send> ParquetWriter<W> {
             false => schema.clone(),
         };
         let arrow_schema = Arc::new(schema_to_arrow(&stored));
-        let inner = ArrowWriter::try_new(sink, arrow_schema, Some(options.properties()?))
+        let properties = options.properties(schema.metadata())?;
+        let inner = ArrowWriter::try_new(sink, arrow_schema, Some(properties))
             .map_err(|e| FormatError::new("writing Parquet", e))?;
         Ok(Self {
             inner,
@@ -256,6 +253,26 @@ pub fn write(
         .finish()?
         .flush()
         .map_err(|e| FormatError::new(&place, e))
+}
+
+/// The footer's key-value metadata: the schema's (readers that know nothing of Arrow find
+/// it there: Spark, DuckDB, parquet-mr), then the options', which replace a key the schema
+/// has too. arrow-rs adds the encoded Arrow schema under `ARROW:schema` itself, so a key of
+/// that name (from a schema read out of Parquet) is left to it. `None` when there is
+/// nothing, as arrow-rs takes it.
+fn footer_metadata(schema: &Metadata, options: &[(String, String)]) -> Option<Vec<KeyValue>> {
+    let mut pairs: Vec<KeyValue> = schema
+        .iter()
+        .filter(|(key, _)| *key != ARROW_SCHEMA && !options.iter().any(|(k, _)| k == key))
+        .map(|(key, value)| KeyValue::new(key.to_string(), value.to_string()))
+        .collect();
+    pairs.extend(
+        options
+            .iter()
+            .filter(|(key, _)| key != ARROW_SCHEMA)
+            .map(|(k, v)| KeyValue::new(k.clone(), v.clone())),
+    );
+    (!pairs.is_empty()).then_some(pairs)
 }
 
 /// `schema` with its top-level times and timestamps in seconds in milliseconds: Parquet

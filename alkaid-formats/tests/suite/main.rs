@@ -8,6 +8,7 @@ mod python;
 
 mod csv_direct;
 mod errors;
+mod parquet_corpus;
 mod pruning;
 mod pyarrow;
 mod ranged_text;

@@ -15,6 +15,7 @@ use alkaid_ipc::{StreamReader, StreamWriter, WriteOptions};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::common::decode::decode;
+use crate::parquet_corpus::{column_values, difference};
 use crate::python::python_with;
 
 fn script() -> PathBuf {
@@ -79,15 +80,9 @@ fn assert_same(
     let (want_schema, want) = expected;
     assert_eq!(shape(&schema), shape(want_schema), "{what}: fields");
     for (c, field) in schema.fields().iter().enumerate() {
-        let values = |batches: &[RecordBatch]| {
-            batches
-                .iter()
-                .flat_map(|b| decode(&b.column(c).to_data()))
-                .collect::<Vec<_>>()
-        };
         assert_eq!(
-            values(&batches),
-            values(want),
+            column_values(&batches, c),
+            column_values(want, c),
             "{what}: column {:?}",
             field.name()
         );
@@ -168,6 +163,63 @@ fn parquet_pyarrow_writes_reads_as_it_was_written() {
     }
 }
 
+/// Parquet as other writers write it, read by Alkaid as pyarrow reads it: pyarrow's data
+/// pages v1 and v2 with every codec, dictionary pages that fall back to plain,
+/// byte-stream-split and the three delta encodings; Polars' and DuckDB's files of every type
+/// they write (decimals, zoned timestamps, durations, UUIDs, lists, structs, maps,
+/// categoricals). The script checks each file holds the encoding it is named for.
+#[test]
+fn parquet_other_writers_read_as_pyarrow_reads_them() {
+    let Some(python) = python_with("pyarrow, polars, duckdb") else {
+        return;
+    };
+    let dir = scratch("from_peers");
+    run(&python, &["parquet-peers", dir.to_str().unwrap()]);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 20, "{files:?}");
+    // Polars' categorical column is stored as a dictionary of large_utf8 in its Arrow
+    // schema: Alkaid, through arrow-rs, keeps that type, where pyarrow reads a dictionary of
+    // utf8. The values are compared, not the types.
+    let restored = "cat";
+    let mut wrong = Vec::new();
+    for path in &files {
+        let batches = parquet::read(path).unwrap();
+        let ours = (batches.schema(), batches.collect_all().unwrap());
+        let theirs = read_stream(&PathBuf::from(format!("{}.pyarrow.arrows", path.display())));
+        let without = |(schema, batches): &(SchemaRef, Vec<RecordBatch>)| {
+            let kept: Vec<usize> = (0..schema.fields().len())
+                .filter(|&c| schema.fields()[c].name() != restored)
+                .collect();
+            let values = match schema.index_of(restored) {
+                Ok(c) => batches
+                    .iter()
+                    .flat_map(|b| decode(&b.column(c).to_data()))
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            let projected: Vec<RecordBatch> =
+                batches.iter().map(|b| b.project(&kept).unwrap()).collect();
+            (
+                (Arc::new(schema.project(&kept).unwrap()), projected),
+                values,
+            )
+        };
+        let ((ours, our_values), (theirs, their_values)) = (without(&ours), without(&theirs));
+        if let Some(difference) = difference(&ours, &theirs, false) {
+            wrong.push(format!("{}: {difference}", path.display()));
+        }
+        if our_values != their_values {
+            wrong.push(format!("{}: the values of {restored}", path.display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A field's type as text, list and map entry names left out (see [`shape`]).
 fn shape_of(field: &Field) -> String {
     shape(&Schema::new(vec![field.clone()]))
@@ -241,6 +293,71 @@ fn pyarrow_reads_the_parquet_alkaid_writes() {
     }
 }
 
+/// The columns of the fixture a peer cannot read from Alkaid's Parquet, each with the
+/// peer's reason: (peer, column, reason).
+const PEERS_CANNOT_READ: [(&str, &str, &str); 5] = [
+    // Polars' decimals stop at precision 38.
+    ("polars", "decimal256", "precision must be between 1 and 38"),
+    // DuckDB reads a decimal past precision 38 as a double, and loses its last digits.
+    ("duckdb", "decimal256", "other values as double"),
+    // Polars panics on a list view in the file's stored Arrow schema.
+    ("polars", "list_view", "PanicException: not yet implemented"),
+    (
+        "polars",
+        "large_list_view",
+        "PanicException: not yet implemented",
+    ),
+    // Polars takes zone names, not fixed offsets such as +07:30.
+    ("polars", "ts_ns", "unable to parse time zone: '+07:30'"),
+];
+
+/// Polars and DuckDB read the Parquet Alkaid writes, a file per column of the fixture (a
+/// type one of them cannot read makes it refuse a whole file), and their values equal
+/// pyarrow's reading of the same file, in the peer's own type for them where it has
+/// another (cast to it, else as Python sees them); the columns a peer cannot read are
+/// listed with the reason.
+#[test]
+fn polars_and_duckdb_read_the_parquet_alkaid_writes() {
+    let Some(python) = python_with("pyarrow, polars, duckdb") else {
+        return;
+    };
+    let dir = scratch("to_peers");
+    let (schema, batches) = read_stream(&fixture());
+    for c in parquet_columns(&schema) {
+        let name = schema.fields()[c].name();
+        let column = Arc::new(schema.project(&[c]).unwrap());
+        let parts: Vec<RecordBatch> = batches.iter().map(|b| b.project(&[c]).unwrap()).collect();
+        let path = dir.join(format!("{name}.parquet"));
+        parquet::write(&path, column, parts, &parquet::WriteOptions::default()).unwrap();
+    }
+    let report = run(&python, &["parquet-peers-read", dir.to_str().unwrap()]);
+    let mut wrong = Vec::new();
+    let mut lines = 0;
+    for line in report.lines() {
+        lines += 1;
+        let mut parts = line.splitn(3, '\t');
+        let (column, peer, outcome) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let known = PEERS_CANNOT_READ
+            .iter()
+            .find(|(p, c, _)| *p == peer && *c == column);
+        // The peer's own type for the values (a duration as DuckDB's integers, utf8 as
+        // Polars' large_utf8) is its mapping, not a loss.
+        let read = outcome == "ok" || outcome.starts_with("the same values as ");
+        match (read, known) {
+            (true, None) => {}
+            (true, Some(_)) => wrong.push(format!("{peer} now reads {column}: {line}")),
+            (false, Some((_, _, why))) if outcome.contains(why) => {}
+            _ => wrong.push(line.to_string()),
+        }
+    }
+    assert_eq!(lines, 2 * parquet_columns(&schema).len(), "{report}");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A CSV file of the edge cases, and the schema both readers take.
 fn edge_cases(dir: &Path) -> SchemaRef {
     let long = "x".repeat(100_000);
@@ -310,4 +427,134 @@ fn csv_and_json_edge_cases_read_as_pyarrow_reads_them() {
         expected.1.iter().map(RecordBatch::num_rows).sum::<usize>(),
         4
     );
+}
+
+/// How a tricky text file reads: as a peer reads it, or an error (Alkaid's names the
+/// line, and the column where there is one), or differently on purpose.
+enum Tricky {
+    /// Read as the peer reads it.
+    Same,
+    /// Refused by both; Alkaid's error says this.
+    Refused(&'static str),
+    /// Read by Alkaid differently from the peer, or read by only one of them, for this
+    /// reason.
+    Differs(&'static str),
+}
+
+/// (file, its bytes, as pyarrow reads it, as DuckDB reads it).
+const TRICKY: [(&str, &[u8], Tricky, Tricky); 10] = [
+    (
+        "bom_crlf.csv",
+        b"\xEF\xBB\xBFa,b\r\n1,x\r\n2,\"y\r\nz\"\r\n",
+        Tricky::Same,
+        Tricky::Same,
+    ),
+    (
+        "quoted_newline.csv",
+        b"a,b\n1,\"two\nlines\"\n2,x\n",
+        Tricky::Same,
+        Tricky::Same,
+    ),
+    (
+        "escaped_quotes.csv",
+        b"a,b\n1,\"say \"\"hi\"\"\"\n2,\"\"\"\"\n",
+        Tricky::Same,
+        Tricky::Same,
+    ),
+    (
+        "overflow.csv",
+        b"n\n1\n2\n9223372036854775808\n",
+        Tricky::Differs(
+            "an integer past Int64 infers as text (arrow-csv's inference), which keeps every \
+             digit; pyarrow infers a double",
+        ),
+        Tricky::Differs("DuckDB infers a 128-bit decimal; Alkaid, as pyarrow, a double"),
+    ),
+    (
+        "ragged_short.csv",
+        b"a,b,c\n1,2,3\n4,5\n6,7,8\n",
+        Tricky::Refused("line 3"),
+        Tricky::Differs("DuckDB's sniffer reads the lines as one text column"),
+    ),
+    (
+        "ragged_long.csv",
+        b"a,b\n1,2\n3,4,5\n",
+        Tricky::Refused("line 3"),
+        Tricky::Differs("DuckDB's sniffer skips the lines before the longest"),
+    ),
+    (
+        "bom_crlf.ndjson",
+        b"\xEF\xBB\xBF{\"a\": 1}\r\n{\"a\": 2}\r\n",
+        Tricky::Same,
+        Tricky::Same,
+    ),
+    (
+        "overflow.ndjson",
+        b"{\"n\": 1}\n{\"n\": 9223372036854775808}\n",
+        Tricky::Same,
+        Tricky::Differs("DuckDB infers a 128-bit decimal; Alkaid, as pyarrow, a double"),
+    ),
+    (
+        "mixed.ndjson",
+        b"{\"a\": 1}\n{\"a\": \"x\"}\n",
+        Tricky::Differs("a field of numbers and text infers as text and reads so; pyarrow refuses"),
+        Tricky::Differs("DuckDB keeps the text's JSON quotes"),
+    ),
+    (
+        "truncated.ndjson",
+        b"{\"a\": 1}\n{\"a\": \n",
+        Tricky::Refused("line 2, column 5: not JSON"),
+        Tricky::Refused("line 2, column 5: not JSON"),
+    ),
+];
+
+/// CSV and newline-delimited JSON that trip readers up (a byte-order mark, CRLF, quoted
+/// newlines, escaped quotes, ragged rows, numbers past the inferred type, a truncated
+/// line), each with its schema inferred, read by Alkaid as pyarrow and DuckDB read it, or
+/// refused with an error naming the line (and column), or read differently on purpose,
+/// which the table says.
+#[test]
+fn tricky_csv_and_json_read_as_pyarrow_and_duckdb_read_them() {
+    let Some(python) = python_with("pyarrow, duckdb") else {
+        return;
+    };
+    let dir = scratch("tricky_text");
+    for (name, bytes, _, _) in &TRICKY {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    run(&python, &["text-peers", dir.to_str().unwrap()]);
+    let mut wrong = Vec::new();
+    for (name, _, pyarrow, duckdb) in &TRICKY {
+        let path = dir.join(name);
+        let read = match name.ends_with(".csv") {
+            true => csv::read(&path).and_then(|b| Ok((b.schema(), b.collect_all()?))),
+            false => json::read(&path).and_then(|b| Ok((b.schema(), b.collect_all()?))),
+        };
+        for (peer, expected) in [("pyarrow", pyarrow), ("duckdb", duckdb)] {
+            let theirs = path.with_extension(format!(
+                "{}.{peer}.arrows",
+                path.extension().unwrap().to_str().unwrap()
+            ));
+            let theirs = theirs.exists().then(|| read_stream(&theirs));
+            let verdict = match (expected, &read, theirs) {
+                (Tricky::Same, Ok(ours), Some(theirs)) => difference(ours, &theirs, false),
+                (Tricky::Refused(words), Err(e), _) => {
+                    (!e.to_string().contains(words)).then(|| format!("error {e}"))
+                }
+                (Tricky::Differs(why), Ok(ours), Some(theirs)) => difference(ours, &theirs, false)
+                    .is_none()
+                    .then(|| format!("reads the same, though listed as: {why}")),
+                (Tricky::Differs(_), Ok(_), None) | (Tricky::Differs(_), Err(_), Some(_)) => None,
+                (_, ours, theirs) => Some(format!(
+                    "Alkaid {:?}, {peer} read it: {}",
+                    ours.as_ref().map(|_| ()),
+                    theirs.is_some()
+                )),
+            };
+            if let Some(verdict) = verdict {
+                wrong.push(format!("{name} against {peer}: {verdict}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

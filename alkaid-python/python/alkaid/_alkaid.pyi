@@ -121,8 +121,8 @@ def write_ipc_stream(data: Any, sink: Sink = None, compression: Optional[str] = 
     """Writes an IPC stream; returns the bytes when ``sink`` is None."""
 def write_ipc_file(data: Any, sink: Sink = None, compression: Optional[str] = None) -> Optional[bytes]:
     """Writes an IPC file (``ARROW1``); returns the bytes when ``sink`` is None."""
-def read_parquet(path: Any, columns: Optional[Sequence[str]] = None, row_groups: Optional[Sequence[int]] = None, limit: Optional[int] = None, batch_size: int = 8192) -> RecordBatchReader:
-    """Reads a Parquet file: only ``columns`` (``a.b`` for a struct's field), ``row_groups``, at most ``limit`` rows."""
+def read_parquet(path: Any, columns: Optional[Sequence[str]] = None, row_groups: Optional[Sequence[int]] = None, limit: Optional[int] = None, batch_size: int = 8192, int96_as_microseconds: bool = False) -> RecordBatchReader:
+    """Reads a Parquet file: only ``columns`` (``a.b`` for a struct's field), ``row_groups``, at most ``limit`` rows; INT96 in microseconds if asked."""
 def write_parquet(data: Any, path: Any, compression: str = "zstd", compression_level: Optional[int] = None, row_group_size: Optional[int] = None, metadata: Optional[Sequence[Tuple[str, str]]] = None) -> None:
     """Writes a batch, reader or producer as a Parquet file."""
 def read_csv(path: Any, delimiter: str = ",", header: bool = True, nulls: Optional[Sequence[str]] = None, batch_size: int = 8192) -> RecordBatchReader:
