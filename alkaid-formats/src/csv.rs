@@ -19,6 +19,7 @@ use crate::text_source::PushDecoder;
 
 mod columns;
 mod direct;
+mod infer;
 mod options;
 
 pub use options::ReadOptions;
@@ -56,9 +57,9 @@ pub fn reader<R: Read + Seek + Send + 'static>(
     let schema = match &options.schema {
         Some(schema) => Arc::new(schema_to_arrow(schema)),
         None => {
-            let (schema, _) = format
-                .infer_schema(BufReader::new(&mut input), Some(options.infer_rows))
-                .map_err(failed)?;
+            let mut sample = BufReader::new(&mut input);
+            let schema = infer::infer(&format, &mut sample, options.infer_rows).map_err(failed)?;
+            drop(sample);
             input
                 .seek(SeekFrom::Start(0))
                 .map_err(|e| FormatError::new(&place, e))?;
@@ -107,13 +108,12 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
     options: ReadOptions,
 ) -> Result<crate::BatchStream> {
     let place = place.into();
-    let (len, sample) = crate::text_source::sample(&source, &place).await?;
+    let (len, mut sample) = crate::text_source::sample(&source, &place).await?;
     let format = options.format()?;
     let schema = match &options.schema {
         Some(schema) => Arc::new(schema_to_arrow(schema)),
         None => {
-            let (schema, _) = format
-                .infer_schema(sample, Some(options.infer_rows))
+            let schema = infer::infer(&format, &mut sample, options.infer_rows)
                 .map_err(|e| FormatError::new(&place, e))?;
             Arc::new(schema)
         }

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::metadata::{
+    PageIndexPolicy, ParquetMetaData, ParquetMetaDataOptions, ParquetMetaDataReader,
+};
 use parquet::file::reader::ChunkReader;
 
 use super::mistyped::without_mistyped_fields;
@@ -70,8 +72,13 @@ pub(crate) fn decode(footer: &[u8], start: u64) -> Result<ParquetMetaData, Strin
     check_footer(footer)?;
     let retyped = without_mistyped_fields(footer).map_err(|e| format!("the footer: {e}"))?;
     let bytes = retyped.as_deref().unwrap_or(footer);
+    // Each chunk's page encoding statistics in full (arrow-rs keeps only a mask of
+    // encodings by default): the INT96 check reads only the dictionary of a chunk whose
+    // data pages are all dictionary-encoded (`int96_scan.rs`).
+    let options = ParquetMetaDataOptions::new().with_encoding_stats_as_mask(false);
     let metadata =
-        unpanicked(|| ParquetMetaDataReader::decode_metadata(bytes))?.map_err(|e| e.to_string())?;
+        unpanicked(|| ParquetMetaDataReader::decode_metadata_with_options(bytes, Some(&options)))?
+            .map_err(|e| e.to_string())?;
     // Repairs build column chunk metadata again, through arrow-rs.
     unpanicked(|| repaired(metadata, start))?
 }

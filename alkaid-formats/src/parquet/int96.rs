@@ -8,9 +8,11 @@
 //! wrap, and arrow-rs's conversion wraps the same way, so that year 290000 (whose day Spark
 //! wrote as a negative number) reads back as year 290000. Only nanoseconds are checked.
 //!
-//! The check reads the INT96 columns a second time, through arrow-rs's plain column
-//! reader, before any batch is decoded: arrow-rs's conversion keeps no trace of a wrap, and
-//! only files that hold INT96 pay for it.
+//! The check reads the INT96 columns a second time before the first batch is decoded:
+//! arrow-rs's conversion keeps no trace of a wrap, and only files that hold INT96 pay for
+//! it. It scans the pages' raw values (`int96_scan.rs`: only the dictionary when every
+//! data page is dictionary-encoded), and reads a chunk value by value through arrow-rs's
+//! column reader only to name the value that does not fit.
 
 use std::sync::Arc;
 
@@ -23,12 +25,12 @@ use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
 use parquet::file::serialized_reader::SerializedPageReader;
 
+use super::int96_scan::{
+    JULIAN_DAY_OF_EPOCH, NANOS_PER_DAY, WholeDays, every_value_fits, per_second,
+};
 use super::leaves::leaf_types;
 use crate::batches::unpanicked;
 
-/// The Julian day of 1970-01-01.
-const JULIAN_DAY_OF_EPOCH: i128 = 2_440_588;
-const NANOS_PER_DAY: i128 = 86_400 * 1_000_000_000;
 /// Values read at a time by the check.
 const CHECK_BATCH: usize = 8192;
 
@@ -92,6 +94,12 @@ pub(crate) fn check<R: ChunkReader + 'static>(
                     chunk.column_path()
                 )
             };
+            let whole_days = WholeDays::of(unit);
+            // Most chunks are settled by their pages' raw values; the rest (a value that
+            // does not fit, a page the scan does not take) are read again value by value.
+            if every_value_fits(Arc::clone(&reader), chunk, rows, &whole_days) {
+                continue;
+            }
             let pages = SerializedPageReader::new(Arc::clone(&reader), chunk, rows, None)
                 .map_err(|e| format!("{}: {e}", place(0)))?;
             let mut values = ColumnReaderImpl::<Int96Type>::new(
@@ -99,8 +107,9 @@ pub(crate) fn check<R: ChunkReader + 'static>(
                 Box::new(pages),
             );
             let (mut definitions, mut repetitions, mut read) = (Vec::new(), Vec::new(), 0);
+            let mut batch: Vec<Int96> = Vec::with_capacity(CHECK_BATCH);
             loop {
-                let mut batch: Vec<Int96> = Vec::new();
+                batch.clear();
                 definitions.clear();
                 repetitions.clear();
                 let (records, _, _) = unpanicked(|| {
@@ -112,7 +121,8 @@ pub(crate) fn check<R: ChunkReader + 'static>(
                     )
                 })?
                 .map_err(|e| format!("{}: {e}", place(read)))?;
-                if let Some((i, value)) = batch.iter().enumerate().find(|(_, v)| !fits(v, unit)) {
+                let wrong = |v: &Int96| !whole_days.hold(v) && !fits(v, unit);
+                if let Some((i, value)) = batch.iter().enumerate().find(|(_, v)| wrong(v)) {
                     return Err(format!(
                         "{}: the INT96 timestamp {} lies outside what a timestamp in \
                          nanoseconds holds (years 1677 to 2262); read INT96 as microseconds \
@@ -174,15 +184,6 @@ fn civil_year(days: i128) -> i128 {
     year_of_era + era * 400 + i128::from(january_or_february)
 }
 
-fn per_second(unit: TimeUnit) -> i128 {
-    match unit {
-        TimeUnit::Second => 1,
-        TimeUnit::Millisecond => 1_000,
-        TimeUnit::Microsecond => 1_000_000,
-        TimeUnit::Nanosecond => 1_000_000_000,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +198,33 @@ mod tests {
     #[test]
     fn a_value_fits_when_its_exact_conversion_does() {
         let epoch = JULIAN_DAY_OF_EPOCH as i32;
+        // The fast test never says a value fits that does not.
+        for unit in [
+            TimeUnit::Second,
+            TimeUnit::Millisecond,
+            TimeUnit::Microsecond,
+            TimeUnit::Nanosecond,
+        ] {
+            let whole = WholeDays::of(unit);
+            for day in [
+                whole.first.saturating_sub(1),
+                whole.first,
+                whole.last,
+                whole.last.saturating_add(1),
+                epoch,
+                i32::MIN,
+                i32::MAX,
+            ] {
+                for nanos in [0, NANOS_PER_DAY as i64 - 1, NANOS_PER_DAY as i64, -1] {
+                    let value = int96(day, nanos);
+                    assert!(
+                        !whole.hold(&value) || fits(&value, unit),
+                        "{unit:?} {day} {nanos}"
+                    );
+                }
+            }
+            assert!(whole.hold(&int96(whole.first, 0)) && whole.hold(&int96(whole.last, 0)));
+        }
         assert!(fits(&int96(epoch, 0), TimeUnit::Nanosecond));
         // 2262-04-11 is the last day nanoseconds hold; 2262-04-12 is not.
         let last = epoch + 106_751;

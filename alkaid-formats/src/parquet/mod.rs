@@ -12,6 +12,7 @@
 
 mod footer;
 mod int96;
+mod int96_scan;
 mod leaves;
 mod mistyped;
 mod pages;
