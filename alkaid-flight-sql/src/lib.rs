@@ -47,6 +47,7 @@ mod memory;
 mod metadata;
 mod options;
 mod parameters;
+mod placeholders;
 mod service;
 mod session;
 mod sql_info;

@@ -25,6 +25,7 @@ use crate::confined::{ConfinedStore, Served, StagedWrites};
 use crate::execution::Execution;
 use crate::memory::{QueryPool, ServerPool};
 use crate::options::SqlServiceOptions;
+use crate::placeholders;
 use crate::status::{refused, status};
 use crate::tables::{CATALOG, SCHEMA};
 use crate::write_plan::{self, WriteRules};
@@ -162,7 +163,8 @@ impl Sessions {
     /// If it does not parse or plan, is not a statement this server runs, or writes what
     /// it may not.
     pub async fn plan(&self, sql: &str) -> Result<LogicalPlan, Status> {
-        let plan = self.base.create_logical_plan(sql).await.map_err(status)?;
+        let sql = placeholders::numbered(sql).map_err(Status::invalid_argument)?;
+        let plan = self.base.create_logical_plan(&sql).await.map_err(status)?;
         sql_options().verify_plan(&plan).map_err(status)?;
         self.check(plan)
     }

@@ -53,6 +53,11 @@ with connect() as conn:
         save("parameters", cur.fetch_arrow_table())
         cur.execute("SELECT id FROM trips WHERE city = $1 ORDER BY id", parameters=("Oslo",))
         save("text_parameter", cur.fetch_arrow_table())
+        # JDBC's, ODBC's and SQLAlchemy's `?`, numbered in order; a `?` in a string stays.
+        cur.execute("SELECT id, fare FROM trips WHERE id > ? AND city <> '?' ORDER BY id", parameters=(3,))
+        save("qmark_parameters", cur.fetch_arrow_table())
+        cur.execute("SELECT id FROM trips WHERE city = ? AND id >= ? ORDER BY id", parameters=("Oslo", 0))
+        save("qmark_two_parameters", cur.fetch_arrow_table())
 
         # Bulk ingestion: create, append, a second create refused, replace.
         table = pa.table({"k": pa.array([1, 2, 3], pa.int64()), "v": ["a", None, "c"]})

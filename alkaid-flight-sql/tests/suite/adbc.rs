@@ -323,6 +323,14 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
             "text_parameter",
             "SELECT id FROM trips WHERE city = 'Oslo' ORDER BY id",
         ),
+        (
+            "qmark_parameters",
+            "SELECT id, fare FROM trips WHERE id > 3 AND city <> '?' ORDER BY id",
+        ),
+        (
+            "qmark_two_parameters",
+            "SELECT id FROM trips WHERE city = 'Oslo' AND id >= 0 ORDER BY id",
+        ),
     ] {
         let expected = runtime.block_on(datafusion_answer(&dir, query));
         let got = saved(&out, name);
