@@ -5,7 +5,7 @@
 //! reading what arrow-csv reads); the rest by arrow-csv. Errors name the line.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -57,12 +57,9 @@ pub fn reader<R: Read + Seek + Send + 'static>(
     let schema = match &options.schema {
         Some(schema) => Arc::new(schema_to_arrow(schema)),
         None => {
-            let mut sample = BufReader::new(&mut input);
-            let schema = infer::infer(&format, &mut sample, options.infer_rows).map_err(failed)?;
-            drop(sample);
-            input
-                .seek(SeekFrom::Start(0))
-                .map_err(|e| FormatError::new(&place, e))?;
+            // Leaves `input` at its start.
+            let schema = infer::infer(&format, &mut BufReader::new(&mut input), options.infer_rows)
+                .map_err(failed)?;
             Arc::new(schema)
         }
     };

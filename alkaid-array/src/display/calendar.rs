@@ -9,15 +9,16 @@ use crate::ArrayError;
 pub(super) fn write_date(out: &mut String, seconds: i64, unit: &str) -> fmt::Result {
     // Counted in civil days, not through an instant: jiff's instants end a day before its
     // dates do (9999-12-31 is a date but not a UTC midnight it can hold).
-    let days = seconds.div_euclid(86_400);
-    let date = jiff::Span::new()
-        .try_days(days)
-        .ok()
-        .and_then(|span| jiff::civil::date(1970, 1, 1).checked_add(span).ok());
-    match date {
+    match civil_date(seconds.div_euclid(86_400)) {
         Some(date) => write!(out, "{date}"),
         None => write!(out, "{seconds}s ({unit})"),
     }
+}
+
+/// The civil date `days` after 1970-01-01, if jiff's dates (years -9999 to 9999) hold it.
+fn civil_date(days: i64) -> Option<jiff::civil::Date> {
+    let span = jiff::Span::new().try_days(days).ok()?;
+    jiff::civil::date(1970, 1, 1).checked_add(span).ok()
 }
 
 fn nanoseconds(raw: i64, unit: TimeUnit) -> Option<i128> {
@@ -86,10 +87,7 @@ fn wall_clock(raw: i64, unit: TimeUnit) -> Option<jiff::civil::DateTime> {
     let ns = nanoseconds(raw, unit)?;
     let days = i64::try_from(ns.div_euclid(DAY)).ok()?;
     let time_of_day = i64::try_from(ns.rem_euclid(DAY)).ok()?;
-    let date = jiff::Span::new()
-        .try_days(days)
-        .ok()
-        .and_then(|span| jiff::civil::date(1970, 1, 1).checked_add(span).ok())?;
+    let date = civil_date(days)?;
     let time = jiff::civil::Time::MIN
         .checked_add(jiff::SignedDuration::from_nanos(time_of_day))
         .ok()?;

@@ -28,7 +28,7 @@ use parquet::file::serialized_reader::SerializedPageReader;
 use super::int96_scan::{
     JULIAN_DAY_OF_EPOCH, NANOS_PER_DAY, WholeDays, every_value_fits, per_second,
 };
-use super::leaves::leaf_types;
+use super::leaves::{leaf_types, physical_type};
 use crate::batches::unpanicked;
 
 /// Values read at a time by the check.
@@ -56,12 +56,7 @@ pub(crate) fn in_microseconds(
     column: usize,
     leaf: &DataType,
 ) -> Option<DataType> {
-    let int96 = metadata
-        .file_metadata()
-        .schema_descr()
-        .column(column)
-        .physical_type()
-        == PhysicalType::INT96;
+    let int96 = physical_type(metadata, column) == PhysicalType::INT96;
     match leaf {
         DataType::Timestamp(TimeUnit::Nanosecond, zone) if int96 => {
             Some(DataType::Timestamp(TimeUnit::Microsecond, zone.clone()))

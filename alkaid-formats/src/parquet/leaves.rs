@@ -41,6 +41,15 @@ pub(crate) fn retyped(
     unpanicked(|| ArrowReaderMetadata::try_new(file, options))?.map_err(|e| e.to_string())
 }
 
+/// The physical type of leaf `column` of `metadata`'s file.
+pub(crate) fn physical_type(metadata: &ParquetMetaData, column: usize) -> PhysicalType {
+    metadata
+        .file_metadata()
+        .schema_descr()
+        .column(column)
+        .physical_type()
+}
+
 /// A byte-array leaf (`column` of `metadata`'s file) read with 64-bit offsets when one of
 /// its column chunks holds more than 32-bit offsets reach: its values would overflow them
 /// in a single batch (a dictionary is decoded whole, so no batch size helps then). `None`
@@ -50,12 +59,7 @@ pub(crate) fn with_large_offsets(
     column: usize,
     leaf: &DataType,
 ) -> Option<DataType> {
-    let byte_array = metadata
-        .file_metadata()
-        .schema_descr()
-        .column(column)
-        .physical_type()
-        == PhysicalType::BYTE_ARRAY;
+    let byte_array = physical_type(metadata, column) == PhysicalType::BYTE_ARRAY;
     let large = metadata
         .row_groups()
         .iter()

@@ -10,7 +10,7 @@
 //! deltas). The walk follows the structs on the way to column metadata, the place such
 //! fields are known; the footer was walked by `thrift.rs` first, so every size is honest.
 
-use super::thrift::kind;
+use super::thrift::{self, kind};
 
 /// A field of a struct: its id, the wire type it must have, and for a struct or a list of
 /// structs, its own fields.
@@ -147,15 +147,9 @@ impl Copy<'_> {
     }
 
     fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        for shift in (0..70).step_by(7) {
-            let byte = self.byte()?;
-            value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err("a variable-length integer runs past 10 bytes".into())
+        let (value, next) = thrift::varint_at(self.bytes, self.at)?;
+        self.at = next;
+        Ok(value)
     }
 
     /// Writes `bytes` to the copy.
@@ -174,52 +168,8 @@ impl Copy<'_> {
 
     /// Steps over a value of wire type `code`, `in_collection` as in `thrift.rs`.
     fn skip(&mut self, code: u8, in_collection: bool) -> Result<(), String> {
-        match code {
-            kind::TRUE | kind::FALSE if !in_collection => Ok(()),
-            kind::TRUE | kind::FALSE | kind::BYTE => self.byte().map(drop),
-            kind::I16 | kind::I32 | kind::I64 => self.varint().map(drop),
-            kind::DOUBLE => self.advance(8),
-            kind::BINARY => {
-                let len = self.varint()?;
-                self.advance(len)
-            }
-            kind::LIST | kind::SET => {
-                let (count, element) = self.list_header()?;
-                (0..count).try_for_each(|_| self.skip(element, true))
-            }
-            kind::MAP => {
-                let count = self.varint()?;
-                if count == 0 {
-                    return Ok(());
-                }
-                let kinds = self.byte()?;
-                (0..count).try_for_each(|_| {
-                    self.skip(kinds >> 4, true)?;
-                    self.skip(kinds & 0x0f, true)
-                })
-            }
-            kind::STRUCT => loop {
-                let header = self.byte()?;
-                if header == 0 {
-                    return Ok(());
-                }
-                if header >> 4 == 0 {
-                    self.varint()?;
-                }
-                self.skip(header & 0x0f, false)?;
-            },
-            other => Err(format!("an unknown Thrift type {other}")),
-        }
-    }
-
-    fn advance(&mut self, n: u64) -> Result<(), String> {
-        match usize::try_from(n).ok().and_then(|n| self.at.checked_add(n)) {
-            Some(end) if end <= self.bytes.len() => {
-                self.at = end;
-                Ok(())
-            }
-            _ => Err("a value runs past the footer".into()),
-        }
+        self.at = thrift::value_end(self.bytes, self.at, code, in_collection)?;
+        Ok(())
     }
 
     fn list_header(&mut self) -> Result<(u64, u8), String> {
@@ -343,7 +293,7 @@ mod tests {
         let at = expected.windows(2).position(|w| w == [0x65, 0x02]).unwrap();
         expected.splice(at..at + 3, [0x7c]);
         assert_eq!(fixed, expected);
-        assert!(super::super::thrift::check_struct(&fixed).is_ok());
+        assert!(thrift::check_struct(&fixed).is_ok());
     }
 
     #[test]

@@ -180,11 +180,6 @@ fn open<T: ChunkReader + 'static>(
     // readable (`alkaid schema`) whatever the values.
     let int96 = decoded.int96_columns(&metadata);
     let mut unchecked = (!int96.is_empty()).then(|| (metadata.clone(), decoded.row_groups, int96));
-    let check = move || {
-        let (metadata, row_groups, columns) = unchecked.take()?;
-        let checked = int96::check(Arc::new(source.clone()), &metadata, &row_groups, &columns);
-        checked.err().map(|e| ArrowError::ExternalError(e.into()))
-    };
     // arrow-rs's reader drops the file's key-value metadata from its schema; the
     // footer's schema has it.
     let footer_metadata = builder.schema().metadata().clone();
@@ -196,10 +191,14 @@ fn open<T: ChunkReader + 'static>(
         .as_ref()
         .clone()
         .with_metadata(footer_metadata);
-    let mut check = Some(check);
-    let batches = std::iter::from_fn(move || match check.take().and_then(|mut c| c()) {
-        Some(error) => Some(Err(error)),
-        None => reader.next(),
+    let batches = std::iter::from_fn(move || {
+        if let Some((metadata, row_groups, columns)) = unchecked.take() {
+            let source = Arc::new(source.clone());
+            if let Err(e) = int96::check(source, &metadata, &row_groups, &columns) {
+                return Some(Err(ArrowError::ExternalError(e.into())));
+            }
+        }
+        reader.next()
     });
     Batches::new(place, &schema, batches)
 }

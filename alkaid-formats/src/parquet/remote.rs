@@ -128,7 +128,7 @@ pub async fn read_source<S: RangeSource + 'static>(
 
 /// [`int96::check`] of the INT96 `columns` of `row_groups`, their column chunks fetched.
 async fn int96_check<S: RangeSource + 'static>(
-    reader: RangeReader<S>,
+    mut reader: RangeReader<S>,
     len: u64,
     metadata: &ArrowReaderMetadata,
     row_groups: &[usize],
@@ -144,7 +144,6 @@ async fn int96_check<S: RangeSource + 'static>(
             })
         })
         .collect();
-    let mut reader = reader;
     let pieces = reader.get_byte_ranges(chunks.clone()).await?;
     let fetched = Fetched {
         pieces: chunks.iter().map(|r| r.start).zip(pieces).collect(),

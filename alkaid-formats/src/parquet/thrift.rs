@@ -75,6 +75,35 @@ pub(crate) fn i32_field(bytes: &[u8], id: i16) -> Option<i32> {
     }
 }
 
+/// Where the value of wire type `code` that starts at byte `at` of `bytes` ends, as the
+/// walk above steps over it (`in_collection` as in [`Walk::value`]): for walks of their
+/// own over bytes this module has checked (`mistyped.rs`'s copy).
+pub(crate) fn value_end(
+    bytes: &[u8],
+    at: usize,
+    code: u8,
+    in_collection: bool,
+) -> Result<usize, String> {
+    let mut walk = Walk {
+        bytes,
+        at,
+        oversized: false,
+    };
+    walk.value(code, 1, in_collection)?;
+    Ok(walk.at)
+}
+
+/// The variable-length integer at byte `at` of `bytes`, and the byte after it.
+pub(crate) fn varint_at(bytes: &[u8], at: usize) -> Result<(u64, usize), String> {
+    let mut walk = Walk {
+        bytes,
+        at,
+        oversized: false,
+    };
+    let value = walk.varint()?;
+    Ok((value, walk.at))
+}
+
 struct Walk<'a> {
     bytes: &'a [u8],
     at: usize,
