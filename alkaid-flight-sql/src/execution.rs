@@ -132,7 +132,8 @@ impl Statement {
     pub fn bound(&self, row: Option<usize>) -> Result<LogicalPlan, Status> {
         match (row, &self.parameters) {
             (Some(row), Some(rows)) => {
-                let values = parameters::row(rows, row)?;
+                let types = self.plan.get_parameter_types().map_err(status)?;
+                let values = parameters::typed(parameters::row(rows, row)?, &types)?;
                 self.plan.clone().with_param_values(values).map_err(status)
             }
             _ => Ok(self.plan.clone()),

@@ -20,6 +20,7 @@ use prost::Message;
 use tonic::codegen::BoxStream;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::client_sessions::Caller;
 use crate::command::{Command, Packed};
 use crate::confined::Refusal;
 use crate::ingest::ingest;
@@ -28,7 +29,7 @@ use crate::proto::command_statement_ingest::table_definition_options::TableExist
 use crate::proto::*;
 use crate::service::{FlightSqlService, command_of, parameter_schema, ticket};
 use crate::status::refused;
-use crate::write_plan::{read_only, store_read_only};
+use crate::write_plan::{read_only, store_read_only, writes};
 
 impl FlightSqlService {
     /// `status` as a client may see it.
@@ -46,14 +47,18 @@ impl FlightSqlService {
         Ok(response.map(|items| Box::pin(items.map_err(move |s| redactor.status(s))) as _))
     }
 
-    async fn flight_info_of(&self, descriptor: FlightDescriptor) -> Result<FlightInfo, Status> {
+    async fn flight_info_of(
+        &self,
+        descriptor: FlightDescriptor,
+        caller: &Caller,
+    ) -> Result<FlightInfo, Status> {
         let command = command_of(&descriptor)?;
         let pending = match &command {
             Command::CommandStatementQuery(query) => {
                 if query.transaction_id.is_some() {
                     return Err(Status::unimplemented("transactions are not offered"));
                 }
-                self.query(&query.query).await?
+                self.query(&query.query, caller).await?
             }
             Command::CommandPreparedStatementQuery(prepared) => {
                 self.prepared_query(&prepared.prepared_statement_handle)?
@@ -73,10 +78,14 @@ impl FlightSqlService {
         self.flight_info(descriptor, &schema, ticket(handle))
     }
 
-    async fn schema_of(&self, descriptor: &FlightDescriptor) -> Result<SchemaResult, Status> {
+    async fn schema_of(
+        &self,
+        descriptor: &FlightDescriptor,
+        caller: &Caller,
+    ) -> Result<SchemaResult, Status> {
         let command = command_of(descriptor)?;
         let schema = match &command {
-            Command::CommandStatementQuery(query) => self.query(&query.query).await?.schema,
+            Command::CommandStatementQuery(query) => self.query(&query.query, caller).await?.schema,
             Command::CommandPreparedStatementQuery(prepared) => {
                 let prepared = self
                     .inner
@@ -108,6 +117,7 @@ impl FlightSqlService {
         request: Request<Streaming<FlightData>>,
     ) -> Result<Response<BoxStream<PutResult>>, Status> {
         let watch = request.extensions().get::<RequestBodyWatch>().cloned();
+        let caller = Caller::new(request.metadata(), request.remote_addr());
         let (data, meter) = Metered::new(request.into_inner().map_err(FlightError::from));
         let mut upload = FlightRecordBatchStream::new(data, self.inner.options.read.clone());
         // The first message names the command; an update sends a schema and no batches.
@@ -123,7 +133,7 @@ impl FlightSqlService {
                 if update.transaction_id.is_some() {
                     return Err(Status::unimplemented("transactions are not offered"));
                 }
-                self.update(&update.query).await?
+                self.update(&update.query, &caller).await?
             }
             Command::CommandStatementIngest(command) => {
                 self.may_ingest(&command)?;
@@ -193,15 +203,20 @@ impl FlightSqlService {
         Ok(())
     }
 
-    async fn act(&self, action: Action) -> Result<Response<BoxStream<ActionResult>>, Status> {
+    async fn act(
+        &self,
+        action: Action,
+        caller: &Caller,
+    ) -> Result<Response<BoxStream<ActionResult>>, Status> {
         match action.r#type.as_str() {
             "CreatePreparedStatement" => {
                 let request = ActionCreatePreparedStatementRequest::unpack(&action.body)?;
                 if request.transaction_id.is_some() {
                     return Err(Status::unimplemented("transactions are not offered"));
                 }
-                let (prepared, dataset_schema) = self.prepare(&request.query).await?;
+                let (prepared, dataset_schema) = self.prepare(&request.query, caller).await?;
                 let parameters = parameter_schema(&prepared.plan)?;
+                let is_update = writes(&prepared.plan);
                 let handle = self.inner.statements.prepare(prepared)?;
                 let result = ActionCreatePreparedStatementResult {
                     prepared_statement_handle: handle,
@@ -210,8 +225,13 @@ impl FlightSqlService {
                         Some(schema) => self.ipc_schema(&schema)?,
                         None => Bytes::new(),
                     },
+                    is_update: Some(is_update),
                 };
                 Ok(action_result(result.pack()))
+            }
+            "SetSessionOptions" | "GetSessionOptions" | "CloseSession" => {
+                let clients = &self.inner.clients;
+                clients.act(&action.r#type, &action.body, caller)
             }
             "ClosePreparedStatement" => {
                 let request = ActionClosePreparedStatementRequest::unpack(&action.body)?;
@@ -278,7 +298,7 @@ fn action_result(body: Bytes) -> Response<BoxStream<ActionResult>> {
 }
 
 /// The actions offered.
-const ACTIONS: [(&str, &str); 5] = [
+const ACTIONS: [(&str, &str); 8] = [
     (
         "CreatePreparedStatement",
         "prepares a statement: ActionCreatePreparedStatementRequest",
@@ -296,6 +316,16 @@ const ACTIONS: [(&str, &str); 5] = [
         "cancels a query (deprecated): ActionCancelQueryRequest",
     ),
     ("EndTransaction", "refused: transactions are not offered"),
+    (
+        "SetSessionOptions",
+        "sets the session's options (catalog, schema, a few DataFusion settings): \
+         SetSessionOptionsRequest",
+    ),
+    (
+        "GetSessionOptions",
+        "the session's options: GetSessionOptionsRequest",
+    ),
+    ("CloseSession", "closes the session: CloseSessionRequest"),
 ];
 
 #[tonic::async_trait]
@@ -304,9 +334,16 @@ impl FlightService for FlightSqlService {
         &self,
         _request: Request<Streaming<HandshakeRequest>>,
     ) -> Result<Response<BoxStream<HandshakeResponse>>, Status> {
-        // Credentials, when the server has them, are checked by `serve` before this; a
-        // handshake that reaches here has nothing to exchange.
-        Ok(Response::new(Box::pin(stream::empty())))
+        // Credentials, when the server has them, are checked by `serve` before this (a
+        // bearer token, or basic credentials answered with the token); a handshake that
+        // reaches here has nothing to exchange, and is answered with one empty message at
+        // once, without waiting for the client's: clients that hold a token (the JDBC
+        // driver) still handshake, and wait for an answer.
+        let answer = HandshakeResponse {
+            protocol_version: 0,
+            payload: Bytes::new(),
+        };
+        Ok(Response::new(Box::pin(stream::iter([Ok(answer)]))))
     }
 
     async fn list_flights(
@@ -322,7 +359,8 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
-        let info = self.flight_info_of(request.into_inner()).await;
+        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let info = self.flight_info_of(request.into_inner(), &caller).await;
         info.map(Response::new).map_err(|s| self.redact(s))
     }
 
@@ -330,8 +368,9 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<PollInfo>, Status> {
+        let caller = Caller::new(request.metadata(), request.remote_addr());
         let descriptor = request.into_inner();
-        let info = self.flight_info_of(descriptor.clone()).await;
+        let info = self.flight_info_of(descriptor.clone(), &caller).await;
         let info = info.map_err(|s| self.redact(s))?;
         Ok(Response::new(PollInfo {
             info: Some(info),
@@ -345,7 +384,8 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<SchemaResult>, Status> {
-        let schema = self.schema_of(request.get_ref()).await;
+        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let schema = self.schema_of(request.get_ref(), &caller).await;
         schema.map(Response::new).map_err(|s| self.redact(s))
     }
 
@@ -369,7 +409,8 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<Action>,
     ) -> Result<Response<BoxStream<ActionResult>>, Status> {
-        let answer = self.act(request.into_inner()).await;
+        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let answer = self.act(request.into_inner(), &caller).await;
         self.redacted(answer)
     }
 

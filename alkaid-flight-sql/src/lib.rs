@@ -33,10 +33,15 @@
 //! symlinks resolved), nothing replaces an existing file, and what a statement writes is
 //! staged and takes its names only once the whole statement succeeded. DDL and session
 //! statements are refused, since they would reach files outside the directory.
-//! Transactions and Substrait plans are not offered (`GetSqlInfo` says so). Tables under
+//! A client's session options (Flight's `SetSessionOptions`) reach only the catalog and
+//! schema (this server's one of each) and an allowlist of DataFusion settings (time zone,
+//! batch size, identifier folding, float literals as decimals), never the file system or
+//! a limit. Transactions and Substrait plans are not offered (`GetSqlInfo` says so, and
+//! answers every id the specification defines). Tables under
 //! an object-store URL ([`FlightSqlService::from_url`]) are read-only. No answer names the
 //! served directory's path.
 
+mod client_sessions;
 mod command;
 mod confined;
 mod execution;

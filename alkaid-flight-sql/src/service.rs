@@ -6,7 +6,8 @@
 //! | `GetFlightInfo`, `GetSchema` | statements, prepared statements, every metadata command |
 //! | `DoGet` | a statement's ticket (its handle), a metadata command |
 //! | `DoPut` | updates (`INSERT`, `COPY`), prepared statements' parameters and updates, bulk ingestion |
-//! | `DoAction` | create and close prepared statements, `CancelFlightInfo`, `CancelQuery` |
+//! | `DoAction` | create and close prepared statements, `CancelFlightInfo`, `CancelQuery`, session options (`SetSessionOptions`, `GetSessionOptions`, `CloseSession`) |
+//! | `Handshake` | answered at once (credentials are checked by `serve` before it) |
 //!
 //! Every execution of a statement runs in a session of its own (`session.rs`), under the
 //! limits of [`SqlServiceOptions`]: its time, its memory, what it may write.
@@ -28,6 +29,7 @@ use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, MemoryCatalogProvider, MemoryCatalogProviderList,
 };
 use datafusion::datasource::listing::ListingTableUrl;
+use datafusion::execution::SessionState;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::object_store::ObjectStore;
 use datafusion::prelude::SessionContext;
@@ -35,6 +37,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use tonic::Status;
 use tonic::codegen::BoxStream;
 
+use crate::client_sessions::{Caller, ClientSessions};
 use crate::command::{Command, Packed};
 use crate::confined::{STAGING, Served};
 use crate::execution::{Execution, Statement, result_schema};
@@ -73,6 +76,9 @@ pub struct FlightSqlService {
 pub(crate) struct Inner {
     pub tables: Arc<DirectoryTables>,
     pub sessions: Sessions,
+    pub clients: ClientSessions,
+    /// `GetSqlInfo`'s facts, made once.
+    pub sql_info: Vec<(u32, sql_info::Value)>,
     pub statements: Statements,
     pub options: SqlServiceOptions,
     pub redactor: Redactor,
@@ -168,10 +174,23 @@ impl FlightSqlService {
         register_alkaid_format(&ctx);
         let sessions = Sessions::new(ctx.state(), served, &options);
         let statements = Statements::new(options.max_statements, options.statement_timeout);
+        let clients = ClientSessions::new(
+            sessions.base(),
+            options.max_statements,
+            options.statement_timeout,
+        );
+        let server = sql_info::Server {
+            statement_timeout_ms: i32::try_from(options.statement_timeout.as_millis())
+                .unwrap_or(i32::MAX),
+            read_only: !sessions.writable(),
+        };
+        let sql_info = sql_info::facts(server, &sessions.base());
         Ok(Self {
             inner: Arc::new(Inner {
                 tables,
                 sessions,
+                clients,
+                sql_info,
                 statements,
                 options,
                 redactor,
@@ -207,22 +226,30 @@ impl FlightSqlService {
         }
     }
 
-    /// A fresh execution of a statement.
-    pub(crate) fn execution(&self) -> Result<Execution, Status> {
-        self.inner.sessions.execution()
+    /// A fresh execution of a statement, in a client's session state (`None`: the
+    /// server's).
+    pub(crate) fn execution(&self, client: Option<Arc<SessionState>>) -> Result<Execution, Status> {
+        self.inner.sessions.execution(client)
     }
 
-    /// A query for `GetFlightInfo`: `sql` planned (in an execution of its own, dropped
-    /// once planned) and its writes checked.
-    pub(crate) async fn query(&self, sql: &str) -> Result<Pending, Status> {
-        let plan = self.timed(self.inner.sessions.plan(sql)).await?;
+    /// `caller`'s session state, when their session has settings of its own.
+    fn client_state(&self, caller: &Caller) -> Option<Arc<SessionState>> {
+        self.inner.clients.session(caller).state()
+    }
+
+    /// A query for `GetFlightInfo`: `sql` planned in `caller`'s session and its writes
+    /// checked.
+    pub(crate) async fn query(&self, sql: &str, caller: &Caller) -> Result<Pending, Status> {
+        let session = self.client_state(caller);
+        let plan = self.inner.sessions.plan(sql, session.as_deref());
         let statement = Statement {
-            plan,
+            plan: self.timed(plan).await?,
             parameters: None,
         };
         Ok(Pending {
             schema: statement.schema()?,
             statement,
+            session,
         })
     }
 
@@ -237,25 +264,34 @@ impl FlightSqlService {
         Ok(Pending {
             schema: statement.schema()?,
             statement,
+            session: prepared.session,
         })
     }
 
-    /// Prepares `sql`: planned once, its writes checked.
-    pub(crate) async fn prepare(&self, sql: &str) -> Result<(Prepared, ArrowSchemaRef), Status> {
-        let plan = self.timed(self.inner.sessions.plan(sql)).await?;
+    /// Prepares `sql` in `caller`'s session: planned once, its writes checked.
+    pub(crate) async fn prepare(
+        &self,
+        sql: &str,
+        caller: &Caller,
+    ) -> Result<(Prepared, ArrowSchemaRef), Status> {
+        let session = self.client_state(caller);
+        let plan = self.inner.sessions.plan(sql, session.as_deref());
+        let plan = self.timed(plan).await?;
         let schema = result_schema(&plan);
         let prepared = Prepared {
             plan,
             parameters: None,
+            session,
         };
         Ok((prepared, schema))
     }
 
-    /// Runs the update `sql`; the rows it changed.
-    pub(crate) async fn update(&self, sql: &str) -> Result<i64, Status> {
+    /// Runs the update `sql` in `caller`'s session; the rows it changed.
+    pub(crate) async fn update(&self, sql: &str, caller: &Caller) -> Result<i64, Status> {
+        let session = self.client_state(caller);
         self.timed(async {
-            let plan = self.inner.sessions.plan(sql).await?;
-            let execution = self.execution()?;
+            let plan = self.inner.sessions.plan(sql, session.as_deref()).await?;
+            let execution = self.execution(session)?;
             let statement = Statement {
                 plan,
                 parameters: None,
@@ -273,7 +309,7 @@ impl FlightSqlService {
         parameters: Option<ArrowBatch>,
     ) -> Result<i64, Status> {
         self.timed(async {
-            let execution = self.execution()?;
+            let execution = self.execution(prepared.session.clone())?;
             let statement = Statement {
                 plan: self.inner.sessions.check(prepared.plan.clone())?,
                 parameters: parameters.filter(|rows| rows.num_rows() > 0),
@@ -291,14 +327,18 @@ impl FlightSqlService {
         pending: Pending,
         cancelled: tokio::sync::watch::Receiver<bool>,
     ) -> Result<BoxStream<FlightData>, Status> {
-        let Pending { statement, schema } = pending;
+        let Pending {
+            statement,
+            schema,
+            session,
+        } = pending;
         // In a session of its own, its writes checked again: files may have appeared
         // since it was planned.
         let statement = Statement {
             plan: self.inner.sessions.check(statement.plan)?,
             ..statement
         };
-        let execution = self.execution()?;
+        let execution = self.execution(session)?;
         let mut cancelled = cancelled;
         let cancelled = async move {
             // A dropped sender (the registry forgot the query) is no cancellation.
@@ -322,8 +362,20 @@ impl FlightSqlService {
         schema: &ArrowSchemaRef,
         batches: BoxStream<ArrowBatch>,
     ) -> Result<BoxStream<FlightData>, Status> {
-        let ours = batches.map(|batch| {
-            let batch = batch?;
+        let declared = Arc::clone(schema);
+        let ours = batches.map(move |batch| {
+            let mut batch = batch?;
+            // The plan's schema may call a column nullable that the batches, computed,
+            // know to have no nulls (`SELECT arrow_typeof(now())`): they are sent under
+            // the schema the client was told, which admits them.
+            if batch.schema() != declared {
+                let stricter = batch.schema();
+                batch = batch.with_schema(Arc::clone(&declared)).map_err(|_| {
+                    Status::internal(format!(
+                        "a batch of schema {stricter} where {declared} was declared"
+                    ))
+                })?;
+            }
             let ours = batch_from_arrow(&batch).map_err(|e| Status::internal(e.to_string()))?;
             Ok::<_, FlightError>((ours, Bytes::new()))
         });
@@ -363,25 +415,17 @@ impl FlightSqlService {
         Ok(schema_to_ipc(Arc::new(ours), &self.inner.options.write)?)
     }
 
-    /// Whether clients may write here: allowed, and the tables are local.
-    pub(crate) fn writable(&self) -> bool {
-        self.inner.sessions.writes() && self.inner.sessions.served().is_some()
-    }
-
     /// The result schema of a metadata command, and its rows.
     pub(crate) async fn metadata(
         &self,
         command: &Command,
         rows: bool,
     ) -> Result<(ArrowSchemaRef, Option<ArrowBatch>), Status> {
-        let timeout_ms =
-            i32::try_from(self.inner.options.statement_timeout.as_millis()).unwrap_or(i32::MAX);
         let arrow = |e: datafusion::arrow::error::ArrowError| Status::internal(e.to_string());
         let (schema, batch) = match command {
             Command::CommandGetSqlInfo(c) => {
-                let read_only = !self.writable();
                 let batch = rows
-                    .then(|| sql_info::answer(&c.info, timeout_ms, read_only))
+                    .then(|| sql_info::answer(&c.info, &self.inner.sql_info))
                     .transpose()
                     .map_err(arrow)?;
                 (sql_info::schema(), batch)

@@ -125,14 +125,26 @@ impl Sessions {
         self.writes
     }
 
+    /// Whether clients may write here: allowed, and the tables are local.
+    pub fn writable(&self) -> bool {
+        self.writes && self.served.is_some()
+    }
+
     /// The memory all running queries hold now.
     pub fn memory_reserved(&self) -> usize {
         self.memory.reserved()
     }
 
-    /// A session for one execution of a statement.
-    pub fn execution(&self) -> Result<Execution, Status> {
-        let base = self.base.runtime_env();
+    /// The server's own session state, which clients' sessions start from.
+    pub fn base(&self) -> Arc<SessionState> {
+        Arc::clone(&self.base)
+    }
+
+    /// A session for one execution of a statement, from `client`'s session state (the
+    /// server's when `None`).
+    pub fn execution(&self, client: Option<Arc<SessionState>>) -> Result<Execution, Status> {
+        let state = client.unwrap_or_else(|| Arc::clone(&self.base));
+        let base = state.runtime_env();
         let mut runtime = RuntimeEnvBuilder::from_runtime_env(base)
             .with_memory_pool(Arc::new(QueryPool::new(self.query_memory, &self.memory)));
         let staged = match (&self.served, self.writes) {
@@ -152,19 +164,25 @@ impl Sessions {
         let runtime = runtime.build_arc().map_err(status)?;
         // Not a session of its own, only a task context: building a session registers
         // every function anew, which costs more than a small query.
-        let task = Arc::new(TaskContext::from(self.base.as_ref()).with_runtime(runtime));
-        Ok(Execution::new(Arc::clone(&self.base), task, staged))
+        let task = Arc::new(TaskContext::from(state.as_ref()).with_runtime(runtime));
+        Ok(Execution::new(state, task, staged))
     }
 
-    /// `sql` planned (in the base session: planning reads the catalog, never a file's
-    /// bytes), a statement this server runs, its writes checked.
+    /// `sql` planned (in `client`'s session state, the base session's when `None`:
+    /// planning reads the catalog, never a file's bytes), a statement this server runs,
+    /// its writes checked.
     ///
     /// # Errors
     /// If it does not parse or plan, is not a statement this server runs, or writes what
     /// it may not.
-    pub async fn plan(&self, sql: &str) -> Result<LogicalPlan, Status> {
+    pub async fn plan(
+        &self,
+        sql: &str,
+        client: Option<&SessionState>,
+    ) -> Result<LogicalPlan, Status> {
         let sql = placeholders::numbered(sql).map_err(Status::invalid_argument)?;
-        let plan = self.base.create_logical_plan(&sql).await.map_err(status)?;
+        let state = client.unwrap_or(&self.base);
+        let plan = state.create_logical_plan(&sql).await.map_err(status)?;
         sql_options().verify_plan(&plan).map_err(status)?;
         self.check(plan)
     }

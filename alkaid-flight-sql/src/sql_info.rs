@@ -1,155 +1,224 @@
 //! `GetSqlInfo`: what the server is and the SQL it speaks, one row per fact asked for,
-//! each value in the dense union Flight SQL defines.
+//! each value in the dense union member Flight SQL defines for its id. Every id the
+//! specification defines is answered, truly: "no" (or zero, "no limit or unknown")
+//! where the server cannot, e.g. transactions; the function lists and conversions are
+//! read off DataFusion itself (`engine.rs`).
 
-use std::sync::Arc;
+mod engine;
+mod union;
 
-use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
-    UInt32Array, UnionArray, new_empty_array,
-};
-use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
-use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, UnionFields};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
+use datafusion::execution::SessionState;
 use datafusion::sql::sqlparser::keywords::ALL_KEYWORDS;
 
-use crate::proto::{SqlInfo, SqlNullOrdering, SqlSupportedCaseSensitivity, SqlSupportedUnions};
+// Some enums share their names with `SqlInfo`'s ids, which `facts` names unqualified.
+use crate::proto::{
+    self as spec, SqlInfo, SqlSupportedCaseSensitivity, SqlSupportedResultSetConcurrency,
+    SqlSupportedResultSetType, SqlTransactionIsolationLevel, SupportedAnsi92SqlGrammarLevel,
+    SupportedSqlGrammar,
+};
+use engine::Functions;
+pub use union::Value;
 
-/// One fact's value: the union's members, by their type ids (no fact answered here is a
-/// `bigint_value`, 2, or an `int32_to_int32_list_map`, 5).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// `string_value` (type id 0).
-    String(String),
-    /// `bool_value` (1).
-    Bool(bool),
-    /// `int32_bitmask` (3): also the member for a single enum value.
-    Int32(i32),
-    /// `string_list` (4).
-    StringList(Vec<String>),
+/// What the facts depend on besides the engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Server {
+    /// The statement timeout, in milliseconds.
+    pub statement_timeout_ms: i32,
+    /// Whether clients may not write (writes not allowed, or tables in an object store).
+    pub read_only: bool,
 }
 
-/// The facts this server answers, by id, in id order; `read_only` when its tables are
-/// (in an object store: no updates, no bulk ingestion).
-pub fn facts(statement_timeout_ms: i32, read_only: bool) -> Vec<(u32, Value)> {
+/// A bitmask of `bits`.
+fn mask(bits: &[i32]) -> i32 {
+    bits.iter().fold(0, |mask, bit| mask | (1 << bit))
+}
+
+/// Every fact of a server over `state`, by id, in id order.
+pub fn facts(server: Server, state: &SessionState) -> Vec<(u32, Value)> {
+    use SqlInfo::*;
     use Value::*;
+    let functions = Functions::of(state);
     let keywords = ALL_KEYWORDS.iter().map(|k| k.to_string()).collect();
-    let unions =
-        (1 << SqlSupportedUnions::SqlUnion as i32) | (1 << SqlSupportedUnions::SqlUnionAll as i32);
-    let facts = [
-        (SqlInfo::FlightSqlServerName, String("Alkaid".into())),
+    let unions = mask(&[
+        spec::SqlSupportedUnions::SqlUnion as i32,
+        spec::SqlSupportedUnions::SqlUnionAll as i32,
+    ]);
+    let group_by = mask(&[
+        spec::SqlSupportedGroupBy::SqlGroupByUnrelated as i32,
+        spec::SqlSupportedGroupBy::SqlGroupByBeyondSelect as i32,
+    ]);
+    let grammar = mask(&[
+        SupportedSqlGrammar::SqlMinimumGrammar as i32,
+        SupportedSqlGrammar::SqlCoreGrammar as i32,
+    ]);
+    let ansi92 = mask(&[SupportedAnsi92SqlGrammarLevel::Ansi92EntrySql as i32]);
+    // `= ANY (subquery)` and `> ALL (subquery)` (quantified comparisons) are not planned.
+    let subqueries = mask(&[
+        spec::SqlSupportedSubqueries::SqlSubqueriesInComparisons as i32,
+        spec::SqlSupportedSubqueries::SqlSubqueriesInExists as i32,
+        spec::SqlSupportedSubqueries::SqlSubqueriesInIns as i32,
+    ]);
+    let no_isolation = SqlTransactionIsolationLevel::SqlTransactionNone as i32;
+    let forward_only = mask(&[SqlSupportedResultSetType::SqlResultSetTypeForwardOnly as i32]);
+    let read_only_results =
+        mask(&[SqlSupportedResultSetConcurrency::SqlResultSetConcurrencyReadOnly as i32]);
+    // The limits SQL itself has: none is set (zero: "no limit or unknown"); what bounds a
+    // statement is the operator's limits on time, memory and message size.
+    let no_limits = [
+        SqlMaxBinaryLiteralLength,
+        SqlMaxCharLiteralLength,
+        SqlMaxColumnNameLength,
+        SqlMaxColumnsInGroupBy,
+        SqlMaxColumnsInIndex,
+        SqlMaxColumnsInOrderBy,
+        SqlMaxColumnsInSelect,
+        SqlMaxColumnsInTable,
+        SqlMaxConnections,
+        SqlMaxCursorNameLength,
+        SqlMaxIndexLength,
+        SqlDbSchemaNameLength,
+        SqlMaxProcedureNameLength,
+        SqlMaxCatalogNameLength,
+        SqlMaxRowSize,
+        SqlMaxStatementLength,
+        SqlMaxStatements,
+        SqlMaxTableNameLength,
+        SqlMaxTablesInSelect,
+        SqlMaxUsernameLength,
+    ]
+    .map(|id| (id, Int64(0)));
+    let mut facts = vec![
+        (FlightSqlServerName, String("Alkaid".into())),
         (
-            SqlInfo::FlightSqlServerVersion,
+            FlightSqlServerVersion,
             String(env!("CARGO_PKG_VERSION").into()),
         ),
         // The columnar format's version, which Alkaid's IPC writes.
-        (SqlInfo::FlightSqlServerArrowVersion, String("1.5.0".into())),
-        (SqlInfo::FlightSqlServerReadOnly, Bool(read_only)),
-        (SqlInfo::FlightSqlServerSql, Bool(true)),
-        (SqlInfo::FlightSqlServerSubstrait, Bool(false)),
+        (FlightSqlServerArrowVersion, String("1.5.0".into())),
+        (FlightSqlServerReadOnly, Bool(server.read_only)),
+        (FlightSqlServerSql, Bool(true)),
+        (FlightSqlServerSubstrait, Bool(false)),
+        (FlightSqlServerSubstraitMinVersion, NullString),
+        (FlightSqlServerSubstraitMaxVersion, NullString),
         // SqlSupportedTransaction::None: no transaction actions.
-        (SqlInfo::FlightSqlServerTransaction, Int32(0)),
-        (SqlInfo::FlightSqlServerCancel, Bool(true)),
-        (SqlInfo::FlightSqlServerBulkIngestion, Bool(!read_only)),
+        (FlightSqlServerTransaction, Int32(0)),
+        (FlightSqlServerCancel, Bool(true)),
+        (FlightSqlServerBulkIngestion, Bool(!server.read_only)),
+        (FlightSqlServerIngestTransactionsSupported, Bool(false)),
         (
-            SqlInfo::FlightSqlServerIngestTransactionsSupported,
-            Bool(false),
+            FlightSqlServerStatementTimeout,
+            Int32(server.statement_timeout_ms),
         ),
-        (
-            SqlInfo::FlightSqlServerStatementTimeout,
-            Int32(statement_timeout_ms),
-        ),
-        (SqlInfo::FlightSqlServerTransactionTimeout, Int32(0)),
-        (SqlInfo::SqlDdlCatalog, Bool(false)),
-        (SqlInfo::SqlDdlSchema, Bool(false)),
-        (SqlInfo::SqlDdlTable, Bool(false)),
+        (FlightSqlServerTransactionTimeout, Int32(0)),
+        (SqlDdlCatalog, Bool(false)),
+        (SqlDdlSchema, Bool(false)),
+        (SqlDdlTable, Bool(false)),
         // DataFusion folds unquoted names to lower case and keeps quoted ones as written.
         (
-            SqlInfo::SqlIdentifierCase,
+            SqlIdentifierCase,
             Int32(SqlSupportedCaseSensitivity::SqlCaseSensitivityLowercase as i32),
         ),
-        (SqlInfo::SqlIdentifierQuoteChar, String("\"".into())),
+        (SqlIdentifierQuoteChar, String("\"".into())),
+        // Quoted names are compared as written, which the enum has no member for.
         (
-            SqlInfo::SqlQuotedIdentifierCase,
+            SqlQuotedIdentifierCase,
             Int32(SqlSupportedCaseSensitivity::SqlCaseSensitivityUnknown as i32),
         ),
-        (SqlInfo::SqlAllTablesAreSelectable, Bool(true)),
+        (SqlAllTablesAreSelectable, Bool(true)),
         // Ascending order puts nulls last, descending first: nulls sort high.
         (
-            SqlInfo::SqlNullOrdering,
-            Int32(SqlNullOrdering::SqlNullsSortedHigh as i32),
+            SqlNullOrdering,
+            Int32(spec::SqlNullOrdering::SqlNullsSortedHigh as i32),
         ),
-        (SqlInfo::SqlKeywords, StringList(keywords)),
-        (SqlInfo::SqlSearchStringEscape, String("\\".into())),
-        (SqlInfo::SqlSupportsColumnAliasing, Bool(true)),
-        (SqlInfo::SqlNullPlusNullIsNull, Bool(true)),
-        (SqlInfo::SqlSupportsTableCorrelationNames, Bool(true)),
-        (SqlInfo::SqlSupportsExpressionsInOrderBy, Bool(true)),
-        (SqlInfo::SqlSupportsOrderByUnrelated, Bool(true)),
-        (SqlInfo::SqlSupportsLikeEscapeClause, Bool(true)),
-        (SqlInfo::SqlSupportsNonNullableColumns, Bool(true)),
-        (SqlInfo::SqlSchemaTerm, String("schema".into())),
-        (SqlInfo::SqlCatalogTerm, String("catalog".into())),
-        (SqlInfo::SqlSelectForUpdateSupported, Bool(false)),
-        (SqlInfo::SqlStoredProceduresSupported, Bool(false)),
-        (SqlInfo::SqlCorrelatedSubqueriesSupported, Bool(true)),
-        (SqlInfo::SqlSupportedUnions, Int32(unions)),
-        (SqlInfo::SqlTransactionsSupported, Bool(false)),
-        (SqlInfo::SqlBatchUpdatesSupported, Bool(false)),
-        (SqlInfo::SqlSavepointsSupported, Bool(false)),
-        (SqlInfo::SqlNamedParametersSupported, Bool(false)),
+        (SqlKeywords, StringList(keywords)),
+        (SqlNumericFunctions, StringList(functions.numeric)),
+        (SqlStringFunctions, StringList(functions.string)),
+        (SqlSystemFunctions, StringList(functions.system)),
+        (SqlDatetimeFunctions, StringList(functions.datetime)),
+        (SqlSearchStringEscape, String("\\".into())),
+        (SqlExtraNameCharacters, String(std::string::String::new())),
+        (SqlSupportsColumnAliasing, Bool(true)),
+        (SqlNullPlusNullIsNull, Bool(true)),
+        (SqlSupportsConvert, Int32ToInt32List(engine::conversions())),
+        (SqlSupportsTableCorrelationNames, Bool(true)),
+        // Correlation names may equal the tables' names.
+        (SqlSupportsDifferentTableCorrelationNames, Bool(false)),
+        (SqlSupportsExpressionsInOrderBy, Bool(true)),
+        (SqlSupportsOrderByUnrelated, Bool(true)),
+        (SqlSupportedGroupBy, Int32(group_by)),
+        (SqlSupportsLikeEscapeClause, Bool(true)),
+        (SqlSupportsNonNullableColumns, Bool(true)),
+        (SqlSupportedGrammar, Int32(grammar)),
+        (SqlAnsi92SupportedLevel, Int32(ansi92)),
+        // Constraints are not enforced.
+        (SqlSupportsIntegrityEnhancementFacility, Bool(false)),
+        (
+            SqlOuterJoinsSupportLevel,
+            Int32(spec::SqlOuterJoinsSupportLevel::SqlFullOuterJoins as i32),
+        ),
+        (SqlSchemaTerm, String("schema".into())),
+        (SqlProcedureTerm, String("procedure".into())),
+        (SqlCatalogTerm, String("catalog".into())),
+        (SqlCatalogAtStart, Bool(true)),
+        (SqlSchemasSupportedActions, Int32(0)),
+        (SqlCatalogsSupportedActions, Int32(0)),
+        (SqlSupportedPositionedCommands, Int32(0)),
+        (SqlSelectForUpdateSupported, Bool(false)),
+        (SqlStoredProceduresSupported, Bool(false)),
+        (SqlSupportedSubqueries, Int32(subqueries)),
+        (SqlCorrelatedSubqueriesSupported, Bool(true)),
+        (SqlSupportedUnions, Int32(unions)),
+        (SqlMaxRowSizeIncludesBlobs, Bool(false)),
+        (SqlDefaultTransactionIsolation, Int32(no_isolation)),
+        (SqlTransactionsSupported, Bool(false)),
+        (
+            SqlSupportedTransactionsIsolationLevels,
+            Int32(mask(&[no_isolation])),
+        ),
+        (SqlDataDefinitionCausesTransactionCommit, Bool(false)),
+        (SqlDataDefinitionsInTransactionsIgnored, Bool(false)),
+        (SqlSupportedResultSetTypes, Int32(forward_only)),
+        (SqlSupportedConcurrenciesForResultSetUnspecified, Int32(0)),
+        (
+            SqlSupportedConcurrenciesForResultSetForwardOnly,
+            Int32(read_only_results),
+        ),
+        (
+            SqlSupportedConcurrenciesForResultSetScrollSensitive,
+            Int32(0),
+        ),
+        (
+            SqlSupportedConcurrenciesForResultSetScrollInsensitive,
+            Int32(0),
+        ),
+        (SqlBatchUpdatesSupported, Bool(false)),
+        (SqlSavepointsSupported, Bool(false)),
+        (SqlNamedParametersSupported, Bool(false)),
+        (SqlLocatorsUpdateCopy, Bool(false)),
+        (SqlStoredFunctionsUsingCallSyntaxSupported, Bool(false)),
     ];
-    facts
+    facts.extend(no_limits);
+    let mut facts: Vec<(u32, Value)> = facts
         .into_iter()
         .map(|(id, value)| (id as u32, value))
-        .collect()
+        .collect();
+    facts.sort_by_key(|(id, _)| *id);
+    facts
 }
 
-/// The `int32_to_int32_list_map` member's type.
-fn int32_to_int32_list_map() -> DataType {
-    let list = DataType::List(Arc::new(Field::new("item", DataType::Int32, true)));
-    let entries = Fields::from(vec![
-        Field::new("key", DataType::Int32, false),
-        Field::new("value", list, true),
-    ]);
-    DataType::Map(
-        Arc::new(Field::new("entries", DataType::Struct(entries), false)),
-        false,
-    )
-}
-
-/// The union's members, in type-id order.
-fn members() -> UnionFields {
-    let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
-    let fields = [
-        Field::new("string_value", DataType::Utf8, true),
-        Field::new("bool_value", DataType::Boolean, true),
-        Field::new("bigint_value", DataType::Int64, true),
-        Field::new("int32_bitmask", DataType::Int32, true),
-        Field::new("string_list", strings, true),
-        Field::new("int32_to_int32_list_map", int32_to_int32_list_map(), true),
-    ];
-    UnionFields::try_new(0..6, fields).expect("six distinct type ids")
-}
-
-/// The result's schema: `info_name uint32 not null, value dense_union<…> not null`.
+/// The result's schema.
 pub fn schema() -> SchemaRef {
-    let value = DataType::Union(members(), datafusion::arrow::datatypes::UnionMode::Dense);
-    Arc::new(Schema::new(vec![
-        Field::new("info_name", DataType::UInt32, false),
-        Field::new("value", value, false),
-    ]))
+    union::schema()
 }
 
-/// The facts with ids in `asked` (all of them when it is empty), in the order asked,
-/// each once however often it is asked (a request of repeated ids would otherwise make
-/// the answer many times its own size); ids the server does not know are left out, as
-/// the protocol allows.
-pub fn answer(
-    asked: &[u32],
-    statement_timeout_ms: i32,
-    read_only: bool,
-) -> Result<RecordBatch, ArrowError> {
-    let all = facts(statement_timeout_ms, read_only);
+/// The facts of `all` with ids in `asked` (all of them when it is empty), in the order
+/// asked, each once however often it is asked (a request of repeated ids would otherwise
+/// make the answer many times its own size); ids the server does not know are left out,
+/// as the protocol allows.
+pub fn answer(asked: &[u32], all: &[(u32, Value)]) -> Result<RecordBatch, ArrowError> {
     let mut answered = std::collections::HashSet::new();
     let chosen: Vec<&(u32, Value)> = match asked {
         [] => all.iter().collect(),
@@ -159,116 +228,8 @@ pub fn answer(
             .filter_map(|id| all.iter().find(|(known, _)| known == id))
             .collect(),
     };
-    let mut strings = Vec::new();
-    let mut bools = Vec::new();
-    let mut ints = Vec::new();
-    let mut lists: Vec<Vec<String>> = Vec::new();
-    let (mut type_ids, mut offsets) = (Vec::new(), Vec::new());
-    for (_, value) in &chosen {
-        let (id, offset) = match value {
-            Value::String(s) => (0, push(&mut strings, s.clone())),
-            Value::Bool(b) => (1, push(&mut bools, *b)),
-            Value::Int32(n) => (3, push(&mut ints, *n)),
-            Value::StringList(l) => (4, push(&mut lists, l.clone())),
-        };
-        type_ids.push(id);
-        offsets.push(offset);
-    }
-    let fields = members();
-    let children: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(strings)),
-        Arc::new(BooleanArray::from(bools)),
-        Arc::new(Int64Array::from(Vec::<i64>::new())),
-        Arc::new(Int32Array::from(ints)),
-        Arc::new(string_lists(lists)),
-        new_empty_array(&int32_to_int32_list_map()),
-    ];
-    let union = UnionArray::try_new(
-        fields,
-        ScalarBuffer::from(type_ids),
-        Some(ScalarBuffer::from(offsets)),
-        children,
-    )?;
-    let names = UInt32Array::from_iter_values(chosen.iter().map(|(id, _)| *id));
-    RecordBatch::try_new(schema(), vec![Arc::new(names), Arc::new(union)])
-}
-
-/// Pushes `value` and returns its index, as a union offset.
-fn push<T>(values: &mut Vec<T>, value: T) -> i32 {
-    values.push(value);
-    (values.len() - 1) as i32
-}
-
-/// A list array of `lists` of strings.
-fn string_lists(lists: Vec<Vec<String>>) -> ListArray {
-    let offsets = OffsetBuffer::from_lengths(lists.iter().map(Vec::len));
-    let values: StringArray = lists.into_iter().flatten().map(Some).collect();
-    let field = Arc::new(Field::new("item", DataType::Utf8, true));
-    ListArray::new(field, offsets, Arc::new(values), None)
+    union::batch(&chosen)
 }
 
 #[cfg(test)]
-mod tests {
-    use datafusion::arrow::array::{Array, AsArray};
-
-    use super::*;
-
-    #[test]
-    fn facts_are_answered_in_the_order_asked_and_unknown_ids_left_out() {
-        let asked = [
-            SqlInfo::SqlKeywords as u32,
-            9_999,
-            SqlInfo::FlightSqlServerName as u32,
-        ];
-        let batch = answer(&asked, 0, false).unwrap();
-        assert_eq!(batch.num_rows(), 2);
-        let names = batch
-            .column(0)
-            .as_primitive::<datafusion::arrow::datatypes::UInt32Type>();
-        assert_eq!(names.values().to_vec(), [508, 0]);
-        let union = batch
-            .column(1)
-            .as_any()
-            .downcast_ref::<UnionArray>()
-            .unwrap();
-        assert_eq!(union.type_id(0), 4);
-        let keywords = union.value(0);
-        let keywords = keywords.as_list::<i32>().value(0);
-        assert!(
-            keywords
-                .as_string::<i32>()
-                .iter()
-                .any(|k| k == Some("SELECT"))
-        );
-        assert_eq!(union.type_id(1), 0);
-        assert_eq!(union.value(1).as_string::<i32>().value(0), "Alkaid");
-        let all = answer(&[], 5, false).unwrap();
-        assert_eq!(all.num_rows(), facts(5, false).len());
-        // Each fact once, however often it is asked.
-        let keywords = SqlInfo::SqlKeywords as u32;
-        let repeated = answer(&vec![keywords; 100_000], 0, false).unwrap();
-        assert_eq!(repeated.num_rows(), 1);
-        let mixed = answer(&[0, keywords, 0, keywords, 1], 0, false).unwrap();
-        let names = mixed
-            .column(0)
-            .as_primitive::<datafusion::arrow::datatypes::UInt32Type>();
-        assert_eq!(names.values().to_vec(), [0, keywords, 1]);
-        let read_only = [
-            SqlInfo::FlightSqlServerReadOnly as u32,
-            SqlInfo::FlightSqlServerBulkIngestion as u32,
-        ];
-        for (flag, expected) in [(false, [false, true]), (true, [true, false])] {
-            let batch = answer(&read_only, 0, flag).unwrap();
-            let union = batch
-                .column(1)
-                .as_any()
-                .downcast_ref::<UnionArray>()
-                .unwrap();
-            let got: Vec<bool> = (0..2)
-                .map(|i| union.value(i).as_boolean().value(0))
-                .collect();
-            assert_eq!(got, expected, "read-only {flag}");
-        }
-        assert!(all.column(1).null_count() == 0);
-    }
-}
+mod tests;

@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef as ArrowSchemaRef;
+use datafusion::execution::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use tokio::sync::watch;
 use tonic::Status;
@@ -26,6 +27,9 @@ pub struct Prepared {
     pub plan: LogicalPlan,
     /// The parameter values bound by the client's last `DoPut`, one row per execution.
     pub parameters: Option<RecordBatch>,
+    /// The client's session state it was prepared in, which its executions run in
+    /// (`None`: the server's).
+    pub session: Option<Arc<SessionState>>,
 }
 
 /// A query planned by `GetFlightInfo`, before its `DoGet`: the statement alone (its plan
@@ -36,6 +40,9 @@ pub struct Pending {
     pub statement: Statement,
     /// Its result's schema.
     pub schema: ArrowSchemaRef,
+    /// The client's session state it was planned in, which it runs in (`None`: the
+    /// server's).
+    pub session: Option<Arc<SessionState>>,
 }
 
 /// Tells a running query to stop; its receiver is polled beside the query's batches.
@@ -207,11 +214,12 @@ mod tests {
     fn statement() -> Prepared {
         let plan = LogicalPlan::EmptyRelation(datafusion::logical_expr::EmptyRelation {
             produce_one_row: true,
-            schema: std::sync::Arc::new(datafusion::common::DFSchema::empty()),
+            schema: Arc::new(datafusion::common::DFSchema::empty()),
         });
         Prepared {
             plan,
             parameters: None,
+            session: None,
         }
     }
 
@@ -243,7 +251,8 @@ mod tests {
                 plan: statement().plan,
                 parameters: None,
             },
-            schema: std::sync::Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+            schema: Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+            session: None,
         }
     }
 

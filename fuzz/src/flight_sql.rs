@@ -88,7 +88,7 @@ fn harness() -> &'static Harness {
 }
 
 /// The actions a client may name, and one no server offers.
-const ACTIONS: [&str; 9] = [
+const ACTIONS: [&str; 11] = [
     "CreatePreparedStatement",
     "ClosePreparedStatement",
     "CancelFlightInfo",
@@ -97,6 +97,8 @@ const ACTIONS: [&str; 9] = [
     "EndTransaction",
     "CreatePreparedSubstraitPlan",
     "SetSessionOptions",
+    "GetSessionOptions",
+    "CloseSession",
     "Unknown",
 ];
 

@@ -141,6 +141,11 @@ pub struct ActionCreatePreparedStatementResult {
     pub dataset_schema: ::prost::bytes::Bytes,
     #[prost(bytes = "bytes", tag = "3")]
     pub parameter_schema: ::prost::bytes::Bytes,
+    /// Whether the statement is an update (run with DoPut and
+    /// CommandPreparedStatementUpdate) rather than a query; absent when the server
+    /// cannot tell.
+    #[prost(bool, optional, tag = "4")]
+    pub is_update: ::core::option::Option<bool>,
 }
 /// Action "ClosePreparedStatement".
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

@@ -252,6 +252,35 @@ fn tables(dir: &Path) {
     std::fs::write(dir.join(".hidden.arrow"), "not IPC").unwrap();
 }
 
+/// A scratch folder for a client script: the tables in `dir`, and `out` for what the
+/// script saves (its facts in `out/facts.json`).
+pub struct Scratch {
+    _root: tempfile::TempDir,
+    pub dir: std::path::PathBuf,
+    pub out: std::path::PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, out) = (root.path().join("tables"), root.path().join("out"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        tables(&dir);
+        Self {
+            _root: root,
+            dir,
+            out,
+        }
+    }
+
+    /// The facts the script saved.
+    pub fn facts(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.out.join("facts.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
 /// DataFusion's own answer to `query` over the tables of `dir`, as `alkaid sql` gives it.
 async fn datafusion_answer(dir: &Path, query: &str) -> Vec<RecordBatch> {
     let ctx = SessionContext::new();
@@ -285,11 +314,8 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
     let Some(python) = python_with("adbc_driver_flightsql.dbapi, pyarrow.flight") else {
         return;
     };
-    let root = tempfile::tempdir().unwrap();
-    let (dir, out) = (root.path().join("tables"), root.path().join("out"));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    tables(&dir);
+    let scratch = Scratch::new();
+    let (dir, out) = (scratch.dir.clone(), scratch.out.clone());
 
     let serving = ServerOptions::default()
         .with_token("t0ken-for-tests")
@@ -347,8 +373,7 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
         }
     }
 
-    let facts: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("facts.json")).unwrap()).unwrap();
+    let facts = scratch.facts();
     let fact = |key: &str| facts[key].to_string();
     assert_eq!(facts["ingest_create"], 3);
     assert_eq!(facts["ingest_append"], 3);
@@ -423,4 +448,67 @@ fn adbc_and_pyarrow_clients_query_ingest_and_list_as_datafusion_answers() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert_eq!(std::fs::read_dir(dir.join("ingested")).unwrap().count(), 2);
+}
+
+#[test]
+fn adbc_sessions_info_objects_and_schemas_as_the_driver_asks() {
+    let Some(python) = python_with("adbc_driver_flightsql.dbapi") else {
+        return;
+    };
+    let scratch = Scratch::new();
+    let (dir, out) = (scratch.dir.clone(), scratch.out.clone());
+    let server = Server::start(&dir, SqlServiceOptions::default(), ServerOptions::default());
+    let uri = format!("grpc://127.0.0.1:{}", server.port);
+    let args = [uri.as_str(), out.to_str().unwrap()];
+    run_script(&python, "adbc_sessions.py", &args, Duration::from_secs(120));
+
+    let facts = scratch.facts();
+    let fact = |key: &str| facts[key].to_string();
+    for key in ["connection", "cookies"] {
+        assert_eq!(facts[format!("{key}_catalog")], "alkaid", "{key}");
+        assert_eq!(facts[format!("{key}_schema")], "public", "{key}");
+        let other = fact(&format!("{key}_other_schema"));
+        assert!(other.contains("invalid value"), "{key}: {other}");
+        assert_eq!(facts[format!("{key}_zone")], "+05:30", "{key}");
+        for typed in ["typed", "prepared_typed"] {
+            let got = fact(&format!("{key}_{typed}"));
+            assert!(got.contains("+05:30"), "{key} {typed}: {got}");
+        }
+        // Another connection keeps the server's settings.
+        let other = fact(&format!("{key}_other_typed"));
+        assert!(!other.contains("+05:30"), "{key}: {other}");
+        let forbidden = fact(&format!("{key}_forbidden"));
+        assert!(forbidden.contains("invalid name"), "{key}: {forbidden}");
+    }
+    assert_eq!(
+        facts["info"],
+        serde_json::json!({
+            "vendor_name": "Alkaid",
+            "vendor_version": env!("CARGO_PKG_VERSION"),
+            "vendor_arrow_version": "1.5.0",
+        })
+    );
+    let tables = ["cities", "events", "every_type", "trips"];
+    let depths = &facts["depths"];
+    assert_eq!(
+        depths["catalogs"]["catalogs"],
+        serde_json::json!(["alkaid"])
+    );
+    assert_eq!(depths["catalogs"]["schemas"], serde_json::json!([]));
+    assert_eq!(
+        depths["db_schemas"]["schemas"],
+        serde_json::json!(["public"])
+    );
+    assert_eq!(depths["db_schemas"]["tables"], serde_json::json!([]));
+    assert_eq!(depths["tables"]["tables"], serde_json::json!(tables));
+    assert_eq!(depths["tables"]["columns"], 0);
+    let columns = depths["columns"]["columns"].as_u64().unwrap();
+    assert!(columns >= 10, "{columns}");
+    assert_eq!(depths["all"], depths["columns"]);
+    assert_eq!(facts["filtered"], serde_json::json!([["trips", ["fare"]]]));
+    assert_eq!(facts["int_for_float"], serde_json::json!([1, 3, 5]));
+    assert_eq!(
+        facts["execute_schema"],
+        serde_json::json!([["id", "int64"], ["fare", "double"]])
+    );
 }

@@ -12,11 +12,14 @@ mod python;
 
 mod adbc;
 mod attacks;
+mod dbapi;
 mod hostile;
+mod jdbc;
 mod measured;
 mod memory;
 mod protocol;
 mod server;
+mod sessions;
 mod sql_client;
 mod store;
 mod tls;

@@ -203,6 +203,169 @@ pub struct PutResult {
     #[prost(bytes = "bytes", tag = "1")]
     pub app_metadata: ::prost::bytes::Bytes,
 }
+/// One session option's value; none set means the option is to be removed.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SessionOptionValue {
+    #[prost(oneof = "session_option_value::OptionValue", tags = "1, 2, 3, 4, 5")]
+    pub option_value: ::core::option::Option<session_option_value::OptionValue>,
+}
+/// Nested message and enum types in `SessionOptionValue`.
+pub mod session_option_value {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct StringListValue {
+        #[prost(string, repeated, tag = "1")]
+        pub values: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum OptionValue {
+        #[prost(string, tag = "1")]
+        StringValue(::prost::alloc::string::String),
+        #[prost(bool, tag = "2")]
+        BoolValue(bool),
+        #[prost(sfixed64, tag = "3")]
+        Int64Value(i64),
+        #[prost(double, tag = "4")]
+        DoubleValue(f64),
+        #[prost(message, tag = "5")]
+        StringListValue(StringListValue),
+    }
+}
+/// Action "SetSessionOptions": options to set (or, with no value, to remove).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SetSessionOptionsRequest {
+    #[prost(map = "string, message", tag = "1")]
+    pub session_options: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        SessionOptionValue,
+    >,
+}
+/// The options that were not set, each with why.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SetSessionOptionsResult {
+    #[prost(map = "string, message", tag = "1")]
+    pub errors: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        set_session_options_result::Error,
+    >,
+}
+/// Nested message and enum types in `SetSessionOptionsResult`.
+pub mod set_session_options_result {
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Error {
+        #[prost(enumeration = "ErrorValue", tag = "1")]
+        pub value: i32,
+    }
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum ErrorValue {
+        /// Protobuf's default; never sent.
+        Unspecified = 0,
+        InvalidName = 1,
+        InvalidValue = 2,
+        Error = 3,
+    }
+    impl ErrorValue {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unspecified => "UNSPECIFIED",
+                Self::InvalidName => "INVALID_NAME",
+                Self::InvalidValue => "INVALID_VALUE",
+                Self::Error => "ERROR",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNSPECIFIED" => Some(Self::Unspecified),
+                "INVALID_NAME" => Some(Self::InvalidName),
+                "INVALID_VALUE" => Some(Self::InvalidValue),
+                "ERROR" => Some(Self::Error),
+                _ => None,
+            }
+        }
+    }
+}
+/// Action "GetSessionOptions".
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetSessionOptionsRequest {}
+/// The session's options, as they are now.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetSessionOptionsResult {
+    #[prost(map = "string, message", tag = "1")]
+    pub session_options: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        SessionOptionValue,
+    >,
+}
+/// Action "CloseSession".
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CloseSessionRequest {}
+/// How closing the session went.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CloseSessionResult {
+    #[prost(enumeration = "close_session_result::Status", tag = "1")]
+    pub status: i32,
+}
+/// Nested message and enum types in `CloseSessionResult`.
+pub mod close_session_result {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Status {
+        /// Protobuf's default; never sent.
+        Unspecified = 0,
+        Closed = 1,
+        Closing = 2,
+        NotCloseable = 3,
+    }
+    impl Status {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unspecified => "UNSPECIFIED",
+                Self::Closed => "CLOSED",
+                Self::Closing => "CLOSING",
+                Self::NotCloseable => "NOT_CLOSEABLE",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNSPECIFIED" => Some(Self::Unspecified),
+                "CLOSED" => Some(Self::Closed),
+                "CLOSING" => Some(Self::Closing),
+                "NOT_CLOSEABLE" => Some(Self::NotCloseable),
+                _ => None,
+            }
+        }
+    }
+}
 /// How a cancellation went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
