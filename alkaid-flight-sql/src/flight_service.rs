@@ -28,6 +28,7 @@ use crate::parameters::{self, Metered};
 use crate::proto::command_statement_ingest::table_definition_options::TableExistsOption;
 use crate::proto::*;
 use crate::service::{FlightSqlService, command_of, parameter_schema, ticket};
+use crate::session::Source;
 use crate::status::refused;
 use crate::write_plan::{read_only, store_read_only, writes};
 
@@ -53,22 +54,12 @@ impl FlightSqlService {
         caller: &Caller,
     ) -> Result<FlightInfo, Status> {
         let command = command_of(&descriptor)?;
-        let pending = match &command {
-            Command::CommandStatementQuery(query) => {
-                if query.transaction_id.is_some() {
-                    return Err(Status::unimplemented("transactions are not offered"));
-                }
-                self.query(&query.query, caller).await?
-            }
-            Command::CommandPreparedStatementQuery(prepared) => {
+        let pending = match (&command, statement_of(&command)?) {
+            (_, Some(source)) => self.query(source, caller).await?,
+            (Command::CommandPreparedStatementQuery(prepared), _) => {
                 self.prepared_query(&prepared.prepared_statement_handle)?
             }
-            Command::CommandStatementSubstraitPlan(_) => {
-                return Err(Status::unimplemented(
-                    "Substrait plans are not offered: send SQL",
-                ));
-            }
-            metadata_command => {
+            (metadata_command, None) => {
                 let (schema, _) = self.metadata(metadata_command, false).await?;
                 return self.flight_info(descriptor, &schema, metadata_command.pack());
             }
@@ -84,16 +75,16 @@ impl FlightSqlService {
         caller: &Caller,
     ) -> Result<SchemaResult, Status> {
         let command = command_of(descriptor)?;
-        let schema = match &command {
-            Command::CommandStatementQuery(query) => self.query(&query.query, caller).await?.schema,
-            Command::CommandPreparedStatementQuery(prepared) => {
+        let schema = match (&command, statement_of(&command)?) {
+            (_, Some(source)) => self.query(source, caller).await?.schema,
+            (Command::CommandPreparedStatementQuery(prepared), _) => {
                 let prepared = self
                     .inner
                     .statements
                     .prepared(&prepared.prepared_statement_handle)?;
                 crate::execution::result_schema(&prepared.plan)
             }
-            other => self.metadata(other, false).await?.0,
+            (other, None) => self.metadata(other, false).await?.0,
         };
         Ok(SchemaResult {
             schema: self.ipc_schema(&schema)?,
@@ -130,10 +121,14 @@ impl FlightSqlService {
         let options = &self.inner.options;
         let count = match command_of(&descriptor)? {
             Command::CommandStatementUpdate(update) => {
-                if update.transaction_id.is_some() {
-                    return Err(Status::unimplemented("transactions are not offered"));
-                }
+                no_transaction(&update.transaction_id)?;
                 self.update(&update.query, &caller).await?
+            }
+            Command::CommandStatementSubstraitPlan(_) => {
+                // DataFusion's Substrait consumer reads no writes: every plan is a query.
+                return Err(Status::invalid_argument(
+                    "a Substrait plan here is a query: run it with GetFlightInfo",
+                ));
             }
             Command::CommandStatementIngest(command) => {
                 self.may_ingest(&command)?;
@@ -183,6 +178,29 @@ impl FlightSqlService {
         Ok(put_result(answer.encode_to_vec().into()))
     }
 
+    /// Prepares `source` for `caller`: the prepared statement's handle, schemas, and
+    /// whether it is an update.
+    async fn prepared(
+        &self,
+        source: Source<'_>,
+        caller: &Caller,
+    ) -> Result<Response<BoxStream<ActionResult>>, Status> {
+        let (prepared, dataset_schema) = self.prepare(source, caller).await?;
+        let parameters = parameter_schema(&prepared.plan)?;
+        let is_update = writes(&prepared.plan);
+        let handle = self.inner.statements.prepare(prepared)?;
+        let result = ActionCreatePreparedStatementResult {
+            prepared_statement_handle: handle,
+            dataset_schema: self.ipc_schema(&dataset_schema)?,
+            parameter_schema: match parameters {
+                Some(schema) => self.ipc_schema(&schema)?,
+                None => Bytes::new(),
+            },
+            is_update: Some(is_update),
+        };
+        Ok(action_result(result.pack()))
+    }
+
     /// Refuses bulk ingestion the operator has not allowed.
     fn may_ingest(&self, command: &CommandStatementIngest) -> Result<(), Status> {
         if !self.inner.sessions.writes() {
@@ -211,23 +229,14 @@ impl FlightSqlService {
         match action.r#type.as_str() {
             "CreatePreparedStatement" => {
                 let request = ActionCreatePreparedStatementRequest::unpack(&action.body)?;
-                if request.transaction_id.is_some() {
-                    return Err(Status::unimplemented("transactions are not offered"));
-                }
-                let (prepared, dataset_schema) = self.prepare(&request.query, caller).await?;
-                let parameters = parameter_schema(&prepared.plan)?;
-                let is_update = writes(&prepared.plan);
-                let handle = self.inner.statements.prepare(prepared)?;
-                let result = ActionCreatePreparedStatementResult {
-                    prepared_statement_handle: handle,
-                    dataset_schema: self.ipc_schema(&dataset_schema)?,
-                    parameter_schema: match parameters {
-                        Some(schema) => self.ipc_schema(&schema)?,
-                        None => Bytes::new(),
-                    },
-                    is_update: Some(is_update),
-                };
-                Ok(action_result(result.pack()))
+                no_transaction(&request.transaction_id)?;
+                self.prepared(Source::Sql(&request.query), caller).await
+            }
+            "CreatePreparedSubstraitPlan" => {
+                let request = ActionCreatePreparedSubstraitPlanRequest::unpack(&action.body)?;
+                no_transaction(&request.transaction_id)?;
+                let plan = request.plan.as_ref().ok_or_else(|| no_plan(&request))?;
+                self.prepared(Source::Substrait(plan), caller).await
             }
             "SetSessionOptions" | "GetSessionOptions" | "CloseSession" => {
                 let clients = &self.inner.clients;
@@ -274,14 +283,41 @@ impl FlightSqlService {
             "BeginTransaction" | "EndTransaction" | "BeginSavepoint" | "EndSavepoint" => {
                 Err(Status::unimplemented("transactions are not offered"))
             }
-            "CreatePreparedSubstraitPlan" => Err(Status::unimplemented(
-                "Substrait plans are not offered: send SQL",
-            )),
             other => Err(Status::invalid_argument(format!(
                 "{other:?} is not an action of this server"
             ))),
         }
     }
+}
+
+/// The statement a query command carries (SQL or a Substrait plan); `None` for the
+/// other commands.
+fn statement_of(command: &Command) -> Result<Option<Source<'_>>, Status> {
+    match command {
+        Command::CommandStatementQuery(query) => {
+            no_transaction(&query.transaction_id)?;
+            Ok(Some(Source::Sql(&query.query)))
+        }
+        Command::CommandStatementSubstraitPlan(command) => {
+            no_transaction(&command.transaction_id)?;
+            let plan = command.plan.as_ref().ok_or_else(|| no_plan(command))?;
+            Ok(Some(Source::Substrait(plan)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Refuses a statement inside a transaction: none are offered.
+fn no_transaction(transaction_id: &Option<Bytes>) -> Result<(), Status> {
+    match transaction_id {
+        Some(_) => Err(Status::unimplemented("transactions are not offered")),
+        None => Ok(()),
+    }
+}
+
+/// The refusal of a Substrait command that carries no plan.
+fn no_plan<M: Packed>(_command: &M) -> Status {
+    Status::invalid_argument(format!("a {} without its plan", M::NAME))
 }
 
 /// One `PutResult` carrying `message`.
@@ -297,11 +333,20 @@ fn action_result(body: Bytes) -> Response<BoxStream<ActionResult>> {
     Response::new(Box::pin(stream::iter([Ok(ActionResult { body })])))
 }
 
+/// How long a handshake may go on, and how many messages it answers.
+const HANDSHAKE_TIME: std::time::Duration = std::time::Duration::from_secs(30);
+const HANDSHAKE_MESSAGES: usize = 16;
+
 /// The actions offered.
-const ACTIONS: [(&str, &str); 8] = [
+const ACTIONS: [(&str, &str); 9] = [
     (
         "CreatePreparedStatement",
         "prepares a statement: ActionCreatePreparedStatementRequest",
+    ),
+    (
+        "CreatePreparedSubstraitPlan",
+        "prepares a Substrait plan (when built with Substrait): \
+         ActionCreatePreparedSubstraitPlanRequest",
     ),
     (
         "ClosePreparedStatement",
@@ -332,18 +377,36 @@ const ACTIONS: [(&str, &str); 8] = [
 impl FlightService for FlightSqlService {
     async fn handshake(
         &self,
-        _request: Request<Streaming<HandshakeRequest>>,
+        request: Request<Streaming<HandshakeRequest>>,
     ) -> Result<Response<BoxStream<HandshakeResponse>>, Status> {
         // Credentials, when the server has them, are checked by `serve` before this (a
         // bearer token, or basic credentials answered with the token); a handshake that
-        // reaches here has nothing to exchange, and is answered with one empty message at
-        // once, without waiting for the client's: clients that hold a token (the JDBC
-        // driver) still handshake, and wait for an answer.
-        let answer = HandshakeResponse {
-            protocol_version: 0,
-            payload: Bytes::new(),
-        };
-        Ok(Response::new(Box::pin(stream::iter([Ok(answer)]))))
+        // reaches here has nothing to exchange. Clients that hold a token still
+        // handshake (the JDBC driver) and wait, some for an answer to what they send,
+        // some for the end of the call once they end theirs: each message is echoed,
+        // and the answer ends when the client's messages do. Answering at once without
+        // reading them raced the client's own write (pyarrow's client then hung). A
+        // client that neither sends nor ends is let go after `HANDSHAKE_TIME`.
+        let deadline = tokio::time::Instant::now() + HANDSHAKE_TIME;
+        let incoming = request.into_inner();
+        let answers = stream::unfold(Some((incoming, 0)), move |state| async move {
+            let (mut incoming, answered) = state?;
+            if answered >= HANDSHAKE_MESSAGES {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, incoming.message()).await {
+                Ok(Ok(Some(request))) => {
+                    let answer = HandshakeResponse {
+                        protocol_version: request.protocol_version,
+                        payload: request.payload,
+                    };
+                    Some((Ok(answer), Some((incoming, answered + 1))))
+                }
+                Ok(Err(status)) => Some((Err(status), None)),
+                Ok(Ok(None)) | Err(_) => None,
+            }
+        });
+        Ok(Response::new(Box::pin(answers)))
     }
 
     async fn list_flights(

@@ -36,8 +36,10 @@
 //! A client's session options (Flight's `SetSessionOptions`) reach only the catalog and
 //! schema (this server's one of each) and an allowlist of DataFusion settings (time zone,
 //! batch size, identifier folding, float literals as decimals), never the file system or
-//! a limit. Transactions and Substrait plans are not offered (`GetSqlInfo` says so, and
-//! answers every id the specification defines). Tables under
+//! a limit. Substrait plans are taken when the crate is built with its `substrait`
+//! feature (DataFusion's consumer; they read tables by name only, and write nothing);
+//! transactions are not offered (`GetSqlInfo` says so, and answers every id the
+//! specification defines). Tables under
 //! an object-store URL ([`FlightSqlService::from_url`]) are read-only. No answer names the
 //! served directory's path.
 
@@ -58,6 +60,7 @@ mod session;
 mod sql_info;
 mod statements;
 mod status;
+mod substrait;
 mod tables;
 mod write_plan;
 mod xdbc_types;

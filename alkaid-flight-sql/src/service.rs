@@ -45,7 +45,7 @@ use crate::guarded::Guarded;
 use crate::metadata;
 use crate::options::SqlServiceOptions;
 use crate::proto::*;
-use crate::session::{Sessions, runtime, state_builder};
+use crate::session::{Sessions, Source, runtime, state_builder};
 use crate::sql_info;
 use crate::statements::{Pending, Prepared, Statements};
 use crate::status::{Redactor, status};
@@ -237,11 +237,15 @@ impl FlightSqlService {
         self.inner.clients.session(caller).state()
     }
 
-    /// A query for `GetFlightInfo`: `sql` planned in `caller`'s session and its writes
+    /// A query for `GetFlightInfo`: `source` planned in `caller`'s session and its writes
     /// checked.
-    pub(crate) async fn query(&self, sql: &str, caller: &Caller) -> Result<Pending, Status> {
+    pub(crate) async fn query(
+        &self,
+        source: Source<'_>,
+        caller: &Caller,
+    ) -> Result<Pending, Status> {
         let session = self.client_state(caller);
-        let plan = self.inner.sessions.plan(sql, session.as_deref());
+        let plan = self.inner.sessions.plan(source, session.as_deref());
         let statement = Statement {
             plan: self.timed(plan).await?,
             parameters: None,
@@ -268,14 +272,14 @@ impl FlightSqlService {
         })
     }
 
-    /// Prepares `sql` in `caller`'s session: planned once, its writes checked.
+    /// Prepares `source` in `caller`'s session: planned once, its writes checked.
     pub(crate) async fn prepare(
         &self,
-        sql: &str,
+        source: Source<'_>,
         caller: &Caller,
     ) -> Result<(Prepared, ArrowSchemaRef), Status> {
         let session = self.client_state(caller);
-        let plan = self.inner.sessions.plan(sql, session.as_deref());
+        let plan = self.inner.sessions.plan(source, session.as_deref());
         let plan = self.timed(plan).await?;
         let schema = result_schema(&plan);
         let prepared = Prepared {
@@ -290,7 +294,11 @@ impl FlightSqlService {
     pub(crate) async fn update(&self, sql: &str, caller: &Caller) -> Result<i64, Status> {
         let session = self.client_state(caller);
         self.timed(async {
-            let plan = self.inner.sessions.plan(sql, session.as_deref()).await?;
+            let plan = self
+                .inner
+                .sessions
+                .plan(Source::Sql(sql), session.as_deref());
+            let plan = plan.await?;
             let execution = self.execution(session)?;
             let statement = Statement {
                 plan,

@@ -26,7 +26,9 @@ use crate::execution::Execution;
 use crate::memory::{QueryPool, ServerPool};
 use crate::options::SqlServiceOptions;
 use crate::placeholders;
+use crate::proto::SubstraitPlan;
 use crate::status::{refused, status};
+use crate::substrait;
 use crate::tables::{CATALOG, SCHEMA};
 use crate::write_plan::{self, WriteRules};
 
@@ -79,6 +81,15 @@ pub fn state_builder(runtime: &Arc<RuntimeEnv>) -> SessionStateBuilder {
         .with_config(config())
         .with_default_features()
         .with_runtime_env(Arc::clone(runtime))
+}
+
+/// What a client sends to be planned.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// SQL text.
+    Sql(&'a str),
+    /// A Substrait plan.
+    Substrait(&'a SubstraitPlan),
 }
 
 /// What every execution's session is made from.
@@ -168,7 +179,7 @@ impl Sessions {
         Ok(Execution::new(state, task, staged))
     }
 
-    /// `sql` planned (in `client`'s session state, the base session's when `None`:
+    /// `source` planned (in `client`'s session state, the base session's when `None`:
     /// planning reads the catalog, never a file's bytes), a statement this server runs,
     /// its writes checked.
     ///
@@ -177,12 +188,17 @@ impl Sessions {
     /// it may not.
     pub async fn plan(
         &self,
-        sql: &str,
+        source: Source<'_>,
         client: Option<&SessionState>,
     ) -> Result<LogicalPlan, Status> {
-        let sql = placeholders::numbered(sql).map_err(Status::invalid_argument)?;
         let state = client.unwrap_or(&self.base);
-        let plan = state.create_logical_plan(&sql).await.map_err(status)?;
+        let plan = match source {
+            Source::Sql(sql) => {
+                let sql = placeholders::numbered(sql).map_err(Status::invalid_argument)?;
+                state.create_logical_plan(&sql).await.map_err(status)?
+            }
+            Source::Substrait(plan) => substrait::logical(state, plan).await?,
+        };
         sql_options().verify_plan(&plan).map_err(status)?;
         self.check(plan)
     }

@@ -41,6 +41,8 @@ pub fn facts(server: Server, state: &SessionState) -> Vec<(u32, Value)> {
     use SqlInfo::*;
     use Value::*;
     let functions = Functions::of(state);
+    let substrait = crate::substrait::version();
+    let substrait_version = substrait.clone().map_or(NullString, String);
     let keywords = ALL_KEYWORDS.iter().map(|k| k.to_string()).collect();
     let unions = mask(&[
         spec::SqlSupportedUnions::SqlUnion as i32,
@@ -100,9 +102,13 @@ pub fn facts(server: Server, state: &SessionState) -> Vec<(u32, Value)> {
         (FlightSqlServerArrowVersion, String("1.5.0".into())),
         (FlightSqlServerReadOnly, Bool(server.read_only)),
         (FlightSqlServerSql, Bool(true)),
-        (FlightSqlServerSubstrait, Bool(false)),
-        (FlightSqlServerSubstraitMinVersion, NullString),
-        (FlightSqlServerSubstraitMaxVersion, NullString),
+        (FlightSqlServerSubstrait, Bool(substrait.is_some())),
+        // The version the consumer was built for, the one known to read.
+        (
+            FlightSqlServerSubstraitMinVersion,
+            substrait_version.clone(),
+        ),
+        (FlightSqlServerSubstraitMaxVersion, substrait_version),
         // SqlSupportedTransaction::None: no transaction actions.
         (FlightSqlServerTransaction, Int32(0)),
         (FlightSqlServerCancel, Bool(true)),

@@ -89,6 +89,18 @@ with connect(False) as conn:
         schema = cur.adbc_execute_schema("SELECT id, fare FROM trips WHERE id > 2")
         facts["execute_schema"] = [(f.name, str(f.type)) for f in schema]
 
+# A Substrait plan (made by DataFusion's producer, when the server takes them): ADBC's
+# DB-API sends bytes given to execute as a Substrait plan.
+try:
+    with open(f"{out}/plan.substrait", "rb") as f:
+        plan = f.read()
+except FileNotFoundError:
+    plan = None
+if plan is not None:
+    with connect(False) as conn, conn.cursor() as cur:
+        cur.execute(plan)
+        facts["substrait"] = [r["id"] for r in cur.fetch_arrow_table().to_pylist()]
+
 with open(f"{out}/facts.json", "w") as f:
     json.dump(facts, f, default=str)
 print("ok")

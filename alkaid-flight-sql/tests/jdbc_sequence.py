@@ -86,10 +86,17 @@ def packed(message):
 
 cookies = Cookies()
 client = flight.FlightClient(uri, middleware=[cookies])
-bearer = flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())])
+# Every call bounded, so that a server that never answers fails the test with the call
+# named instead of hanging it.
+bearer = flight.FlightCallOptions(
+    headers=[(b"authorization", f"Bearer {token}".encode())], timeout=30
+)
 
 # Connect: a handshake carrying the token, then the URL's catalog as a session option.
+print("handshake", flush=True)
 client.authenticate(BearerHandshake(), options=bearer)
+print("handshake answered", flush=True)
+print("session", flush=True)
 catalog = field(1, field(1, b"catalog") + field(2, field(1, b"alkaid")))
 result = list(client.do_action(flight.Action("SetSessionOptions", catalog), bearer))
 facts["set_catalog_errors"] = len(result[0].body.to_pybytes())  # an empty map: no errors
@@ -101,6 +108,7 @@ def fetch(command):
     return client.do_get(info.endpoints[0].ticket, bearer).read_all()
 
 
+print("sql_info", flush=True)
 # DatabaseMetaData: every SqlInfo at once, each read as the Java type its accessor casts to.
 info = fetch(sql.CommandGetSqlInfo())
 values = info.column("value")
@@ -135,6 +143,7 @@ facts["accessors"] = {
 facts["product"] = members[0][1]
 facts["read_only"] = members[3][1]
 
+print("tables", flush=True)
 # getTables(null, null, "%", null): CommandGetTables without schemas.
 tables = fetch(sql.CommandGetTables(table_name_filter_pattern="%", include_schema=False))
 facts["tables"] = sorted(tables.column("table_name").to_pylist())
@@ -144,6 +153,7 @@ columns = fetch(sql.CommandGetTables(table_name_filter_pattern="trips", include_
 schema = ipc.read_schema(pa.py_buffer(columns.column("table_schema")[0].as_py()))
 facts["columns"] = [(f.name, str(f.type), f.nullable) for f in schema]
 
+print("prepared", flush=True)
 # A prepared query: create, bind a parameter (DoPut), GetFlightInfo, DoGet, close.
 create = sql.ActionCreatePreparedStatementRequest(query="SELECT id FROM trips WHERE id > ? ORDER BY id")
 answer = list(client.do_action(flight.Action("CreatePreparedStatement", packed(create)), bearer))
@@ -168,6 +178,7 @@ facts["prepared_rows"] = client.do_get(info.endpoints[0].ticket, bearer).read_al
 close = sql.ActionClosePreparedStatementRequest(prepared_statement_handle=prepared.prepared_statement_handle)
 list(client.do_action(flight.Action("ClosePreparedStatement", packed(close)), bearer))
 
+print("close", flush=True)
 # Closing a connection that set a catalog closes its session.
 closed = list(client.do_action(flight.Action("CloseSession", b""), bearer))
 facts["close_session"] = closed[0].body.to_pybytes().hex()

@@ -460,6 +460,16 @@ fn adbc_sessions_info_objects_and_schemas_as_the_driver_asks() {
     let server = Server::start(&dir, SqlServiceOptions::default(), ServerOptions::default());
     let uri = format!("grpc://127.0.0.1:{}", server.port);
     let args = [uri.as_str(), out.to_str().unwrap()];
+    // Built with Substrait: a plan for the driver to send.
+    #[cfg(feature = "substrait")]
+    {
+        use prost::Message;
+        let sql = "SELECT id FROM trips WHERE fare > 9 ORDER BY id";
+        let plan = server
+            .runtime
+            .block_on(crate::substrait::produced(&dir, sql));
+        std::fs::write(out.join("plan.substrait"), plan.encode_to_vec()).unwrap();
+    }
     run_script(&python, "adbc_sessions.py", &args, Duration::from_secs(120));
 
     let facts = scratch.facts();
@@ -507,6 +517,9 @@ fn adbc_sessions_info_objects_and_schemas_as_the_driver_asks() {
     assert_eq!(depths["all"], depths["columns"]);
     assert_eq!(facts["filtered"], serde_json::json!([["trips", ["fare"]]]));
     assert_eq!(facts["int_for_float"], serde_json::json!([1, 3, 5]));
+    if cfg!(feature = "substrait") {
+        assert_eq!(facts["substrait"], serde_json::json!([2, 4, 6]));
+    }
     assert_eq!(
         facts["execute_schema"],
         serde_json::json!([["id", "int64"], ["fare", "double"]])

@@ -22,5 +22,7 @@ mod server;
 mod sessions;
 mod sql_client;
 mod store;
+#[cfg(feature = "substrait")]
+mod substrait;
 mod tls;
 mod writes;

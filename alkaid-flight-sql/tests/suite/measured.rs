@@ -62,7 +62,12 @@ pub fn run_script(python: &Path, name: &str, args: &[&str], limit: Duration) {
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("{name} did not finish within {limit:?}");
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "{name} did not finish within {limit:?}; it printed:\n{}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -7,7 +7,8 @@ use alkaid_array::{AsArray, RecordBatch};
 use alkaid_flight::proto::session_option_value::OptionValue;
 use alkaid_flight::proto::{
     CloseSessionRequest, CloseSessionResult, GetSessionOptionsRequest, GetSessionOptionsResult,
-    SessionOptionValue, SetSessionOptionsRequest, SetSessionOptionsResult, close_session_result,
+    HandshakeRequest, SessionOptionValue, SetSessionOptionsRequest, SetSessionOptionsResult,
+    close_session_result,
 };
 use alkaid_flight::{ClientOptions, FlightClient, FlightDescriptor, ServerOptions};
 use alkaid_flight_sql::proto::{
@@ -162,6 +163,43 @@ fn a_client_holding_a_token_may_handshake() {
             }
         });
     }
+}
+
+#[test]
+fn a_handshake_echoes_what_is_sent_a_bounded_number_of_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let echoed = client
+            .handshake(Bytes::from_static(b"hello"))
+            .await
+            .unwrap();
+        assert_eq!(echoed.as_ref(), b"hello");
+        // A client that sends nothing and ends its side: the call ends, no answer.
+        let raw = client.raw();
+        let mut nothing = raw
+            .handshake(futures_util::stream::empty())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(nothing.message().await.unwrap().is_none());
+        // A flood of messages is answered sixteen times, then the call ends.
+        let flood = futures_util::stream::iter((0..1000).map(|i| HandshakeRequest {
+            protocol_version: 0,
+            payload: Bytes::from(format!("{i}")),
+        }));
+        let mut answers = raw.handshake(flood).await.unwrap().into_inner();
+        let mut count = 0;
+        while let Some(_answer) = answers.message().await.unwrap() {
+            count += 1;
+        }
+        assert_eq!(count, 16);
+    });
 }
 
 #[test]
