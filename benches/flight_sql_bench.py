@@ -15,13 +15,17 @@
   resident memory (VmHWM), against its resident memory before.
 - round trip: a small query with a parameter, prepared, executed and fetched
   (`cursor.execute("SELECT ... WHERE id = ?", parameters=...)` on one connection),
-  median of 200 (target: under 2 ms on loopback).
+  median of 200 (target: under 2 ms on loopback), with the CPU the server and the client
+  process spent per trip; beside it the same calls made by pyarrow's Flight client
+  (create, bind, GetFlightInfo, DoGet, close) and ADBC's `SELECT 1` (no table, no
+  parameter), to say where the time goes.
 
 usage: python3 benches/flight_sql_bench.py [--bin target/release/alkaid] [--runs 5]
 (build the binary first: cargo build --release -p alkaid-cli --features sql; needs
 pyarrow and adbc-driver-flightsql, as in .ci/requirements.txt)
 """
 import argparse
+import os
 import pathlib
 import statistics
 import subprocess
@@ -79,6 +83,50 @@ def load(uri):
     if failures:
         raise RuntimeError(failures[0])
     return time.perf_counter() - start_time
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of process `pid` (all its threads), from /proc."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pyarrow_prepared_trips(client, count):
+    """The ADBC round trip's calls made by pyarrow's Flight client: create the prepared
+    statement, bind its parameter (DoPut), GetFlightInfo, DoGet, close; the times."""
+    from flightsql import flightsql_pb2 as sql
+    from google.protobuf import any_pb2
+
+    def packed(message):
+        holder = any_pb2.Any()
+        holder.Pack(message)
+        return holder.SerializeToString()
+
+    times = []
+    for i in range(count):
+        start_time = time.perf_counter()
+        create = sql.ActionCreatePreparedStatementRequest(query="SELECT v FROM small WHERE id = $1")
+        body = next(iter(client.do_action(flight.Action("CreatePreparedStatement", packed(create)))))
+        holder = any_pb2.Any()
+        holder.ParseFromString(body.body.to_pybytes())
+        prepared = sql.ActionCreatePreparedStatementResult()
+        holder.Unpack(prepared)
+        handle = prepared.prepared_statement_handle
+        descriptor = flight.FlightDescriptor.for_command(
+            packed(sql.CommandPreparedStatementQuery(prepared_statement_handle=handle)))
+        bound = pa.record_batch([pa.array([i], pa.int64())], names=["$1"])
+        writer, reader = client.do_put(descriptor, bound.schema)
+        writer.write_batch(bound)
+        writer.done_writing()
+        reader.read()
+        writer.close()
+        info = client.get_flight_info(descriptor)
+        got = client.do_get(info.endpoints[0].ticket).read_all()
+        close = sql.ActionClosePreparedStatementRequest(prepared_statement_handle=handle)
+        list(client.do_action(flight.Action("ClosePreparedStatement", packed(close))))
+        times.append(time.perf_counter() - start_time)
+        assert got.num_rows == 1
+    return times
 
 
 def best(runs, action):
@@ -147,12 +195,22 @@ def main() -> None:
         fetch = {name: min(values) for name, values in times.items()}
 
         trips = []
+        cpu_before = (cpu_seconds(sql.pid), cpu_seconds(os.getpid()))
         for i in range(200):
             start_time = time.perf_counter()
             cur.execute("SELECT v FROM small WHERE id = $1", parameters=(i,))
             got = cur.fetch_arrow_table()
             trips.append(time.perf_counter() - start_time)
             assert got.num_rows == 1
+        server_cpu = (cpu_seconds(sql.pid) - cpu_before[0]) / 200
+        client_cpu = (cpu_seconds(os.getpid()) - cpu_before[1]) / 200
+        floor = []
+        for _ in range(200):
+            start_time = time.perf_counter()
+            cur.execute("SELECT 1")
+            cur.fetch_arrow_table()
+            floor.append(time.perf_counter() - start_time)
+        raw = pyarrow_prepared_trips(sql_client, 200)
         cur.close()
         conn.close()
         before = resident_kib(sql.pid, "VmRSS:")
@@ -173,7 +231,10 @@ def main() -> None:
     print(f"load: 32 clients x 2 fetches of {ROWS // 32} rows: {load_seconds * 1000:.0f} ms, "
           f"server resident {before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB")
     print(f"round trip (prepare, execute, fetch), median of 200: {statistics.median(trips) * 1000:.2f} ms"
-          f" (p90 {sorted(trips)[179] * 1000:.2f} ms)")
+          f" (p90 {sorted(trips)[179] * 1000:.2f} ms); CPU per trip: server {server_cpu * 1000:.2f} ms,"
+          f" client (Python and ADBC's Go driver) {client_cpu * 1000:.2f} ms")
+    print(f"  the same through pyarrow's Flight client (C++): {statistics.median(raw) * 1000:.2f} ms;"
+          f" ADBC's `SELECT 1`, no table and no parameter: {statistics.median(floor) * 1000:.2f} ms")
 
 
 if __name__ == "__main__":
