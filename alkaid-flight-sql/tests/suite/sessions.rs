@@ -13,6 +13,7 @@ use alkaid_flight::proto::{
 use alkaid_flight::{ClientOptions, FlightClient, FlightDescriptor, ServerOptions};
 use alkaid_flight_sql::proto::{
     ActionCreatePreparedStatementRequest, ActionCreatePreparedStatementResult, CommandGetSqlInfo,
+    CommandGetTables, CommandPreparedStatementQuery,
 };
 use alkaid_flight_sql::{Packed, SqlServiceOptions};
 use bytes::Bytes;
@@ -228,5 +229,44 @@ fn get_sql_info_answers_every_id_over_the_wire() {
             .await
             .unwrap();
         assert!(poll.info.is_some() && poll.progress == Some(1.0));
+    });
+}
+
+#[test]
+fn poll_and_get_schema_answer_statements_prepared_statements_and_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    events(dir.path());
+    let options = SqlServiceOptions::default();
+    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let create = ActionCreatePreparedStatementRequest {
+            query: "SELECT kind FROM events WHERE id > $1".into(),
+            transaction_id: None,
+        };
+        let answer = client
+            .do_action("CreatePreparedStatement", create.pack())
+            .await
+            .unwrap();
+        let prepared = ActionCreatePreparedStatementResult::unpack(&answer[0]).unwrap();
+        let prepared = CommandPreparedStatementQuery {
+            prepared_statement_handle: prepared.prepared_statement_handle,
+        };
+        let tables = CommandGetTables {
+            include_schema: true,
+            ..Default::default()
+        };
+        for (descriptor, first_field) in [
+            (query("SELECT id, kind FROM events"), "id"),
+            (FlightDescriptor::command(prepared.pack()), "kind"),
+            (FlightDescriptor::command(tables.pack()), "catalog_name"),
+        ] {
+            let schema = client.get_schema(descriptor.clone()).await.unwrap();
+            assert_eq!(schema.fields()[0].name(), first_field);
+            let poll = client.poll_flight_info(descriptor.clone()).await.unwrap();
+            assert_eq!(poll.progress, Some(1.0), "{first_field}");
+            let info = poll.info.expect("complete at once");
+            assert_eq!(info.endpoint.len(), 1, "{first_field}");
+        }
     });
 }
