@@ -90,6 +90,24 @@ def main():
         "bind_raw": bytes([PUT_RAW]) + upload(
             pack("CommandPreparedStatementQuery", field(1, b"\x00" * 16)), parameters),
     }
+    # A Substrait plan of `SELECT * FROM events`, packed by hand (Plan.relations[3] ->
+    # PlanRel.root[2] -> RelRoot{input[1]: Rel.read[1], names[2]}; ReadRel's base_schema[2]
+    # and named_table[7]), sent as a statement and prepared.
+    nullable = b"\x10\x01"  # nullability: NULLABLE
+    types = field(1, field(7, nullable)) + field(1, field(12, nullable))  # i64, string
+    schema = field(1, b"id") + field(1, b"kind") + field(2, types + b"\x18\x02")
+    read = field(2, schema) + field(7, field(1, b"events"))
+    root = field(1, field(1, read)) + field(2, b"id") + field(2, b"kind")
+    plan = field(3, field(2, root))
+    substrait = field(1, plan) + field(2, b"0.63")
+    seeds["substrait"] = bytes([GET_INFO]) + pack("CommandStatementSubstraitPlan", field(1, substrait))
+    seeds["substrait_prepare"] = bytes([ACTION, 6]) + pack(
+        "ActionCreatePreparedSubstraitPlanRequest", field(1, substrait))
+    # Session options (Flight's own messages, not in an Any): set a time zone, get, close.
+    zone = field(1, b"datafusion.execution.time_zone") + field(2, field(1, b"+05:30"))
+    seeds["session_set"] = bytes([ACTION, 7]) + field(1, zone)
+    seeds["session_get"] = bytes([ACTION, 8])
+    seeds["session_close"] = bytes([ACTION, 9])
     # PUT: the first byte after the call is the command's length, then the frames.
     bind = pack("CommandPreparedStatementQuery", field(1, b"\x00" * 16))
     (_, _), *batches = ipc_messages(parameters)

@@ -206,3 +206,28 @@ fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
         assert_eq!(tonic::Status::from(put).code(), Code::InvalidArgument);
     });
 }
+
+#[test]
+fn the_fuzz_targets_hand_packed_plan_reads_the_events_table() {
+    // fuzz/seeds/flight_sql/substrait: the call's byte, then the command in its Any.
+    let seed = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/flight_sql/substrait"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    crate::sql_client::events(dir.path());
+    let server = Server::start(
+        dir.path(),
+        SqlServiceOptions::default(),
+        ServerOptions::default(),
+    );
+    let mut client = server.client();
+    server.runtime.block_on(async {
+        let descriptor = FlightDescriptor::command(Bytes::from(seed[1..].to_vec()));
+        let got = fetch(&mut client, descriptor).await.unwrap();
+        let expected = fetch(&mut client, query("SELECT * FROM events"))
+            .await
+            .unwrap();
+        assert_eq!(shown(&got), shown(&expected));
+    });
+}
