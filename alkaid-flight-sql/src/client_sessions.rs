@@ -32,6 +32,7 @@ use tonic::codegen::BoxStream;
 use tonic::metadata::MetadataMap;
 use tonic::metadata::MetadataValue;
 
+use crate::expiring::Expiring;
 use crate::tables::{CATALOG, SCHEMA};
 
 /// The cookie that names a session.
@@ -68,6 +69,11 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The caller of `request`.
+    pub fn of<T>(request: &tonic::Request<T>) -> Self {
+        Self::new(request.metadata(), request.remote_addr())
+    }
+
     /// The caller of a request with `metadata` from `peer`.
     pub fn new(metadata: &MetadataMap, peer: Option<SocketAddr>) -> Self {
         let cookie = metadata
@@ -92,30 +98,13 @@ pub struct ClientSession {
     state: Option<Arc<SessionState>>,
 }
 
-impl ClientSession {
-    /// The state this session's statements plan and run in, when it differs from the
-    /// server's.
-    pub fn state(&self) -> Option<Arc<SessionState>> {
-        self.state.clone()
-    }
-}
-
-/// An entry and when it was last used.
-#[derive(Debug)]
-struct Held {
-    session: ClientSession,
-    used: Instant,
-}
-
 /// Every client's session, by id, and the peer addresses that name one.
 #[derive(Debug)]
 pub struct ClientSessions {
     base: Arc<SessionState>,
-    sessions: Mutex<HashMap<String, Held>>,
+    sessions: Expiring<String, ClientSession>,
     peers: Mutex<HashMap<SocketAddr, String>>,
     seed: u64,
-    limit: usize,
-    timeout: Duration,
 }
 
 /// What setting options answers: the options not set, and the cookie of a session made
@@ -184,11 +173,9 @@ impl ClientSessions {
     pub fn new(base: Arc<SessionState>, limit: usize, timeout: Duration) -> Self {
         Self {
             base,
-            sessions: Mutex::default(),
+            sessions: Expiring::new(limit, timeout),
             peers: Mutex::default(),
             seed: RandomState::new().hash_one(Instant::now()),
-            limit,
-            timeout,
         }
     }
 
@@ -201,19 +188,27 @@ impl ClientSessions {
         caller.peer.and_then(|peer| peers.get(&peer).cloned())
     }
 
+    /// `f` of `caller`'s session (its expiry restarted); `None` when it has none.
+    fn with_session<R>(
+        &self,
+        caller: &Caller,
+        f: impl FnOnce(&mut ClientSession) -> R,
+    ) -> Option<R> {
+        let id = self.id_of(caller)?;
+        self.sessions.with(&id, false, f)
+    }
+
     /// `caller`'s session (its expiry restarted); a default one when it has none.
     pub fn session(&self, caller: &Caller) -> ClientSession {
-        let Some(id) = self.id_of(caller) else {
-            return ClientSession::default();
-        };
-        let mut sessions = self.sessions.lock().expect("no panics while held");
-        match sessions.get_mut(&id) {
-            Some(held) if held.used.elapsed() < self.timeout => {
-                held.used = Instant::now();
-                held.session.clone()
-            }
-            _ => ClientSession::default(),
-        }
+        let session = self.with_session(caller, |session| session.clone());
+        session.unwrap_or_default()
+    }
+
+    /// The state `caller`'s statements plan and run in, when their session has one of its
+    /// own: what every statement asks, so only the state is copied, not the settings.
+    pub fn state(&self, caller: &Caller) -> Option<Arc<SessionState>> {
+        self.with_session(caller, |session| session.state.clone())
+            .flatten()
     }
 
     /// `caller`'s options as they are now: the catalog, the schema and every setting a
@@ -291,10 +286,7 @@ impl ClientSessions {
     /// Forgets `caller`'s session.
     pub fn close(&self, caller: &Caller) {
         if let Some(id) = self.id_of(caller) {
-            self.sessions
-                .lock()
-                .expect("no panics while held")
-                .remove(&id);
+            self.sessions.remove(&id);
             let mut peers = self.peers.lock().expect("no panics while held");
             peers.retain(|_, named| *named != id);
         }
@@ -348,19 +340,10 @@ impl ClientSessions {
     /// Keeps `session` under `id`, named also by `caller`'s peer address, after
     /// forgetting what has expired.
     fn keep(&self, caller: &Caller, id: String, session: ClientSession) -> Result<(), Status> {
-        let mut sessions = self.sessions.lock().expect("no panics while held");
-        let now = Instant::now();
-        sessions.retain(|_, held| now.duration_since(held.used) < self.timeout);
-        if !sessions.contains_key(&id) && sessions.len() >= self.limit {
-            return Err(Status::resource_exhausted(format!(
-                "the server holds {} client sessions, its limit: close one (CloseSession), \
-                 or wait for them to expire",
-                self.limit
-            )));
-        }
-        sessions.insert(id.clone(), Held { session, used: now });
+        self.sessions
+            .insert(id.clone(), session, "client session")?;
         let mut peers = self.peers.lock().expect("no panics while held");
-        peers.retain(|_, named| sessions.contains_key(named));
+        peers.retain(|_, named| self.sessions.contains(named.as_str()));
         if let Some(peer) = caller.peer {
             peers.insert(peer, id);
         }
@@ -504,15 +487,12 @@ mod tests {
             );
             let normalize = &options["datafusion.sql_parser.enable_ident_normalization"];
             assert_eq!(normalize.option_value, Some(OptionValue::BoolValue(false)));
-            let state = sessions
-                .session(caller)
-                .state()
-                .expect("a state of its own");
+            let state = sessions.state(caller).expect("a state of its own");
             let config = state.config().options();
             assert_eq!(config.execution.time_zone.as_deref(), Some("Asia/Kolkata"));
         }
         // Another connection has the server's settings.
-        assert!(sessions.session(&peer(2)).state().is_none());
+        assert!(sessions.state(&peer(2)).is_none());
         assert_eq!(
             sessions.options(&peer(2))["datafusion.execution.time_zone"],
             sessions.options(&Caller::default())["datafusion.execution.time_zone"]
@@ -525,13 +505,13 @@ mod tests {
         ]);
         let answer = sessions.set(&caller, &removed).unwrap();
         assert!(answer.result.errors.is_empty() && answer.new_id.is_none());
-        assert!(sessions.session(&by_cookie).state().is_none());
+        assert!(sessions.state(&by_cookie).is_none());
         let again = request(&[("datafusion.execution.batch_size", text("512"))]);
         sessions.set(&by_cookie, &again).unwrap();
-        assert!(sessions.session(&caller).state().is_some());
+        assert!(sessions.state(&caller).is_some());
         sessions.close(&caller);
-        assert!(sessions.session(&caller).state().is_none());
-        assert!(sessions.session(&by_cookie).state().is_none());
+        assert!(sessions.state(&caller).is_none());
+        assert!(sessions.state(&by_cookie).is_none());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use tonic::Status;
 
 use crate::confined::StagedWrites;
-use crate::parameters;
+use crate::parameters::{self, ParameterTypes};
 use crate::status::{refused, status};
 use crate::write_plan;
 
@@ -57,13 +57,16 @@ impl Execution {
         };
         // The stream holds the execution, and with it the staged writes.
         let execution = Arc::new(self);
+        let types = Arc::new(statement.parameter_types());
         let statement = Arc::new(statement);
         let batches = stream::iter(statement.runs())
             .then(move |row| {
                 let execution = Arc::clone(&execution);
                 let statement = Arc::clone(&statement);
+                let types = Arc::clone(&types);
                 async move {
-                    let plan = statement.bound(row)?;
+                    let types = types.as_ref().as_ref().map_err(Status::clone)?;
+                    let plan = statement.bound(row, types)?;
                     let physical = execution
                         .base
                         .create_physical_plan(&plan)
@@ -125,15 +128,27 @@ impl Statement {
         }
     }
 
-    /// The plan of run `row`: the plan with that row's values bound.
+    /// The types the plan inferred for its placeholders, by name (none without
+    /// parameters): found once per execution, not once per row.
+    ///
+    /// # Errors
+    /// If the plan's placeholders disagree on a type.
+    pub fn parameter_types(&self) -> Result<ParameterTypes, Status> {
+        match &self.parameters {
+            Some(_) => self.plan.get_parameter_types().map_err(status),
+            None => Ok(ParameterTypes::new()),
+        }
+    }
+
+    /// The plan of run `row`: the plan with that row's values bound, each cast to its
+    /// placeholder's type in `types` (`parameter_types`).
     ///
     /// # Errors
     /// If the row's values do not fit the plan's parameters.
-    pub fn bound(&self, row: Option<usize>) -> Result<LogicalPlan, Status> {
+    pub fn bound(&self, row: Option<usize>, types: &ParameterTypes) -> Result<LogicalPlan, Status> {
         match (row, &self.parameters) {
             (Some(row), Some(rows)) => {
-                let types = self.plan.get_parameter_types().map_err(status)?;
-                let values = parameters::typed(parameters::row(rows, row)?, &types)?;
+                let values = parameters::typed(parameters::row(rows, row)?, types)?;
                 self.plan.clone().with_param_values(values).map_err(status)
             }
             _ => Ok(self.plan.clone()),
@@ -152,7 +167,7 @@ impl Statement {
                     "the prepared statement has no parameter rows bound",
                 ));
             }
-            Some(_) => self.bound(Some(0))?,
+            Some(_) => self.bound(Some(0), &self.parameter_types()?)?,
             None => self.plan.clone(),
         };
         Ok(result_schema(&plan))

@@ -108,7 +108,7 @@ impl FlightSqlService {
         request: Request<Streaming<FlightData>>,
     ) -> Result<Response<BoxStream<PutResult>>, Status> {
         let watch = request.extensions().get::<RequestBodyWatch>().cloned();
-        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let caller = Caller::of(&request);
         let (data, meter) = Metered::new(request.into_inner().map_err(FlightError::from));
         let mut upload = FlightRecordBatchStream::new(data, self.inner.options.read.clone());
         // The first message names the command; an update sends a schema and no batches.
@@ -235,7 +235,9 @@ impl FlightSqlService {
             "CreatePreparedSubstraitPlan" => {
                 let request = ActionCreatePreparedSubstraitPlanRequest::unpack(&action.body)?;
                 no_transaction(&request.transaction_id)?;
-                let plan = request.plan.as_ref().ok_or_else(|| no_plan(&request))?;
+                let plan = request.plan.as_ref();
+                let plan =
+                    plan.ok_or_else(|| no_plan(ActionCreatePreparedSubstraitPlanRequest::NAME))?;
                 self.prepared(Source::Substrait(plan), caller).await
             }
             "SetSessionOptions" | "GetSessionOptions" | "CloseSession" => {
@@ -300,7 +302,8 @@ fn statement_of(command: &Command) -> Result<Option<Source<'_>>, Status> {
         }
         Command::CommandStatementSubstraitPlan(command) => {
             no_transaction(&command.transaction_id)?;
-            let plan = command.plan.as_ref().ok_or_else(|| no_plan(command))?;
+            let plan = command.plan.as_ref();
+            let plan = plan.ok_or_else(|| no_plan(CommandStatementSubstraitPlan::NAME))?;
             Ok(Some(Source::Substrait(plan)))
         }
         _ => Ok(None),
@@ -315,9 +318,9 @@ fn no_transaction(transaction_id: &Option<Bytes>) -> Result<(), Status> {
     }
 }
 
-/// The refusal of a Substrait command that carries no plan.
-fn no_plan<M: Packed>(_command: &M) -> Status {
-    Status::invalid_argument(format!("a {} without its plan", M::NAME))
+/// The refusal of a Substrait command (the message `name`) that carries no plan.
+fn no_plan(name: &str) -> Status {
+    Status::invalid_argument(format!("a {name} without its plan"))
 }
 
 /// One `PutResult` carrying `message`.
@@ -422,7 +425,7 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<FlightInfo>, Status> {
-        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let caller = Caller::of(&request);
         let info = self.flight_info_of(request.into_inner(), &caller).await;
         info.map(Response::new).map_err(|s| self.redact(s))
     }
@@ -431,7 +434,7 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<PollInfo>, Status> {
-        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let caller = Caller::of(&request);
         let descriptor = request.into_inner();
         let info = self.flight_info_of(descriptor.clone(), &caller).await;
         let info = info.map_err(|s| self.redact(s))?;
@@ -447,7 +450,7 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<FlightDescriptor>,
     ) -> Result<Response<SchemaResult>, Status> {
-        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let caller = Caller::of(&request);
         let schema = self.schema_of(request.get_ref(), &caller).await;
         schema.map(Response::new).map_err(|s| self.redact(s))
     }
@@ -472,7 +475,7 @@ impl FlightService for FlightSqlService {
         &self,
         request: Request<Action>,
     ) -> Result<Response<BoxStream<ActionResult>>, Status> {
-        let caller = Caller::new(request.metadata(), request.remote_addr());
+        let caller = Caller::of(&request);
         let answer = self.act(request.into_inner(), &caller).await;
         self.redacted(answer)
     }

@@ -47,6 +47,7 @@ mod client_sessions;
 mod command;
 mod confined;
 mod execution;
+mod expiring;
 mod flight_service;
 mod guarded;
 mod ingest;

@@ -104,6 +104,10 @@ where
         .map_err(|e| Status::invalid_argument(format!("the parameters: {e}")))
 }
 
+/// The types a plan inferred for its placeholders, by name (`$1`); `None` where it could
+/// not tell.
+pub type ParameterTypes = HashMap<String, Option<DataType>>;
+
 /// `values` (of `$1`, `$2`, … in order) cast to the types the plan inferred for them
 /// (`types`, by placeholder): a client binds what its language has (an integer where the
 /// column compared is a float), and a value of another type than the plan's compares
@@ -113,10 +117,7 @@ where
 ///
 /// # Errors
 /// `InvalidArgument` naming the parameter when its value does not cast.
-pub fn typed(
-    values: Vec<ScalarValue>,
-    types: &HashMap<String, Option<DataType>>,
-) -> Result<Vec<ScalarValue>, Status> {
+pub fn typed(values: Vec<ScalarValue>, types: &ParameterTypes) -> Result<Vec<ScalarValue>, Status> {
     values
         .into_iter()
         .enumerate()

@@ -234,7 +234,7 @@ impl FlightSqlService {
 
     /// `caller`'s session state, when their session has settings of its own.
     fn client_state(&self, caller: &Caller) -> Option<Arc<SessionState>> {
-        self.inner.clients.session(caller).state()
+        self.inner.clients.state(caller)
     }
 
     /// A query for `GetFlightInfo`: `source` planned in `caller`'s session and its writes
@@ -376,8 +376,8 @@ impl FlightSqlService {
             // The plan's schema may call a column nullable that the batches, computed,
             // know to have no nulls (`SELECT arrow_typeof(now())`): they are sent under
             // the schema the client was told, which admits them.
-            if batch.schema() != declared {
-                let stricter = batch.schema();
+            let stricter = batch.schema();
+            if stricter != declared {
                 batch = batch.with_schema(Arc::clone(&declared)).map_err(|_| {
                     Status::internal(format!(
                         "a batch of schema {stricter} where {declared} was declared"

@@ -18,6 +18,7 @@ use tokio::sync::watch;
 use tonic::Status;
 
 use crate::execution::Statement;
+use crate::expiring::Expiring;
 
 /// A prepared statement.
 #[derive(Debug, Clone)]
@@ -48,22 +49,14 @@ pub struct Pending {
 /// Tells a running query to stop; its receiver is polled beside the query's batches.
 pub type Cancel = watch::Sender<bool>;
 
-/// An entry and when it was last used.
-struct Held<T> {
-    value: T,
-    used: Instant,
-}
-
 /// Handles to prepared statements and queries.
 pub struct Statements {
-    prepared: Mutex<HashMap<Bytes, Held<Prepared>>>,
-    pending: Mutex<HashMap<Bytes, Held<Pending>>>,
+    prepared: Expiring<Bytes, Prepared>,
+    pending: Expiring<Bytes, Pending>,
     running: Mutex<HashMap<Bytes, Cancel>>,
     counter: AtomicU64,
     /// Makes handles unguessable across server runs.
     seed: u64,
-    limit: usize,
-    timeout: Duration,
 }
 
 impl Statements {
@@ -71,13 +64,11 @@ impl Statements {
     /// after `timeout` unused.
     pub fn new(limit: usize, timeout: Duration) -> Self {
         Self {
-            prepared: Mutex::default(),
-            pending: Mutex::default(),
+            prepared: Expiring::new(limit, timeout),
+            pending: Expiring::new(limit, timeout),
             running: Mutex::default(),
             counter: AtomicU64::new(0),
             seed: RandomState::new().hash_one(Instant::now()),
-            limit,
-            timeout,
         }
     }
 
@@ -91,92 +82,60 @@ impl Statements {
         Bytes::from(handle)
     }
 
-    /// Keeps `value` under a new handle, after forgetting what has expired.
-    fn insert<T>(
-        &self,
-        map: &Mutex<HashMap<Bytes, Held<T>>>,
-        value: T,
-        what: &str,
-    ) -> Result<Bytes, Status> {
-        let mut map = map.lock().expect("no panics while held");
-        let now = Instant::now();
-        map.retain(|_, held| now.duration_since(held.used) < self.timeout);
-        if map.len() >= self.limit {
-            return Err(Status::resource_exhausted(format!(
-                "the server holds {} {what}s, its limit: close some, or wait for them to expire",
-                self.limit
-            )));
-        }
-        let handle = self.handle();
-        map.insert(handle.clone(), Held { value, used: now });
-        Ok(handle)
-    }
-
     /// Prepares `statement`, returning its handle.
     pub fn prepare(&self, statement: Prepared) -> Result<Bytes, Status> {
-        self.insert(&self.prepared, statement, "prepared statement")
+        let handle = self.handle();
+        self.prepared
+            .insert(handle.clone(), statement, "prepared statement")?;
+        Ok(handle)
     }
 
     /// The prepared statement of `handle` (its expiry restarted).
     pub fn prepared(&self, handle: &[u8]) -> Result<Prepared, Status> {
-        let mut map = self.prepared.lock().expect("no panics while held");
-        match map.get_mut(handle) {
-            Some(held) if held.used.elapsed() < self.timeout => {
-                held.used = Instant::now();
-                Ok(held.value.clone())
-            }
-            _ => Err(Status::not_found(
-                "no such prepared statement: closed, expired, or never made here",
-            )),
-        }
+        self.prepared
+            .with(handle, false, |prepared| prepared.clone())
+            .ok_or_else(|| {
+                Status::not_found("no such prepared statement: closed, expired, or never made here")
+            })
     }
 
-    /// Binds `parameters` to the prepared statement of `handle`.
+    /// Binds `parameters` to the prepared statement of `handle` (one that expired but is
+    /// not forgotten yet lives again).
     pub fn bind(&self, handle: &[u8], parameters: RecordBatch) -> Result<(), Status> {
-        let mut map = self.prepared.lock().expect("no panics while held");
-        match map.get_mut(handle) {
-            Some(held) => {
-                held.value.parameters = Some(parameters);
-                held.used = Instant::now();
-                Ok(())
-            }
-            None => Err(Status::not_found("no such prepared statement")),
-        }
+        self.prepared
+            .with(handle, true, |prepared| {
+                prepared.parameters = Some(parameters)
+            })
+            .ok_or_else(|| Status::not_found("no such prepared statement"))
     }
 
     /// Closes the prepared statement of `handle`; closing one twice is not an error.
     pub fn close(&self, handle: &[u8]) {
-        self.prepared
-            .lock()
-            .expect("no panics while held")
-            .remove(handle);
+        self.prepared.remove(handle);
     }
 
     /// Keeps a planned query for its `DoGet`, returning its handle.
     pub fn plan(&self, query: Pending) -> Result<Bytes, Status> {
-        self.insert(&self.pending, query, "query waiting for its DoGet")
+        let handle = self.handle();
+        self.pending
+            .insert(handle.clone(), query, "query waiting for its DoGet")?;
+        Ok(handle)
     }
 
     /// Takes the planned query of `handle` to run it, with what cancels it; a query runs
     /// once.
     pub fn start(&self, handle: &Bytes) -> Result<(Pending, watch::Receiver<bool>), Status> {
-        let held = self
-            .pending
-            .lock()
-            .expect("no panics while held")
-            .remove(handle)
-            .filter(|held| held.used.elapsed() < self.timeout)
-            .ok_or_else(|| {
-                Status::not_found(
-                    "no such query: fetched already, cancelled, expired, or never planned here",
-                )
-            })?;
+        let query = self.pending.take(handle).ok_or_else(|| {
+            Status::not_found(
+                "no such query: fetched already, cancelled, expired, or never planned here",
+            )
+        })?;
         let (cancel, cancelled) = watch::channel(false);
         self.running
             .lock()
             .expect("no panics while held")
             .insert(handle.clone(), cancel);
-        Ok((held.value, cancelled))
+        Ok((query, cancelled))
     }
 
     /// Forgets the running query of `handle` (it ended).
@@ -190,11 +149,7 @@ impl Statements {
     /// Cancels the query of `handle`: a pending one is forgotten, a running one told to
     /// stop. Whether there was such a query.
     pub fn cancel(&self, handle: &[u8]) -> bool {
-        let pending = self
-            .pending
-            .lock()
-            .expect("no panics while held")
-            .remove(handle);
+        let pending = self.pending.remove(handle);
         let running = self
             .running
             .lock()

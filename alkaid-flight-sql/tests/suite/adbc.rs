@@ -457,7 +457,7 @@ fn adbc_sessions_info_objects_and_schemas_as_the_driver_asks() {
     };
     let scratch = Scratch::new();
     let (dir, out) = (scratch.dir.clone(), scratch.out.clone());
-    let server = Server::start(&dir, SqlServiceOptions::default(), ServerOptions::default());
+    let server = Server::plain(&dir);
     let uri = format!("grpc://127.0.0.1:{}", server.port);
     let args = [uri.as_str(), out.to_str().unwrap()];
     // Built with Substrait: a plan for the driver to send.

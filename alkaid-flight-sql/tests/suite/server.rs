@@ -21,6 +21,11 @@ impl Server {
         Self::serve(FlightSqlService::new(dir, options).unwrap(), serving)
     }
 
+    /// A read-only server over `dir` with every default, no token.
+    pub fn plain(dir: &Path) -> Self {
+        Self::start(dir, SqlServiceOptions::default(), ServerOptions::default())
+    }
+
     /// `service`, served with `serving`.
     pub fn serve(service: FlightSqlService, serving: ServerOptions) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -57,8 +57,7 @@ async fn one_string(client: &mut FlightClient, sql: &str) -> String {
 fn session_options_are_the_connections_own() {
     let dir = tempfile::tempdir().unwrap();
     events(dir.path());
-    let options = SqlServiceOptions::default();
-    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let server = Server::plain(dir.path());
     let (mut first, mut second) = (server.client(), server.client());
     server.runtime.block_on(async {
         let options = session_options(&mut first).await.session_options;
@@ -169,11 +168,7 @@ fn a_client_holding_a_token_may_handshake() {
 #[test]
 fn a_handshake_echoes_what_is_sent_a_bounded_number_of_times() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        dir.path(),
-        SqlServiceOptions::default(),
-        ServerOptions::default(),
-    );
+    let server = Server::plain(dir.path());
     let mut client = server.client();
     server.runtime.block_on(async {
         let echoed = client
@@ -206,11 +201,7 @@ fn a_handshake_echoes_what_is_sent_a_bounded_number_of_times() {
 #[test]
 fn get_sql_info_answers_every_id_over_the_wire() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        dir.path(),
-        SqlServiceOptions::default(),
-        ServerOptions::default(),
-    );
+    let server = Server::plain(dir.path());
     let mut client = server.client();
     server.runtime.block_on(async {
         let all = CommandGetSqlInfo { info: Vec::new() }.pack();
@@ -236,8 +227,7 @@ fn get_sql_info_answers_every_id_over_the_wire() {
 fn poll_and_get_schema_answer_statements_prepared_statements_and_metadata() {
     let dir = tempfile::tempdir().unwrap();
     events(dir.path());
-    let options = SqlServiceOptions::default();
-    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let server = Server::plain(dir.path());
     let mut client = server.client();
     server.runtime.block_on(async {
         let create = ActionCreatePreparedStatementRequest {

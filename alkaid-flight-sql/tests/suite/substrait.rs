@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_datafusion::open_table;
-use alkaid_flight::{FlightClient, FlightDescriptor, ServerOptions};
+use alkaid_flight::{FlightClient, FlightDescriptor};
+use alkaid_flight_sql::Packed;
 use alkaid_flight_sql::proto::{
     ActionCreatePreparedStatementResult, ActionCreatePreparedSubstraitPlanRequest,
     CommandPreparedStatementQuery, CommandStatementSubstraitPlan, SubstraitPlan,
 };
-use alkaid_flight_sql::{Packed, SqlServiceOptions};
 use bytes::Bytes;
 use datafusion::prelude::SessionContext;
 use datafusion_substrait::logical_plan::producer::to_substrait_plan;
@@ -64,6 +64,14 @@ fn shown(batches: &[RecordBatch]) -> String {
         .to_string()
 }
 
+/// The first read of `plan`'s root.
+fn read_of_plan(plan: &mut Plan) -> &mut datafusion_substrait::substrait::proto::ReadRel {
+    let Some(PlanRelType::Root(root)) = plan.relations[0].rel_type.as_mut() else {
+        panic!("a root")
+    };
+    read_of(root.input.as_mut().unwrap())
+}
+
 /// The first read of `rel`, through projections, filters, sorts and limits.
 fn read_of(rel: &mut Rel) -> &mut datafusion_substrait::substrait::proto::ReadRel {
     match rel.rel_type.as_mut().unwrap() {
@@ -79,11 +87,7 @@ fn read_of(rel: &mut Rel) -> &mut datafusion_substrait::substrait::proto::ReadRe
 #[test]
 fn substrait_plans_answer_as_their_sql_does() {
     let scratch = Scratch::new();
-    let server = Server::start(
-        &scratch.dir,
-        SqlServiceOptions::default(),
-        ServerOptions::default(),
-    );
+    let server = Server::plain(&scratch.dir);
     let mut client: FlightClient = server.client();
     server.runtime.block_on(async {
         for sql in [
@@ -132,11 +136,7 @@ fn substrait_plans_answer_as_their_sql_does() {
 #[test]
 fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
     let scratch = Scratch::new();
-    let server = Server::start(
-        &scratch.dir,
-        SqlServiceOptions::default(),
-        ServerOptions::default(),
-    );
+    let server = Server::plain(&scratch.dir);
     let mut client: FlightClient = server.client();
     server.runtime.block_on(async {
         let garbage = CommandStatementSubstraitPlan {
@@ -173,10 +173,7 @@ fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
         // A table the directory lacks, and a file read by its path: both name a table,
         // neither opens a file.
         let mut plan = produced(&scratch.dir, "SELECT * FROM trips").await;
-        let Some(PlanRelType::Root(root)) = plan.relations[0].rel_type.as_mut() else {
-            panic!("a root")
-        };
-        let read = read_of(root.input.as_mut().unwrap());
+        let read = read_of_plan(&mut plan);
         if let Some(ReadType::NamedTable(table)) = read.read_type.as_mut() {
             table.names = vec!["no_such_table".into()];
         }
@@ -186,10 +183,7 @@ fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
 
         let outside = scratch.dir.parent().unwrap().join("secret.parquet");
         std::fs::copy(scratch.dir.join("trips.parquet"), &outside).unwrap();
-        let Some(PlanRelType::Root(root)) = plan.relations[0].rel_type.as_mut() else {
-            panic!("a root")
-        };
-        let read = read_of(root.input.as_mut().unwrap());
+        let read = read_of_plan(&mut plan);
         read.read_type = Some(ReadType::LocalFiles(LocalFiles {
             items: vec![FileOrFiles {
                 path_type: Some(PathType::UriFile(format!("file://{}", outside.display()))),
@@ -227,11 +221,7 @@ fn the_fuzz_targets_hand_packed_plan_reads_the_events_table() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     crate::sql_client::events(dir.path());
-    let server = Server::start(
-        dir.path(),
-        SqlServiceOptions::default(),
-        ServerOptions::default(),
-    );
+    let server = Server::plain(dir.path());
     let mut client = server.client();
     server.runtime.block_on(async {
         let descriptor = FlightDescriptor::command(Bytes::from(seed[1..].to_vec()));
