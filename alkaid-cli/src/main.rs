@@ -168,6 +168,10 @@ enum Command {
         /// the extension, as for `convert`).
         #[arg(long)]
         output: Option<String>,
+        /// Read Parquet tables' INT96 timestamps (Impala's, Hive's, Spark's) in
+        /// microseconds rather than nanoseconds, where a value past 2262 is an error.
+        #[arg(long)]
+        int96_as_microseconds: bool,
     },
     /// Read a file or stream in any supported form and write it again: IPC to IPC loses
     /// nothing (metadata at every level, dictionaries and batch boundaries survive);
@@ -272,9 +276,10 @@ fn run(command: Command) -> Result<(), Failure> {
             query,
             tables,
             output,
+            int96_as_microseconds,
         } => {
             let output = output.map(|path| (Output::for_path(&path, None, None), path));
-            sql::run(&query, &tables, output)
+            sql::run(&query, &tables, output, int96_as_microseconds)
         }
         Command::Integration { json, arrow, mode } => {
             let mode = match mode {

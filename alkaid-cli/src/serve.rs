@@ -87,6 +87,10 @@ pub struct Serving {
     /// With --sql: the rows of parameters a client may bind to a prepared statement.
     #[arg(long, value_name = "ROWS", default_value_t = 10_000)]
     pub parameter_rows: usize,
+    /// With --sql: read Parquet tables' INT96 timestamps (Impala's, Hive's, Spark's) in
+    /// microseconds rather than nanoseconds, where a value past 2262 is an error.
+    #[arg(long, requires = "sql")]
+    pub int96_as_microseconds: bool,
 }
 
 impl Serving {
@@ -136,7 +140,8 @@ fn sql_service(
             serving.parameter_limit.saturating_mul(1 << 20),
             serving.parameter_rows,
         )
-        .with_read_options(serving.read_options());
+        .with_read_options(serving.read_options())
+        .with_int96_as_microseconds(serving.int96_as_microseconds);
     let service = match crate::location::is_url(dir) {
         true => FlightSqlService::from_url(dir, crate::location::store_options(), options),
         false => FlightSqlService::new(dir, options),

@@ -9,25 +9,32 @@ use std::sync::Arc;
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
 use alkaid_datafusion::{open_table, register_alkaid_format};
 use alkaid_ipc::WriteOptions;
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::failure::Failure;
 use crate::output::{Output, Sink};
 
 /// Runs `query` with each `name=path` of `tables` registered as a table (a file, or a
 /// directory of files when the path ends in `/`) of the format `alkaid_datafusion::TableFormat::of` finds, and
-/// prints the result, or writes it to `output` (its form and path).
+/// prints the result, or writes it to `output` (its form and path); Parquet's INT96
+/// timestamps in microseconds when `int96_as_microseconds`.
 pub fn run(
     query: &str,
     tables: &[String],
     output: Option<(Output, String)>,
+    int96_as_microseconds: bool,
 ) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::new(format!("starting the runtime: {e}")))?;
     let (schema, batches) = runtime.block_on(async {
-        let ctx = SessionContext::new();
+        let mut config = SessionConfig::new();
+        if int96_as_microseconds {
+            // DataFusion's own option, which alkaid-datafusion's Parquet tables follow.
+            config.options_mut().execution.parquet.coerce_int96 = Some("us".into());
+        }
+        let ctx = SessionContext::new_with_config(config);
         register_alkaid_format(&ctx);
         for table in tables {
             let Some((name, path)) = table.split_once('=') else {

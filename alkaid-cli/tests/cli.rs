@@ -221,6 +221,18 @@ fn parquet_metadata_and_int96_through_schema_cat_and_convert() {
     let refused = alkaid(&["cat", spark]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(text(&refused.stderr).contains("read INT96 as microseconds"));
+    #[cfg(feature = "sql")]
+    {
+        let table = format!("t={spark}");
+        let late = "SELECT count(*) AS late FROM t WHERE CAST(a AS BIGINT) > 253000000000000000";
+        let refused = alkaid(&["sql", late, "--table", &table]);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(text(&refused.stderr).contains("read INT96 as microseconds"));
+        let out = alkaid(&["sql", late, "--table", &table, "--int96-as-microseconds"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // 9999-12-31 and year 290000.
+        assert!(text(&out.stdout).contains("| 2 "), "{}", text(&out.stdout));
+    }
     let cat = alkaid(&["cat", "--int96-as-microseconds", spark]);
     assert!(cat.status.success(), "{}", text(&cat.stderr));
     assert!(

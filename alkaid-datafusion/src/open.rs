@@ -149,7 +149,8 @@ pub(crate) async fn parquet_table(
         true => format!(".{PARQUET_EXTENSION}"),
         false => String::new(),
     };
-    listing(session, url, Arc::new(AlkaidParquetFormat), &extension).await
+    let format = AlkaidParquetFormat::for_session(session)?;
+    listing(session, url, Arc::new(format), &extension).await
 }
 
 /// DataFusion's listing table of `format` at `url`, a directory's files by `extension`.

@@ -36,8 +36,60 @@ pub const PARQUET_EXTENSION: &str = "parquet";
 /// Parquet files as a DataFusion [`FileFormat`], read through alkaid-formats: schemas
 /// from the footers (merged when files differ), scans by [`AlkaidSource`] (one partition
 /// per file or per byte range of row groups). Read only.
+///
+/// INT96 timestamps (Impala's, Hive's, Spark's) are read in nanoseconds, a value past
+/// 2262 an error naming it, unless the session sets DataFusion's own option
+/// `datafusion.execution.parquet.coerce_int96` to `'us'` ([`for_session`](Self::for_session)):
+/// then in microseconds, Spark's resolution, which holds every such value.
 #[derive(Debug, Clone, Default)]
-pub struct AlkaidParquetFormat;
+pub struct AlkaidParquetFormat {
+    int96_in_microseconds: bool,
+}
+
+/// The DataFusion option that chooses the unit INT96 timestamps are read in.
+const COERCE_INT96: &str = "datafusion.execution.parquet.coerce_int96";
+
+impl AlkaidParquetFormat {
+    /// The format as `session`'s options ask: INT96 in microseconds when
+    /// `datafusion.execution.parquet.coerce_int96` is `'us'`, in (checked) nanoseconds
+    /// when it is `'ns'` or unset.
+    ///
+    /// # Errors
+    /// For another unit (`'ms'`, `'s'`), or with `coerce_int96_tz` set: DataFusion's own
+    /// reader offers those, Alkaid's does not, and reading them otherwise would give the
+    /// table another type than the session asked for.
+    pub fn for_session(session: &dyn Session) -> Result<Self> {
+        let parquet = &session.config_options().execution.parquet;
+        if let Some(zone) = &parquet.coerce_int96_tz {
+            return plan_err!(
+                "datafusion.execution.parquet.coerce_int96_tz = {zone:?}: Alkaid's Parquet \
+                 tables read INT96 without a time zone"
+            );
+        }
+        let int96_in_microseconds = match parquet.coerce_int96.as_deref() {
+            None | Some("ns") => false,
+            Some("us") => true,
+            Some(unit) => {
+                return plan_err!(
+                    "{COERCE_INT96} = {unit:?}: Alkaid's Parquet tables read INT96 in 'ns' \
+                     (a value past 2262 is an error) or 'us'"
+                );
+            }
+        };
+        Ok(Self {
+            int96_in_microseconds,
+        })
+    }
+
+    /// How alkaid-formats reads this format's files.
+    fn read_options(&self) -> ReadOptions {
+        let options = ReadOptions::default();
+        match self.int96_in_microseconds {
+            true => options.with_int96_as_microseconds(),
+            false => options,
+        }
+    }
+}
 
 impl GetExt for AlkaidParquetFormat {
     fn get_ext(&self) -> String {
@@ -73,7 +125,7 @@ impl FileFormat for AlkaidParquetFormat {
             let source = StoreSource::new(Arc::clone(store), object.clone());
             let location = object.location.to_string();
             // Reading the footer is all that opening does; no page is fetched.
-            let stream = pq::read_source(source, location.clone(), ReadOptions::default())
+            let stream = pq::read_source(source, location.clone(), self.read_options())
                 .await
                 .map_err(|e| file_error(&location, e))?;
             schemas.push(schema_to_arrow(&stream.schema()));
@@ -113,6 +165,6 @@ impl FileFormat for AlkaidParquetFormat {
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(AlkaidSource::parquet(table_schema))
+        Arc::new(AlkaidSource::parquet(table_schema, self.read_options()))
     }
 }

@@ -37,12 +37,13 @@ use crate::store::StoreSource;
 use alkaid_compute::Predicate;
 
 /// What files a scan reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum ScanFormat {
     /// IPC files, through alkaid-ipc-async.
     Ipc,
-    /// Parquet files, through alkaid-formats.
-    Parquet,
+    /// Parquet files, through alkaid-formats, with these options (the unit of INT96
+    /// timestamps) beneath each file's projection, filters and byte range.
+    Parquet(alkaid_formats::parquet::ReadOptions),
 }
 
 /// The [`FileSource`] of [`AlkaidFormat`](crate::AlkaidFormat): a scan of IPC files
@@ -74,17 +75,21 @@ impl AlkaidSource {
     }
 
     /// A scan of Parquet files of `table_schema`, every column selected
-    /// ([`AlkaidParquetFormat`](crate::AlkaidParquetFormat)'s).
-    pub fn parquet(table_schema: impl Into<TableSchema>) -> Self {
+    /// ([`AlkaidParquetFormat`](crate::AlkaidParquetFormat)'s), each file read with
+    /// `options` (their columns, predicate and byte range are the scan's own).
+    pub fn parquet(
+        table_schema: impl Into<TableSchema>,
+        options: alkaid_formats::parquet::ReadOptions,
+    ) -> Self {
         Self {
-            format: ScanFormat::Parquet,
+            format: ScanFormat::Parquet(options),
             ..Self::new(table_schema)
         }
     }
 
     /// Whether the scan reads Parquet files rather than IPC files.
     pub fn is_parquet(&self) -> bool {
-        self.format == ScanFormat::Parquet
+        matches!(self.format, ScanFormat::Parquet(_))
     }
 
     /// The filters the scan took over, as DataFusion gave them (over the table's schema).
@@ -145,7 +150,7 @@ impl FileSource for AlkaidSource {
             selected: names.len(),
             filters: self.filters.iter().map(|(p, _)| p.clone()).collect(),
             output,
-            format: self.format,
+            format: self.format.clone(),
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -176,7 +181,7 @@ impl FileSource for AlkaidSource {
     fn file_type(&self) -> &str {
         match self.format {
             ScanFormat::Ipc => "alkaid",
-            ScanFormat::Parquet => "parquet",
+            ScanFormat::Parquet(_) => "parquet",
         }
     }
 
@@ -266,15 +271,16 @@ impl FileOpener for AlkaidOpener {
         let (read, selected) = (self.read.clone(), self.selected);
         let filters = self.filters.clone();
         let output = Arc::clone(&self.output);
-        let format = self.format;
+        let format = self.format.clone();
         Ok(Box::pin(async move {
             let source = StoreSource::open(store, meta, local)
                 .await
                 .map_err(|e| file_error(&location, e))?;
             let batches = match format {
                 ScanFormat::Ipc => ipc_batches(source, &read, file.range.as_ref()).await,
-                ScanFormat::Parquet => {
-                    parquet_batches(source, &location, &read, &filters, file.range.as_ref()).await
+                ScanFormat::Parquet(options) => {
+                    let range = file.range.as_ref();
+                    parquet_batches(source, &location, &read, &filters, range, options).await
                 }
             }
             .map_err(|e| file_error(&location, e))?;
@@ -359,9 +365,10 @@ async fn parquet_batches(
     read: &TableColumns,
     filters: &[Predicate],
     range: Option<&FileRange>,
+    options: alkaid_formats::parquet::ReadOptions,
 ) -> std::result::Result<Batches, ScanError> {
-    use alkaid_formats::parquet::{ReadOptions, read_source};
-    let mut options = ReadOptions::default().with_columns_if_present(read.names());
+    use alkaid_formats::parquet::read_source;
+    let mut options = options.with_columns_if_present(read.names());
     if let Some(range) = range {
         options = options.with_byte_range(range.start.max(0) as u64..range.end.max(0) as u64);
     }

@@ -58,6 +58,7 @@ pub struct SqlServiceOptions {
     pub(crate) parameter_rows: usize,
     pub(crate) write: WriteOptions,
     pub(crate) read: ReadOptions,
+    pub(crate) int96_as_microseconds: bool,
 }
 
 impl Default for SqlServiceOptions {
@@ -77,6 +78,7 @@ impl Default for SqlServiceOptions {
             parameter_rows: DEFAULT_PARAMETER_ROWS,
             write: WriteOptions::default(),
             read: upload_read_options(ReadOptions::default()),
+            int96_as_microseconds: false,
         }
     }
 }
@@ -172,6 +174,14 @@ impl SqlServiceOptions {
     /// when it sets none.
     pub fn with_read_options(mut self, options: ReadOptions) -> Self {
         self.read = upload_read_options(options);
+        self
+    }
+
+    /// Reads Parquet tables' INT96 timestamps (Impala's, Hive's, Spark's) in
+    /// microseconds, Spark's resolution, rather than in nanoseconds, where a value past
+    /// 2262 is an error (off by default).
+    pub fn with_int96_as_microseconds(mut self, microseconds: bool) -> Self {
+        self.int96_as_microseconds = microseconds;
         self
     }
 }

@@ -104,7 +104,7 @@ impl FlightSqlService {
         std::fs::read_dir(served.dir())?;
         remove_abandoned_staging(served.dir());
         let runtime = runtime(Some(&served), options.spill_limit).map_err(std::io::Error::other)?;
-        let tables = DirectoryTables::new(served.dir(), state_builder(&runtime).build());
+        let tables = DirectoryTables::new(served.dir(), state_builder(&runtime, &options).build());
         let redactor = Redactor::new(&[given.as_path(), served.dir()]);
         Self::serving(tables, runtime, Some(served), redactor, options)
     }
@@ -149,8 +149,9 @@ impl FlightSqlService {
         let runtime = runtime(None, options.spill_limit).map_err(std::io::Error::other)?;
         let listing = ListingTableUrl::parse(url).map_err(std::io::Error::other)?;
         runtime.register_object_store(listing.object_store().as_ref(), Arc::clone(&store));
-        let tables = DirectoryTables::in_store(url, store, state_builder(&runtime).build())
-            .map_err(std::io::Error::other)?;
+        let tables =
+            DirectoryTables::in_store(url, store, state_builder(&runtime, &options).build())
+                .map_err(std::io::Error::other)?;
         Self::serving(tables, runtime, None, Redactor::default(), options)
     }
 
@@ -169,7 +170,9 @@ impl FlightSqlService {
         let catalogs = MemoryCatalogProviderList::new();
         catalogs.register_catalog(CATALOG.to_string(), Arc::new(catalog));
         let catalogs: Arc<dyn CatalogProviderList> = Arc::new(catalogs);
-        let state = state_builder(&runtime).with_catalog_list(catalogs).build();
+        let state = state_builder(&runtime, &options)
+            .with_catalog_list(catalogs)
+            .build();
         let ctx = SessionContext::new_with_state(state);
         register_alkaid_format(&ctx);
         let sessions = Sessions::new(ctx.state(), served, &options);

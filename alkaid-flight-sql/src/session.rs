@@ -41,12 +41,18 @@ fn sql_options() -> SQLOptions {
         .with_allow_dml(true)
 }
 
-/// The session configuration every statement runs with.
-pub fn config() -> SessionConfig {
-    SessionConfig::new()
+/// The session configuration every statement runs with (and tables are opened with):
+/// INT96 in microseconds when `options` ask, through DataFusion's own option, which
+/// alkaid-datafusion's Parquet tables follow.
+pub fn config(options: &SqlServiceOptions) -> SessionConfig {
+    let mut config = SessionConfig::new()
         .with_default_catalog_and_schema(CATALOG, SCHEMA)
         .with_create_default_catalog_and_schema(false)
-        .with_information_schema(false)
+        .with_information_schema(false);
+    if options.int96_as_microseconds {
+        config.options_mut().execution.parquet.coerce_int96 = Some("us".into());
+    }
+    config
 }
 
 /// The runtime every statement's starts from: the local file system confined to the
@@ -76,9 +82,12 @@ fn local_url() -> Url {
 
 /// A session state over `runtime` with DataFusion's functions and the service's
 /// configuration.
-pub fn state_builder(runtime: &Arc<RuntimeEnv>) -> SessionStateBuilder {
+pub fn state_builder(
+    runtime: &Arc<RuntimeEnv>,
+    options: &SqlServiceOptions,
+) -> SessionStateBuilder {
     SessionStateBuilder::new()
-        .with_config(config())
+        .with_config(config(options))
         .with_default_features()
         .with_runtime_env(Arc::clone(runtime))
 }

@@ -1,6 +1,8 @@
 //! Newline-delimited JSON, with arrow-rs's `arrow-json`: one object per line, read with a
 //! schema inferred from the first lines (nested objects as structs, arrays as lists) or
-//! given, and written.
+//! given, and written. A line that fails is named by its number (`located.rs`).
+
+mod located;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
@@ -15,6 +17,7 @@ use arrow_json::{LineDelimitedWriter, ReaderBuilder};
 
 use crate::batches::Batches;
 use crate::error::{FormatError, Result};
+use located::LocatedDecoder;
 
 /// How newline-delimited JSON is read.
 #[derive(Debug, Clone)]
@@ -96,12 +99,8 @@ pub fn reader<R: BufRead + Seek + Send + 'static>(
             Arc::new(schema)
         }
     };
-    let reader = ReaderBuilder::new(Arc::clone(&schema))
-        .with_batch_size(options.batch_size)
-        .with_coerce_primitive(options.schema.is_none())
-        .build(input)
-        .map_err(failed)?;
-    Batches::new(place, &schema, reader)
+    let decoder = LocatedDecoder::new(builder(&schema, &options)).map_err(failed)?;
+    Batches::new(place, &schema, crate::text_source::pushed(input, decoder))
 }
 
 /// The batches of the newline-delimited JSON behind `source` (an object store, HTTP,
@@ -127,13 +126,18 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
             Arc::new(schema)
         }
     };
-    let decoder = ReaderBuilder::new(Arc::clone(&schema))
-        .with_batch_size(options.batch_size)
-        .with_coerce_primitive(options.schema.is_none())
-        .build_decoder()
-        .map_err(|e| FormatError::new(&place, e))?;
+    let decoder =
+        LocatedDecoder::new(builder(&schema, &options)).map_err(|e| FormatError::new(&place, e))?;
     let batches = crate::text_source::decode(source, start as u64, len, decoder);
     crate::BatchStream::new(place, &schema, batches)
+}
+
+/// arrow-rs's decoder of `schema` as `options` ask: a field inferred from values of
+/// several kinds reads each as text.
+fn builder(schema: &arrow_schema_60::SchemaRef, options: &ReadOptions) -> ReaderBuilder {
+    ReaderBuilder::new(Arc::clone(schema))
+        .with_batch_size(options.batch_size)
+        .with_coerce_primitive(options.schema.is_none())
 }
 
 /// The length of the UTF-8 byte-order mark at the start of `bytes`: 3, or 0 without one.

@@ -43,7 +43,7 @@ impl<D: PushDecoder + ?Sized> PushDecoder for Box<D> {
 
 /// The batches `decoder` makes of `input`, read a buffer at a time: the synchronous
 /// counterpart of [`decode`].
-#[cfg(feature = "csv")]
+#[cfg(any(feature = "csv", feature = "json"))]
 pub(crate) fn pushed<R: std::io::BufRead + Send + 'static, D: PushDecoder>(
     mut input: R,
     mut decoder: D,
@@ -84,17 +84,6 @@ impl PushDecoder for arrow_csv::reader::Decoder {
 
     fn flush(&mut self) -> std::result::Result<Option<arrow_array_60::RecordBatch>, ArrowError> {
         arrow_csv::reader::Decoder::flush(self)
-    }
-}
-
-#[cfg(feature = "json")]
-impl PushDecoder for arrow_json::reader::Decoder {
-    fn decode(&mut self, bytes: &[u8]) -> std::result::Result<usize, ArrowError> {
-        arrow_json::reader::Decoder::decode(self, bytes)
-    }
-
-    fn flush(&mut self) -> std::result::Result<Option<arrow_array_60::RecordBatch>, ArrowError> {
-        arrow_json::reader::Decoder::flush(self)
     }
 }
 

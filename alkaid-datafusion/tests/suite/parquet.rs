@@ -198,3 +198,82 @@ fn parquet_tables_keep_the_files_key_value_metadata() {
         );
     });
 }
+
+/// Spark's INT96 timestamps (one is `9999-12-31`, past what nanoseconds hold): an error
+/// naming the value by default, read in microseconds when the session sets DataFusion's
+/// own `datafusion.execution.parquet.coerce_int96` to `'us'`, and a unit Alkaid does not
+/// read an error when the table is registered, not a table of another type.
+#[test]
+fn parquet_tables_read_int96_in_the_unit_the_session_asks() {
+    let spark = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../alkaid-formats/tests/parquet-testing/data/int96_from_spark.parquet");
+    let spark = spark.to_str().unwrap();
+    let session = |unit: Option<&str>| {
+        let mut config = SessionConfig::new();
+        config.options_mut().execution.parquet.coerce_int96 = unit.map(String::from);
+        SessionContext::new_with_config(config)
+    };
+    runtime().block_on(async {
+        let nanoseconds = session(None);
+        nanoseconds
+            .register_alkaid_parquet("t", spark)
+            .await
+            .unwrap();
+        let refused = nanoseconds
+            .sql("SELECT * FROM t")
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("read INT96 as microseconds"), "{refused}");
+
+        let microseconds = session(Some("us"));
+        microseconds
+            .register_alkaid_parquet("t", spark)
+            .await
+            .unwrap();
+        let answer = microseconds
+            .sql(
+                "SELECT CAST(a AS BIGINT) AS a FROM t WHERE CAST(a AS BIGINT) > 253000000000000000",
+            )
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let values = answer[0]
+            .column(0)
+            .as_any()
+            .downcast_ref::<datafusion::arrow::array::Int64Array>()
+            .unwrap();
+        // 9999-12-31T03:00 (as pyarrow reads it with `coerce_int96_timestamp_unit="us"`)
+        // and year 290000 (which Spark wrote wrapped, and arrow-rs unwraps as Spark does).
+        assert_eq!(
+            values.values().as_ref(),
+            &[253_402_225_200_000_000, 9_089_380_393_200_000_000]
+        );
+
+        for (unit, named) in [(Some("ms"), "'ns'"), (Some("s"), "'us'")] {
+            let refused = session(unit)
+                .register_alkaid_parquet("t", spark)
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(
+                refused.contains("coerce_int96") && refused.contains(named),
+                "{refused}"
+            );
+        }
+        let mut zoned = SessionConfig::new();
+        zoned.options_mut().execution.parquet.coerce_int96 = Some("us".into());
+        zoned.options_mut().execution.parquet.coerce_int96_tz = Some("UTC".into());
+        let refused = SessionContext::new_with_config(zoned)
+            .register_alkaid_parquet("t", spark)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("coerce_int96_tz"), "{refused}");
+    });
+}

@@ -252,3 +252,32 @@ fn metadata_commands_answer_through_flight_info_and_do_get() {
         assert_eq!(fetch(info.pack()).await, 2);
     });
 }
+
+/// A Spark file's INT96 timestamps past what nanoseconds hold: refused with the reason by
+/// default, read in microseconds when the operator chose so.
+#[test]
+fn parquet_int96_is_read_in_the_unit_the_operator_chose() {
+    let dir = tempfile::tempdir().unwrap();
+    let spark = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../alkaid-formats/tests/parquet-testing/data/int96_from_spark.parquet"
+    );
+    std::fs::copy(spark, dir.path().join("spark.parquet")).unwrap();
+    // Past 9990 in microseconds (a timestamp literal of the year would not fit nanoseconds).
+    let late = "SELECT a FROM spark WHERE CAST(a AS BIGINT) > 253000000000000000";
+    let server = Server::plain(dir.path());
+    let mut client = server.client();
+    let refused = server
+        .runtime
+        .block_on(rows(&mut client, late))
+        .unwrap_err();
+    assert!(
+        refused.message().contains("read INT96 as microseconds"),
+        "{refused:?}"
+    );
+    let options = SqlServiceOptions::default().with_int96_as_microseconds(true);
+    let server = Server::start(dir.path(), options, ServerOptions::default());
+    let mut client = server.client();
+    // 9999-12-31 and year 290000.
+    assert_eq!(server.runtime.block_on(rows(&mut client, late)).unwrap(), 2);
+}

@@ -188,6 +188,39 @@ fn a_bad_row_past_the_first_chunk_is_an_error_naming_the_place() {
         .to_string()
     });
     assert!(error.starts_with("cut.ndjson: batch "), "{error}");
+    // The line is named, read whole or in chunks.
+    let line = text.iter().filter(|&&b| b == b'\n').count();
+    let named = format!("line {line}, column 26: not JSON");
+    assert!(error.contains(&named), "{error}");
+    let whole = json::reader(
+        Cursor::new(text.clone()),
+        "cut.ndjson".into(),
+        json::ReadOptions::default(),
+    )
+    .unwrap()
+    .collect_all()
+    .unwrap_err()
+    .to_string();
+    assert!(whole.contains(&named), "{whole}");
+    // A value that does not fit the schema's type, past the rows inference reads.
+    let mut text = json_text();
+    text.extend_from_slice(b"{\"id\": \"seven\"}\n");
+    let line = text.iter().filter(|&&b| b == b'\n').count();
+    let error = block_on(async {
+        json::read_source(
+            Logged::new(&text),
+            "late.ndjson",
+            json::ReadOptions::default(),
+        )
+        .await
+        .unwrap()
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err()
+        .to_string()
+    });
+    assert!(error.contains(&format!("line {line}: ")), "{error}");
+    assert!(error.contains("seven"), "{error}");
 }
 
 #[test]
