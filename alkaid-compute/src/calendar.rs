@@ -1,10 +1,18 @@
 //! The proleptic Gregorian calendar as day counts: dates to and from (year, month, day),
 //! and adding months the way people do (January 31 plus one month is the last day of
 //! February). Exact for every `i32` day count and far beyond; no time zones (see
-//! `arith/temporal.rs` for those).
+//! `arith/temporal.rs` for those). Public for the crates above that meet dates in other
+//! forms (alkaid-python's `datetime` values).
+//!
+//! ```
+//! use alkaid_compute::calendar::{civil_from_days, days_from_civil};
+//!
+//! assert_eq!(days_from_civil(2024, 2, 29), 19_782);
+//! assert_eq!(civil_from_days(-1), (1969, 12, 31));
+//! ```
 
 /// The nanoseconds in one `unit`.
-pub(crate) fn nanos_per(unit: alkaid_schema::TimeUnit) -> i64 {
+pub fn nanos_per(unit: alkaid_schema::TimeUnit) -> i64 {
     use alkaid_schema::TimeUnit;
     match unit {
         TimeUnit::Second => 1_000_000_000,
@@ -15,7 +23,7 @@ pub(crate) fn nanos_per(unit: alkaid_schema::TimeUnit) -> i64 {
 }
 
 /// Days from 1970-01-01 to `year-month-day` (`month` in 1..=12, `day` in 1..=31).
-pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     // Count years from March, so that the leap day is the last day of the year: a year
     // of this count is then 365 days plus one every fourth, hundredth and 400th year.
     let year = if month <= 2 { year - 1 } else { year };
@@ -39,7 +47,7 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 /// repeats) to make them non-negative; the years are moved back after. `extract` of the
 /// year took 72 ms for 4 Mi timestamps with the signed form (`div_euclid`, then five
 /// more divisions), against pyarrow's 42.
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     // Eras added: 146,097 · ERAS is about 2^61, so `4 · n + 3` below stays within u64.
     const ERAS: u64 = 15_781_000_000_000;
     // 719,468 days from 0000-03-01 (where the computational year starts) to 1970-01-01.

@@ -89,7 +89,7 @@ pub mod arith;
 mod bits;
 pub mod bitwise;
 pub mod boolean;
-mod calendar;
+pub mod calendar;
 pub mod cast;
 pub mod cmp;
 pub mod conditional;

@@ -1,15 +1,21 @@
 //! `alkaid.Array`: one column of any type, shared with Python libraries through
 //! `__arrow_c_array__` and `__arrow_c_device_array__` without a copy.
 
-use alkaid_array::{ArrayRef, make_array};
-use alkaid_data::{ArrayData, ValidationLevel};
-use alkaid_schema::Field;
-use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
+use std::sync::Arc;
 
-use crate::capsule::{array_capsules, device_array_capsules, honour_requested, import_array_from};
+use alkaid_array::display::pretty_format_batches;
+use alkaid_array::{ArrayRef, RecordBatch, make_array};
+use alkaid_data::{ArrayData, ValidationLevel};
+use alkaid_schema::{Field, Schema};
+use pyo3::exceptions::PyIndexError;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyList, PySlice};
+
+use crate::capsule::{device_array_capsules, exported_array, honour_requested, import_array_from};
 use crate::error::to_py;
+use crate::scalar::PyScalar;
 use crate::schema::{PyDataType, PyField};
+use crate::values::to_pylist;
 
 /// A column: its field (name, type, nullability) and its values.
 #[pyclass(name = "Array", module = "alkaid", frozen)]
@@ -38,6 +44,25 @@ impl PyArray {
             field,
             array: make_array(data),
         })
+    }
+}
+
+/// The rows `repr` and `str` show of an array before saying how many more there are.
+const SHOWN_ROWS: usize = 10;
+
+impl PyArray {
+    /// The first `rows` values as the CLI prints a table: one column, headed by the
+    /// field's name (`value` when it has none).
+    fn table(&self, rows: usize) -> String {
+        let name = match self.field.name() {
+            "" => "value",
+            name => name,
+        };
+        let field = Field::new(name, self.array.data_type().clone(), true);
+        match RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![self.array.clone()]) {
+            Ok(batch) if !self.array.is_empty() => pretty_format_batches(&[batch], Some(rows)),
+            _ => "[]".to_string(),
+        }
     }
 }
 
@@ -128,13 +153,80 @@ impl PyArray {
         buffer_addresses(&self.array.to_data())
     }
 
+    /// The values as Python objects (`None` for nulls): `int`, `float`, `str`, `bytes`,
+    /// `decimal.Decimal`, `datetime` values (aware in the array's zone), lists, dicts
+    /// for structs, `(key, value)` lists for maps.
+    fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, to_pylist(py, self.array.as_ref())?)
+    }
+
+    /// The value at an index (negative from the end) as a `Scalar`, or the values of a
+    /// slice as an array (sharing memory when the step is 1).
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let len = self.array.len();
+        if let Ok(slice) = key.cast::<PySlice>() {
+            let range = slice.indices(len as isize)?;
+            if range.step == 1 {
+                let (start, stop) = (range.start as usize, range.stop.max(range.start) as usize);
+                return Ok(self
+                    .slice(start, Some(stop - start))?
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind());
+            }
+            let indices: Vec<u64> = (0..range.slicelength)
+                .map(|k| (range.start + k as isize * range.step) as u64)
+                .collect();
+            let indices = alkaid_array::UInt64Array::from(indices);
+            let taken = alkaid_select::take(self.array.as_ref(), &indices).map_err(to_py)?;
+            let taken = Self {
+                field: self.field.clone(),
+                array: taken,
+            };
+            return Ok(taken.into_pyobject(py)?.into_any().unbind());
+        }
+        let index: isize = key.extract()?;
+        let at = if index < 0 {
+            index + len as isize
+        } else {
+            index
+        };
+        if !(0..len as isize).contains(&at) {
+            return Err(PyIndexError::new_err(format!(
+                "index {index} is outside the array's {len} values"
+            )));
+        }
+        Ok(PyScalar::of(&self.array, at as usize)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind())
+    }
+
+    /// The values as `Scalar`s.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyIterator>> {
+        let scalars = (0..self.array.len()).map(|i| PyScalar::of(&self.array, i));
+        PyList::new(py, scalars)?.try_iter()
+    }
+
+    /// Whether `other` (any array producer) holds the same type and values (as
+    /// [`equals`](Self::equals); not an array producer: not equal).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        Self::import(other)
+            .is_ok_and(|other| alkaid_data::equal(&self.array.to_data(), &other.array.to_data()))
+    }
+
     fn __repr__(&self) -> String {
+        let nulls = self.array.null_count();
         format!(
-            "alkaid.Array({}, {} values, {} null)",
+            "alkaid.Array {}, {} values, {nulls} null\n{}",
             self.array.data_type(),
             self.array.len(),
-            self.array.null_count()
+            self.table(SHOWN_ROWS)
         )
+    }
+
+    fn __str__(&self) -> String {
+        self.table(SHOWN_ROWS)
     }
 
     /// The PyCapsule interface: the array's schema and array capsules.
@@ -144,9 +236,7 @@ impl PyArray {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
-        let nulls = Some(self.array.null_count());
-        let field = honour_requested(&self.field, nulls, requested_schema)?;
-        array_capsules(py, &field, self.array.to_data())
+        exported_array(py, &self.field, self.array.as_ref(), requested_schema)
     }
 
     /// The PyCapsule interface for devices: the array on the CPU.

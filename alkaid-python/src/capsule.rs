@@ -319,6 +319,21 @@ fn check_fit(want: &Field, ours: &Field, nulls: Option<usize>) -> Result<(), Str
     Ok(())
 }
 
+/// The schema and array capsules of `array` exported as `field`, as `requested` asks
+/// ([`honour_requested`]): what `__arrow_c_array__` of an array or a scalar answers.
+///
+/// # Errors
+/// As [`honour_requested`].
+pub(crate) fn exported_array<'py>(
+    py: Python<'py>,
+    field: &Field,
+    array: &dyn alkaid_array::Array,
+    requested: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+    let field = honour_requested(field, Some(array.null_count()), requested)?;
+    array_capsules(py, &field, array.to_data())
+}
+
 /// The field to export `field`'s data as, given `requested` (a consumer's
 /// `requested_schema` capsule, or None). Alkaid casts only where nothing changes in
 /// memory: the requested field may rename the field and its children at any depth and

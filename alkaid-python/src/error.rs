@@ -18,3 +18,14 @@ create_exception!(
 pub fn to_py(error: impl Display) -> PyErr {
     AlkaidError::new_err(error.to_string())
 }
+
+/// `error` as an [`AlkaidError`] whose message starts with `context` (a row, a field);
+/// the message of `error` follows without its exception's name.
+pub(crate) fn within(context: impl Display, error: PyErr) -> PyErr {
+    let text = error.to_string();
+    let message = match text.split_once(": ") {
+        Some((name, rest)) if !name.contains(' ') => rest,
+        _ => &text,
+    };
+    to_py(format!("{context}: {message}"))
+}

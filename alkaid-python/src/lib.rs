@@ -34,23 +34,67 @@ mod error;
 mod formats;
 mod ipc;
 mod reader;
+mod scalar;
 mod schema;
 mod select;
+mod values;
 
 pub use array::PyArray;
 pub use batch::PyRecordBatch;
 pub use error::AlkaidError;
 pub use reader::{Batches, PyRecordBatchReader};
+pub use scalar::PyScalar;
 pub use schema::{PyDataType, PyField, PySchema};
 
 use pyo3::prelude::*;
 
-/// The array of any `__arrow_c_array__` (or device) producer, sharing its memory,
-/// checked in full.
+/// An array of `values`: any `__arrow_c_array__` (or device) producer, sharing its
+/// memory, checked in full; or a sequence of Python values, of `type` (an
+/// `alkaid.DataType`, its text, or any `__arrow_c_schema__` producer) or of the type
+/// pyarrow would infer. A producer's array with another `type` is cast to it.
 #[pyfunction]
-#[pyo3(name = "array")]
-fn array_of(object: &Bound<'_, PyAny>) -> PyResult<PyArray> {
-    PyArray::import(object)
+#[pyo3(name = "array", signature = (values, r#type = None))]
+fn array_of(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    r#type: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArray> {
+    let data_type = r#type.map(schema::data_type_of).transpose()?;
+    let producer = ["__arrow_c_array__", "__arrow_c_device_array__"]
+        .iter()
+        .any(|method| values.hasattr(*method).unwrap_or(false));
+    if producer {
+        let imported = PyArray::import(values)?;
+        return match data_type {
+            Some(to) if &to != imported.array.data_type() => {
+                let cast = alkaid_compute::cast(
+                    imported.array.as_ref(),
+                    &to,
+                    alkaid_compute::CastOptions::STRICT,
+                );
+                Ok(PyArray::from(cast.map_err(error::to_py)?))
+            }
+            _ => Ok(imported),
+        };
+    }
+    if values.is_instance_of::<pyo3::types::PyString>()
+        || values.is_instance_of::<pyo3::types::PyBytes>()
+        || values.is_instance_of::<pyo3::types::PyDict>()
+    {
+        let name = values.get_type().name()?;
+        return Err(error::to_py(format!(
+            "alkaid.array takes a sequence of values or an array, not a {name}"
+        )));
+    }
+    let items = values
+        .try_iter()?
+        .collect::<PyResult<Vec<Bound<'_, PyAny>>>>()?;
+    let modules = values::Modules::import(py)?;
+    let data_type = match data_type {
+        Some(data_type) => data_type,
+        None => values::infer(&modules, &items)?,
+    };
+    values::build(&modules, &items, &data_type).map(PyArray::from)
 }
 
 /// The record batch of any producer of a struct array (a pyarrow or Polars batch).
@@ -83,6 +127,7 @@ fn alkaid_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyField>()?;
     m.add_class::<PySchema>()?;
     m.add_class::<PyArray>()?;
+    m.add_class::<PyScalar>()?;
     m.add_class::<PyRecordBatch>()?;
     m.add_class::<PyRecordBatchReader>()?;
     m.add("AlkaidError", m.py().get_type::<AlkaidError>())?;

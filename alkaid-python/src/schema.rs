@@ -54,6 +54,18 @@ impl PyDataType {
     }
 }
 
+/// The data type `object` stands for: an `alkaid.DataType`, its text (`"Int64"`,
+/// `"List(Utf8)"`), or any `__arrow_c_schema__` producer (a pyarrow type).
+pub(crate) fn data_type_of(object: &Bound<'_, PyAny>) -> PyResult<DataType> {
+    if let Ok(ours) = object.cast::<PyDataType>() {
+        return Ok(ours.get().0.clone());
+    }
+    if let Ok(text) = object.extract::<String>() {
+        return text.parse().map_err(to_py);
+    }
+    Ok(import_field_from(object)?.data_type().clone())
+}
+
 /// A named, typed column of a schema.
 #[pyclass(name = "Field", module = "alkaid", frozen, eq)]
 #[derive(Debug, Clone, PartialEq)]
@@ -65,11 +77,7 @@ impl PyField {
     #[new]
     #[pyo3(signature = (name, r#type, nullable = true))]
     fn new(name: &str, r#type: &Bound<'_, PyAny>, nullable: bool) -> PyResult<Self> {
-        let data_type = match r#type.cast::<PyDataType>() {
-            Ok(ours) => ours.get().0.clone(),
-            Err(_) => import_field_from(r#type)?.data_type().clone(),
-        };
-        Ok(Self(Field::new(name, data_type, nullable)))
+        Ok(Self(Field::new(name, data_type_of(r#type)?, nullable)))
     }
 
     /// The field of any `__arrow_c_schema__` producer.

@@ -1,0 +1,105 @@
+"""The package on its own: run by CI in a virtualenv where pyarrow (and every other
+Arrow library) is absent, so nothing here may import one. Making arrays from Python
+values, reading them back, indexing, slicing, iterating, comparing and printing."""
+
+import datetime
+import decimal
+import importlib.util
+import os
+import zoneinfo
+
+import pytest
+
+import alkaid
+
+
+def test_no_arrow_library_is_installed_where_ci_says_so():
+    if os.environ.get("ALKAID_REQUIRE_NO_PYARROW") == "1":
+        for name in ("pyarrow", "polars", "nanoarrow", "duckdb", "pandas", "numpy"):
+            assert importlib.util.find_spec(name) is None, name
+
+
+PARIS = zoneinfo.ZoneInfo("Europe/Paris")
+
+# (values, type asked or None, the type's text, the values read back when not the same)
+ROUND_TRIPS = [
+    ([1, None, -3], None, "Int64", None),
+    ([1, 2**63], None, "UInt64", None),
+    ([1, 2.5, None], None, "Float64", [1.0, 2.5, None]),
+    ([True, None], None, "Boolean", None),
+    (["a", None, "ü🦀"], None, "Utf8", None),
+    ([b"x", bytearray(b"y"), None], None, "Binary", [b"x", b"y", None]),
+    ([None, None], None, "Null", None),
+    ([], None, "Null", None),
+    ([datetime.date(2024, 2, 29), None], None, "Date32", None),
+    ([datetime.time(1, 2, 3, 4)], None, "Time64(us)", None),
+    ([datetime.datetime(2024, 1, 1, 12, 0, 0, 5)], None, "Timestamp(us)", None),
+    ([datetime.datetime(2024, 3, 31, 3, 30, tzinfo=PARIS)], None,
+     'Timestamp(us, "Europe/Paris")', None),
+    ([datetime.timedelta(days=-1, microseconds=5)], None, "Duration(us)", None),
+    ([decimal.Decimal("1.25"), decimal.Decimal("-100.5")], None, "Decimal128(5, 2)",
+     [decimal.Decimal("1.25"), decimal.Decimal("-100.50")]),
+    ([[1, 2], None, [], [None]], None, "List(item: Int64)", None),
+    ([{"a": 1}, None, {"b": "x"}], None, "Struct(a: Int64, b: Utf8)",
+     [{"a": 1, "b": None}, None, {"a": None, "b": "x"}]),
+    ([1, None], "Int8", "Int8", None),
+    ([1, None], "UInt32", "UInt32", None),
+    ([0.5, None], "Float32", "Float32", None),
+    (["a", None], "LargeUtf8", "LargeUtf8", None),
+    (["a", "a string longer than twelve bytes"], "Utf8View", "Utf8View", None),
+    ([b"ab", None], "FixedSizeBinary(2)", "FixedSizeBinary(2)", None),
+    ([datetime.date(2000, 1, 1)], "Date64", "Date64", None),
+    ([datetime.time(0, 0, 1)], "Time32(s)", "Time32(s)", None),
+    ([0, 1_000], "Timestamp(ms)", "Timestamp(ms)",
+     [datetime.datetime(1970, 1, 1), datetime.datetime(1970, 1, 1, 0, 0, 1)]),
+    ([datetime.timedelta(seconds=3)], "Duration(ns)", "Duration(ns)", None),
+    ([[1], None], "LargeList(item: Int16)", "LargeList(item: Int16)", None),
+    ([[1, 2]], "FixedSizeList(2, item: Int32)", "FixedSizeList(2, item: Int32)", None),
+    (["x", None, "x"], "Dictionary(Int32, Utf8)", "Dictionary(Int32, Utf8)", None),
+]
+
+
+@pytest.mark.parametrize("values, asked, shown, back", ROUND_TRIPS)
+def test_values_round_trip(values, asked, shown, back):
+    array = alkaid.array(values, type=asked)
+    assert str(array.type) == shown
+    assert array.to_pylist() == (values if back is None else back)
+    assert len(array) == len(values)
+    assert [scalar.as_py() for scalar in array] == array.to_pylist()
+
+
+def test_an_aware_timestamp_reads_back_in_its_zone():
+    value = datetime.datetime(2024, 10, 27, 2, 30, fold=1, tzinfo=PARIS)
+    back = alkaid.array([value]).to_pylist()[0]
+    assert back == value and back.utcoffset() == value.utcoffset()
+    assert back.tzinfo == PARIS
+
+
+def test_indexing_slicing_iteration_and_equality():
+    array = alkaid.array(list(range(10)))
+    assert array[3].as_py() == 3 and array[-1].as_py() == 9
+    assert array[3].is_valid and not alkaid.array([None])[0].is_valid
+    assert array[2:4].to_pylist() == [2, 3]
+    assert array[::-3].to_pylist() == [9, 6, 3, 0]
+    assert array == alkaid.array(list(range(10)))
+    assert array != alkaid.array(list(range(9)))
+    with pytest.raises(IndexError, match="index 10 is outside"):
+        array[10]
+    assert repr(array[0]) == "<alkaid.Scalar Int64: 0>"
+
+
+def test_printing_shows_values_shortened():
+    text = str(alkaid.array(list(range(12))))
+    assert "| 9     |" in text and text.endswith("... 2 more rows")
+    assert repr(alkaid.array([1, None])).startswith("alkaid.Array Int64, 2 values, 1 null")
+
+
+def test_bad_values_are_errors_naming_the_row():
+    with pytest.raises(alkaid.AlkaidError, match="row 2: x \\(str\\) does not share"):
+        alkaid.array([1, 2, "x"])
+    with pytest.raises(alkaid.AlkaidError, match="row 0: Int64 1000 is out of the range"):
+        alkaid.array([1000], type="Int8")
+    with pytest.raises(alkaid.AlkaidError, match="not a str"):
+        alkaid.array("abc")
+    with pytest.raises(alkaid.AlkaidError, match="are not built from Python values"):
+        alkaid.array([1], type="Interval(MonthDayNano)")

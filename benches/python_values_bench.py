@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Python values to arrays and back: `alkaid.array(list)` and `to_pylist()` against
+pyarrow's `pa.array(list)` and `to_pylist()` (and arro3's, when `arro3-core` is
+installed), one thread, on the same values: 1 Mi ints (a tenth of them None) and 1 Mi
+short strings. Each figure is the fastest of 5 runs; the ratio is Alkaid's time over the
+faster peer's (below 1: Alkaid is faster).
+
+Needs the `alkaid` module built in release (`maturin develop --release`, or the release
+`libalkaid_python.so` copied beside the package's Python files as `.ci/run` does).
+usage: python benches/python_values_bench.py
+"""
+import random
+import time
+
+import pyarrow as pa
+
+import alkaid
+
+try:
+    import arro3.core as arro3
+except ImportError:
+    arro3 = None
+
+ROWS = 1 << 20
+
+
+def fastest(run, samples: int = 5) -> float:
+    best = float("inf")
+    for _ in range(samples):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    rng = random.Random(7)
+    ints = [None if rng.random() < 0.1 else rng.randrange(-2**40, 2**40) for _ in range(ROWS)]
+    words = [f"w{rng.randrange(100_000)}" for _ in range(ROWS)]
+    pa.set_cpu_count(1)
+    print(f"{'operation':<28}{'alkaid ms':>11}{'pyarrow ms':>12}{'arro3 ms':>10}{'ratio':>8}")
+    for name, values in (("ints", ints), ("strings", words)):
+        ours, theirs = alkaid.array(values), pa.array(values)
+        assert ours.to_pylist() == theirs.to_pylist()
+        rows = {
+            f"array(list of {name})": (lambda: alkaid.array(values), lambda: pa.array(values),
+                                       arro3 and (lambda: arro3.Array(values, type=theirs.type))),
+            f"to_pylist ({name})": (ours.to_pylist, theirs.to_pylist,
+                                    arro3 and (lambda: arro3.Array(theirs).to_pylist())),
+        }
+        for row, (alkaid_run, pyarrow_run, arro3_run) in rows.items():
+            a, p = fastest(alkaid_run), fastest(pyarrow_run)
+            r = fastest(arro3_run) if arro3_run else float("nan")
+            best_peer = min(p, r) if arro3_run else p
+            print(f"{row:<28}{a * 1e3:>11.1f}{p * 1e3:>12.1f}{r * 1e3:>10.1f}{a / best_peer:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
