@@ -2,7 +2,8 @@
 """Python values to arrays and back: `alkaid.array(list)` and `to_pylist()` against
 pyarrow's `pa.array(list)` and `to_pylist()` (and arro3's, when `arro3-core` is
 installed), one thread, on the same values: 1 Mi ints (a tenth of them None) and 1 Mi
-short strings. Each figure is the fastest of 5 runs; the ratio is Alkaid's time over the
+short strings; and numpy's 1 Mi int64 both ways (`alkaid.array(ndarray)`, `to_numpy()`:
+no copy either way, so microseconds). Each figure is the fastest of 5 runs; the ratio is Alkaid's time over the
 faster peer's (below 1: Alkaid is faster).
 
 Needs the `alkaid` module built in release (`maturin develop --release`, or the release
@@ -12,6 +13,7 @@ usage: python benches/python_values_bench.py
 import random
 import time
 
+import numpy as np
 import pyarrow as pa
 
 import alkaid
@@ -53,6 +55,14 @@ def main() -> None:
             r = fastest(arro3_run) if arro3_run else float("nan")
             best_peer = min(p, r) if arro3_run else p
             print(f"{row:<28}{a * 1e3:>11.1f}{p * 1e3:>12.1f}{r * 1e3:>10.1f}{a / best_peer:>8.2f}")
+    numbers = np.arange(ROWS, dtype="int64")
+    ours, theirs = alkaid.array(numbers), pa.array(numbers)
+    for row, alkaid_run, pyarrow_run in (
+        ("array(numpy int64)", lambda: alkaid.array(numbers), lambda: pa.array(numbers)),
+        ("to_numpy (int64)", ours.to_numpy, theirs.to_numpy),
+    ):
+        a, p = fastest(alkaid_run), fastest(pyarrow_run)
+        print(f"{row:<28}{a * 1e3:>11.3f}{p * 1e3:>12.3f}{'nan':>10}{a / p:>8.2f}")
 
 
 if __name__ == "__main__":

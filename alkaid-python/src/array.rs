@@ -47,13 +47,85 @@ impl PyArray {
     }
 }
 
+/// An array of `values`: any `__arrow_c_array__` (or device) producer, sharing its
+/// memory, checked in full; a numpy array (without a copy where its dtype allows); or a
+/// sequence of Python values, of `data_type` or of the type pyarrow would infer. A
+/// producer's or numpy's array of another type than `data_type` is cast to it.
+///
+/// # Errors
+/// As the import, the inference or the building does (naming the row), or the cast.
+pub(crate) fn array_from(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    data_type: Option<alkaid_schema::DataType>,
+) -> PyResult<PyArray> {
+    let producer = ["__arrow_c_array__", "__arrow_c_device_array__"]
+        .iter()
+        .any(|method| values.hasattr(*method).unwrap_or(false));
+    let taken = if producer {
+        Some(PyArray::import(values)?)
+    } else if crate::numpy::is_ndarray(values)? {
+        Some(PyArray::from(crate::numpy::from_numpy(values)?))
+    } else {
+        None
+    };
+    if let Some(taken) = taken {
+        return match data_type {
+            Some(to) if &to != taken.array.data_type() => {
+                let options = alkaid_compute::CastOptions::STRICT;
+                let cast = alkaid_compute::cast(taken.array.as_ref(), &to, options);
+                Ok(PyArray::from(cast.map_err(to_py)?))
+            }
+            _ => Ok(taken),
+        };
+    }
+    if values.is_instance_of::<pyo3::types::PyString>()
+        || values.is_instance_of::<pyo3::types::PyBytes>()
+        || values.is_instance_of::<pyo3::types::PyDict>()
+    {
+        let name = values.get_type().name()?;
+        return Err(to_py(format!(
+            "alkaid.array takes a sequence of values or an array, not a {name}"
+        )));
+    }
+    let items = values
+        .try_iter()?
+        .collect::<PyResult<Vec<Bound<'_, PyAny>>>>()?;
+    let modules = crate::values::Modules::import(py)?;
+    let data_type = match data_type {
+        Some(data_type) => data_type,
+        None => crate::values::infer(&modules, &items)?,
+    };
+    crate::values::build(&modules, &items, &data_type).map(PyArray::from)
+}
+
+/// The position an index `key` (negative from the end) names among `len` values of a
+/// `what`.
+///
+/// # Errors
+/// `IndexError` outside them.
+pub(crate) fn index_within(key: &Bound<'_, PyAny>, len: usize, what: &str) -> PyResult<usize> {
+    let index: isize = key.extract()?;
+    let at = if index < 0 {
+        index + len as isize
+    } else {
+        index
+    };
+    match usize::try_from(at) {
+        Ok(at) if at < len => Ok(at),
+        _ => Err(PyIndexError::new_err(format!(
+            "index {index} is outside the {what}'s {len} values"
+        ))),
+    }
+}
+
 /// The rows `repr` and `str` show of an array before saying how many more there are.
-const SHOWN_ROWS: usize = 10;
+pub(crate) const SHOWN_ROWS: usize = 10;
 
 impl PyArray {
     /// The first `rows` values as the CLI prints a table: one column, headed by the
     /// field's name (`value` when it has none).
-    fn table(&self, rows: usize) -> String {
+    pub(crate) fn table(&self, rows: usize) -> String {
         let name = match self.field.name() {
             "" => "value",
             name => name,
@@ -160,6 +232,36 @@ impl PyArray {
         PyList::new(py, to_pylist(py, self.array.as_ref())?)
     }
 
+    /// The values as a numpy array: a read-only view of the array's memory (no copy) for
+    /// numbers, timestamps and durations without nulls; otherwise, with
+    /// `zero_copy_only=False`, a copy (numbers with nulls as floats with NaN, timestamps
+    /// with NaT, anything else as objects).
+    #[pyo3(signature = (zero_copy_only = true))]
+    fn to_numpy<'py>(&self, py: Python<'py>, zero_copy_only: bool) -> PyResult<Bound<'py, PyAny>> {
+        crate::numpy::to_numpy(py, &self.array, zero_copy_only)
+    }
+
+    /// numpy's conversion protocol: `numpy.asarray(array)` (a view where `to_numpy`
+    /// gives one, else a copy), cast to `dtype` when given.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // numpy's `copy`: False never copies, True always does, None copies if needed.
+        let values = crate::numpy::to_numpy(py, &self.array, copy == Some(false))?;
+        let values = match dtype {
+            Some(dtype) => values.call_method1("astype", (dtype,))?,
+            None => values,
+        };
+        match copy {
+            Some(true) => values.call_method0("copy"),
+            _ => Ok(values),
+        }
+    }
+
     /// The value at an index (negative from the end) as a `Scalar`, or the values of a
     /// slice as an array (sharing memory when the step is 1).
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -185,18 +287,8 @@ impl PyArray {
             };
             return Ok(taken.into_pyobject(py)?.into_any().unbind());
         }
-        let index: isize = key.extract()?;
-        let at = if index < 0 {
-            index + len as isize
-        } else {
-            index
-        };
-        if !(0..len as isize).contains(&at) {
-            return Err(PyIndexError::new_err(format!(
-                "index {index} is outside the array's {len} values"
-            )));
-        }
-        Ok(PyScalar::of(&self.array, at as usize)
+        let at = index_within(key, len, "array")?;
+        Ok(PyScalar::of(&self.array, at)
             .into_pyobject(py)?
             .into_any()
             .unbind())

@@ -39,6 +39,18 @@ pub(crate) fn batch_of(field: &alkaid_schema::Field, data: ArrayData) -> PyResul
     RecordBatch::try_from_struct(schema_of(field)?, &data).map_err(to_py)
 }
 
+/// The batches of `objects`: Alkaid's as they are, any other producer's imported (checked
+/// in full).
+pub(crate) fn batches_of(objects: &[Bound<'_, PyAny>]) -> PyResult<Vec<RecordBatch>> {
+    objects
+        .iter()
+        .map(|b| match b.cast::<PyRecordBatch>() {
+            Ok(ours) => Ok(ours.get().0.clone()),
+            Err(_) => PyRecordBatch::import(b).map(|b| b.0),
+        })
+        .collect()
+}
+
 impl PyRecordBatch {
     /// The batch of any producer of a struct array, checked in full.
     pub fn import(object: &Bound<'_, PyAny>) -> PyResult<Self> {

@@ -30,21 +30,26 @@ pub mod capsule;
 
 mod array;
 mod batch;
+mod chunked;
 mod error;
 mod formats;
 mod ipc;
+mod numpy;
 mod reader;
 mod scalar;
 mod schema;
 mod select;
+mod table;
 mod values;
 
 pub use array::PyArray;
 pub use batch::PyRecordBatch;
+pub use chunked::PyChunkedArray;
 pub use error::AlkaidError;
 pub use reader::{Batches, PyRecordBatchReader};
 pub use scalar::PyScalar;
 pub use schema::{PyDataType, PyField, PySchema};
+pub use table::PyTable;
 
 use pyo3::prelude::*;
 
@@ -60,41 +65,7 @@ fn array_of(
     r#type: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyArray> {
     let data_type = r#type.map(schema::data_type_of).transpose()?;
-    let producer = ["__arrow_c_array__", "__arrow_c_device_array__"]
-        .iter()
-        .any(|method| values.hasattr(*method).unwrap_or(false));
-    if producer {
-        let imported = PyArray::import(values)?;
-        return match data_type {
-            Some(to) if &to != imported.array.data_type() => {
-                let cast = alkaid_compute::cast(
-                    imported.array.as_ref(),
-                    &to,
-                    alkaid_compute::CastOptions::STRICT,
-                );
-                Ok(PyArray::from(cast.map_err(error::to_py)?))
-            }
-            _ => Ok(imported),
-        };
-    }
-    if values.is_instance_of::<pyo3::types::PyString>()
-        || values.is_instance_of::<pyo3::types::PyBytes>()
-        || values.is_instance_of::<pyo3::types::PyDict>()
-    {
-        let name = values.get_type().name()?;
-        return Err(error::to_py(format!(
-            "alkaid.array takes a sequence of values or an array, not a {name}"
-        )));
-    }
-    let items = values
-        .try_iter()?
-        .collect::<PyResult<Vec<Bound<'_, PyAny>>>>()?;
-    let modules = values::Modules::import(py)?;
-    let data_type = match data_type {
-        Some(data_type) => data_type,
-        None => values::infer(&modules, &items)?,
-    };
-    values::build(&modules, &items, &data_type).map(PyArray::from)
+    array::array_from(py, values, data_type)
 }
 
 /// The record batch of any producer of a struct array (a pyarrow or Polars batch).
@@ -102,6 +73,18 @@ fn array_of(
 #[pyo3(name = "record_batch")]
 fn record_batch_of(object: &Bound<'_, PyAny>) -> PyResult<PyRecordBatch> {
     PyRecordBatch::import(object)
+}
+
+/// A table of `data`: a dict of columns (arrays, chunked arrays, numpy arrays or Python
+/// values), any `__arrow_c_stream__` producer (read whole: a pyarrow table, a Polars
+/// DataFrame, a reader), or a record batch producer.
+#[pyfunction]
+#[pyo3(name = "table")]
+fn table_of(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<PyTable> {
+    match data.cast::<pyo3::types::PyDict>() {
+        Ok(mapping) => PyTable::from_pydict(py, mapping, None),
+        Err(_) => PyTable::from_arrow(py, data),
+    }
 }
 
 /// A reader of any `__arrow_c_stream__` (or device) producer.
@@ -128,11 +111,14 @@ fn alkaid_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySchema>()?;
     m.add_class::<PyArray>()?;
     m.add_class::<PyScalar>()?;
+    m.add_class::<PyChunkedArray>()?;
+    m.add_class::<PyTable>()?;
     m.add_class::<PyRecordBatch>()?;
     m.add_class::<PyRecordBatchReader>()?;
     m.add("AlkaidError", m.py().get_type::<AlkaidError>())?;
     m.add_function(wrap_pyfunction!(array_of, m)?)?;
     m.add_function(wrap_pyfunction!(record_batch_of, m)?)?;
+    m.add_function(wrap_pyfunction!(table_of, m)?)?;
     m.add_function(wrap_pyfunction!(reader_of, m)?)?;
     m.add_function(wrap_pyfunction!(schema_of, m)?)?;
     m.add_function(wrap_pyfunction!(ipc::read_ipc_stream, m)?)?;

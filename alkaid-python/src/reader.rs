@@ -9,7 +9,7 @@ use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::batch::PyRecordBatch;
+use crate::batch::{PyRecordBatch, batches_of};
 use crate::capsule::schema_field;
 use crate::capsule::{
     check_device_kwargs, device_stream_capsule, honour_requested_schema, import_stream_from,
@@ -74,13 +74,7 @@ impl PyRecordBatchReader {
     /// A reader of `batches` (Alkaid batches or any batch producers) of `schema`.
     #[staticmethod]
     fn from_batches(schema: &PySchema, batches: Vec<Bound<'_, PyAny>>) -> PyResult<Self> {
-        let batches = batches
-            .iter()
-            .map(|b| match b.cast::<PyRecordBatch>() {
-                Ok(ours) => Ok(ours.get().0.clone()),
-                Err(_) => PyRecordBatch::import(b).map(|b| b.0),
-            })
-            .collect::<PyResult<Vec<RecordBatch>>>()?;
+        let batches = batches_of(&batches)?;
         for batch in &batches {
             if batch.schema() != &schema.0 {
                 return Err(to_py("a batch's schema differs from the reader's"));
@@ -119,15 +113,17 @@ impl PyRecordBatchReader {
         }
     }
 
-    /// Every remaining batch, in a list.
-    fn read_all(&self, py: Python<'_>) -> PyResult<Vec<PyRecordBatch>> {
+    /// Every remaining batch, as an `alkaid.Table`.
+    fn read_all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let batches = self.take()?;
-        py.detach(|| {
-            batches
-                .map(|b| b.map(PyRecordBatch))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .map_err(to_py)
+        let batches = py
+            .detach(|| batches.collect::<Result<Vec<_>, _>>())
+            .map_err(to_py)?;
+        // Made through the module: `table.rs` imports this file (for `to_reader`), so
+        // this one does not import it back. The batches cross as objects, not copied.
+        let batches: Vec<PyRecordBatch> = batches.into_iter().map(PyRecordBatch).collect();
+        let table = py.import("alkaid._alkaid")?.getattr("Table")?;
+        table.call_method1("from_batches", (batches, PySchema(self.schema.clone())))
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -66,7 +66,7 @@ def test_files_on_disk_memory_mapped_and_by_file_object(tmp_path):
         assert got.equals(source)
     # One column, the others never decoded.
     only = alkaid.read_ipc_file(path, memory_map=True, columns=[1]).read_all()
-    assert only[0].schema.names == ["s"]
+    assert only.schema.names == ["s"] and only.to_batches()[0].schema.names == ["s"]
     # Alkaid's files, by path and by file object, open in pyarrow.
     out = tmp_path / "ours.arrow"
     alkaid.write_ipc_file(alkaid.reader(source), str(out), compression="lz4")

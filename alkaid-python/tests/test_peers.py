@@ -31,11 +31,11 @@ def test_polars_builds_a_dataframe_from_an_alkaid_batch_and_hands_it_back():
     # Polars computes on it, then hands the result back as a stream.
     doubled = frame.with_columns((pl.col("id") * 2).alias("id"))
     back = alkaid.reader(doubled).read_all()
-    table = pa.Table.from_batches([pa.record_batch(b) for b in back])
+    table = pa.table(back)
     assert table.column("id").to_pylist() == [2, 4, 6, 8]
     assert table.column("point").to_pylist()[2] == {"x": 3, "y": None}
     # A Polars series is an array producer.
-    series = alkaid.reader(pl.DataFrame({"v": ["x", None, "zz"]})).read_all()[0].column(0)
+    series = alkaid.reader(pl.DataFrame({"v": ["x", None, "zz"]})).read_all().to_batches()[0].column(0)
     assert pa.array(series).to_pylist() == ["x", None, "zz"]
 
 
@@ -47,8 +47,8 @@ def test_polars_series_of_every_shared_type_round_trip(pa_array):
     except BaseException as e:
         pytest.skip(f"Polars has no {pa_array.type}: {type(e).__name__}")
     ours = alkaid.reader(pl.DataFrame({"c": series})).read_all()
-    assert sum(len(b) for b in ours) == len(pa_array)
-    back = pl.DataFrame(ours[0])
+    assert len(ours) == len(pa_array)
+    back = pl.DataFrame(ours.to_batches()[0])
     assert back["c"].to_list() == series.to_list()
 
 
@@ -63,7 +63,8 @@ def test_duckdb_runs_sql_over_an_alkaid_stream_and_returns_one():
     # DuckDB's result, as a stream Alkaid reads (the relation is the producer).
     result = duckdb.sql("select range as n, range::varchar as s from range(5)")
     back = alkaid.reader(result).read_all()
-    assert pa.Table.from_batches([pa.record_batch(b) for b in back]).column("n").to_pylist() == [0, 1, 2, 3, 4]
+    assert pa.table(back).column("n").to_pylist() == [0, 1, 2, 3, 4]
+    assert back.column("n").to_pylist() == [0, 1, 2, 3, 4]
 
 
 def test_duckdb_reads_an_alkaid_batch_directly():

@@ -103,3 +103,26 @@ def test_bad_values_are_errors_naming_the_row():
         alkaid.array("abc")
     with pytest.raises(alkaid.AlkaidError, match="are not built from Python values"):
         alkaid.array([1], type="Interval(MonthDayNano)")
+
+
+def test_to_numpy_without_numpy_says_so():
+    if importlib.util.find_spec("numpy") is not None:
+        pytest.skip("numpy is installed here")
+    with pytest.raises(ImportError, match="needs numpy"):
+        alkaid.array([1, 2]).to_numpy()
+
+
+def test_tables_without_pyarrow():
+    table = alkaid.table({"id": [3, 1, 2], "name": ["c", "a", None]})
+    assert table.num_rows == 3 and table.column_names == ["id", "name"]
+    assert table.to_pydict() == {"id": [3, 1, 2], "name": ["c", "a", None]}
+    assert table.sort_by("id").column("name").to_pylist() == ["a", None, "c"]
+    assert table.filter([True, False, True]).to_pylist() == [
+        {"id": 3, "name": "c"}, {"id": 2, "name": None}]
+    assert table.take([2]).to_pylist() == [{"id": 2, "name": None}]
+    both = alkaid.Table.from_batches(table.to_batches() + table.to_batches())
+    assert both.num_rows == 6 and both.column("id").num_chunks == 2
+    assert both.slice(2, 2).column("id").to_pylist() == [2, 3]
+    assert both.to_reader().read_all() == both
+    assert alkaid.table(both) == both
+    assert "| id | name |" in repr(table)
