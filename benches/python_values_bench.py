@@ -2,9 +2,11 @@
 """Python values to arrays and back: `alkaid.array(list)` and `to_pylist()` against
 pyarrow's `pa.array(list)` and `to_pylist()` (and arro3's, when `arro3-core` is
 installed), one thread, on the same values: 1 Mi ints (a tenth of them None) and 1 Mi
-short strings; and numpy's 1 Mi int64 both ways (`alkaid.array(ndarray)`, `to_numpy()`:
-no copy either way, so microseconds). Each figure is the fastest of 5 runs; the ratio is Alkaid's time over the
-faster peer's (below 1: Alkaid is faster).
+short strings; numpy's 1 Mi int64 both ways (`alkaid.array(ndarray)`, `to_numpy()`: no
+copy either way, so microseconds); and three kernels on the same columns: `sum` of the
+ints, `sort_indices` of the ints, and a string filter (the strings containing `"w12"`).
+Each figure is the fastest of 5 runs; the ratio is Alkaid's time over the faster peer's
+(below 1: Alkaid is faster).
 
 Needs the `alkaid` module built in release (`maturin develop --release`, or the release
 `libalkaid_python.so` copied beside the package's Python files as `.ci/run` does).
@@ -17,6 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 import alkaid
+import alkaid.compute as ac
+import pyarrow.compute as pc
 
 try:
     import arro3.core as arro3
@@ -63,6 +67,18 @@ def main() -> None:
     ):
         a, p = fastest(alkaid_run), fastest(pyarrow_run)
         print(f"{row:<28}{a * 1e3:>11.3f}{p * 1e3:>12.3f}{'nan':>10}{a / p:>8.2f}")
+    int_ours, int_theirs = alkaid.array(ints), pa.array(ints)
+    word_ours, word_theirs = alkaid.array(words), pa.array(words)
+    for row, alkaid_run, pyarrow_run in (
+        ("sum (ints)", lambda: ac.sum(int_ours), lambda: pc.sum(int_theirs)),
+        ("sort_indices (ints)", lambda: ac.sort_indices(int_ours),
+         lambda: pc.sort_indices(int_theirs)),
+        ("filter strings by contains",
+         lambda: alkaid.filter(word_ours, ac.contains(word_ours, "w12")),
+         lambda: word_theirs.filter(pc.match_substring(word_theirs, "w12"))),
+    ):
+        a, p = fastest(alkaid_run), fastest(pyarrow_run)
+        print(f"{row:<28}{a * 1e3:>11.2f}{p * 1e3:>12.2f}{'nan':>10}{a / p:>8.2f}")
 
 
 if __name__ == "__main__":

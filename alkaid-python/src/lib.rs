@@ -31,6 +31,7 @@ pub mod capsule;
 mod array;
 mod batch;
 mod chunked;
+mod compute;
 mod error;
 mod formats;
 mod ipc;
@@ -116,6 +117,7 @@ fn alkaid_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRecordBatch>()?;
     m.add_class::<PyRecordBatchReader>()?;
     m.add("AlkaidError", m.py().get_type::<AlkaidError>())?;
+    m.add_submodule(&compute::module(m.py())?)?;
     m.add_function(wrap_pyfunction!(array_of, m)?)?;
     m.add_function(wrap_pyfunction!(record_batch_of, m)?)?;
     m.add_function(wrap_pyfunction!(table_of, m)?)?;

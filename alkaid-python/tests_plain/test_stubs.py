@@ -68,3 +68,18 @@ def test_every_public_item_has_a_docstring():
                 if member.startswith("_") or member in IMPLICIT:
                     continue
                 assert (getattr(item, "__doc__", "") or "").strip(), f"{name}.{member}"
+
+
+def test_the_compute_stubs_name_every_kernel_and_only_those():
+    import alkaid.compute as compute
+    tree = ast.parse(Path(compute.__file__).with_suffix(".pyi").read_text())
+    stubbed = {node.name for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    kernels = {name for name, value in vars(_alkaid.compute).items()
+               if not name.startswith("_") and callable(value)}
+    public = {name for name in vars(compute) if not name.startswith("_")}
+    assert sorted(kernels - stubbed) == [], "kernels missing from compute.pyi"
+    assert sorted(stubbed - public) == [], "stubs naming what alkaid.compute lacks"
+    assert sorted(public - stubbed) == [], "alkaid.compute names missing from compute.pyi"
+    for name in kernels:
+        assert (getattr(_alkaid.compute, name).__doc__ or "").strip(), name

@@ -126,3 +126,22 @@ def test_tables_without_pyarrow():
     assert both.to_reader().read_all() == both
     assert alkaid.table(both) == both
     assert "| id | name |" in repr(table)
+
+
+def test_compute_without_pyarrow():
+    import alkaid.compute as ac
+    values = alkaid.array([3, None, 1, 2])
+    assert ac.add(values, 1).to_pylist() == [4, None, 2, 3]
+    assert ac.greater(values, 1).to_pylist() == [True, None, False, True]
+    assert ac.sum(values).as_py() == 6 and ac.mean(values).as_py() == 2.0
+    assert ac.count(values).as_py() == 3 and ac.min(values).as_py() == 1
+    assert ac.sort_indices(values).to_pylist() == [2, 3, 0, 1]
+    assert ac.fill_null(values, 0).to_pylist() == [3, 0, 1, 2]
+    assert ac.is_in(values, [1, 3]).to_pylist() == [True, False, True, False]
+    assert ac.upper(alkaid.array(["a", None])).to_pylist() == ["A", None]
+    assert ac.and_kleene(alkaid.array([False, None]), alkaid.array([None, None])).to_pylist() \
+        == [False, None]
+    assert ac.add(2, 3).as_py() == 5
+    with pytest.raises(ac.ComputeError, match="row 1"):
+        ac.divide(alkaid.array([1, 1]), alkaid.array([1, 0]))
+    assert issubclass(ac.ComputeError, alkaid.AlkaidError)

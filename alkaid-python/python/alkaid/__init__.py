@@ -69,3 +69,8 @@ __all__ = [
     "write_json",
     "write_parquet",
 ]
+
+from . import compute  # noqa: E402 (the kernels: ``alkaid.compute``)
+from .compute import ComputeError  # noqa: E402
+
+__all__ += ["ComputeError", "compute"]
