@@ -12,9 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList, PySlice};
 
 use crate::capsule::{device_array_capsules, exported_array, honour_requested, import_array_from};
+use crate::datatype::PyDataType;
 use crate::error::to_py;
 use crate::scalar::PyScalar;
-use crate::schema::{PyDataType, PyField};
+use crate::schema::PyField;
 use crate::values::to_pylist;
 
 /// A column: its field (name, type, nullability) and its values.
@@ -239,6 +240,12 @@ impl PyArray {
     #[pyo3(signature = (zero_copy_only = true))]
     fn to_numpy<'py>(&self, py: Python<'py>, zero_copy_only: bool) -> PyResult<Bound<'py, PyAny>> {
         crate::numpy::to_numpy(py, &self.array, zero_copy_only)
+    }
+
+    /// The values as a pandas `Series` (pandas must be installed): built on
+    /// `to_numpy(zero_copy_only=False)`, zoned timestamps in their zone.
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::pandas::series(py, &self.array, self.field.name())
     }
 
     /// numpy's conversion protocol: `numpy.asarray(array)` (a view where `to_numpy`

@@ -9,9 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice};
 
 use crate::array::{PyArray, SHOWN_ROWS, array_from, index_within};
+use crate::datatype::{PyDataType, data_type_of};
 use crate::error::to_py;
 use crate::scalar::PyScalar;
-use crate::schema::{PyDataType, data_type_of};
 use crate::values::to_pylist;
 
 /// A column of chunks of one type.
@@ -198,6 +198,11 @@ impl PyChunkedArray {
             )));
         }
         crate::numpy::to_numpy(py, &self.combined()?, zero_copy_only)
+    }
+
+    /// The values as a pandas `Series` (pandas must be installed).
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::pandas::series(py, &self.combined()?, self.field.name())
     }
 
     /// The values as one array.

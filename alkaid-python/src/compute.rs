@@ -16,9 +16,9 @@ use pyo3::prelude::*;
 
 use crate::array::{PyArray, array_from};
 use crate::chunked::PyChunkedArray;
+use crate::datatype::data_type_of;
 use crate::error::AlkaidError;
 use crate::scalar::PyScalar;
-use crate::schema::data_type_of;
 
 create_exception!(
     alkaid,

@@ -32,10 +32,12 @@ mod array;
 mod batch;
 mod chunked;
 mod compute;
+mod datatype;
 mod error;
 mod formats;
 mod ipc;
 mod numpy;
+mod pandas;
 mod reader;
 mod scalar;
 mod schema;
@@ -46,10 +48,11 @@ mod values;
 pub use array::PyArray;
 pub use batch::PyRecordBatch;
 pub use chunked::PyChunkedArray;
+pub use datatype::PyDataType;
 pub use error::AlkaidError;
 pub use reader::{Batches, PyRecordBatchReader};
 pub use scalar::PyScalar;
-pub use schema::{PyDataType, PyField, PySchema};
+pub use schema::{PyField, PySchema};
 pub use table::PyTable;
 
 use pyo3::prelude::*;
@@ -65,7 +68,7 @@ fn array_of(
     values: &Bound<'_, PyAny>,
     r#type: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyArray> {
-    let data_type = r#type.map(schema::data_type_of).transpose()?;
+    let data_type = r#type.map(datatype::data_type_of).transpose()?;
     array::array_from(py, values, data_type)
 }
 

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::capsule::exported_array;
-use crate::schema::PyDataType;
+use crate::datatype::PyDataType;
 use crate::values::to_pylist;
 
 /// One value of a type, possibly null.

@@ -1,16 +1,17 @@
-//! `alkaid.DataType`, `alkaid.Field` and `alkaid.Schema`: Alkaid's schema types, each an
-//! `__arrow_c_schema__` producer, each made from any producer by `from_arrow`.
+//! `alkaid.Field` and `alkaid.Schema` (with `alkaid.DataType` in `datatype.rs`): Alkaid's
+//! schema types, each an `__arrow_c_schema__` producer, each made from any producer by
+//! `from_arrow`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use alkaid_schema::{DataType, Field, Metadata, Schema, SchemaRef};
+use alkaid_schema::{Field, Metadata, Schema, SchemaRef};
 use pyo3::exceptions::{PyIndexError, PyKeyError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::capsule::{import_field_from, schema_capsule, schema_field, schema_of};
-use crate::error::to_py;
+use crate::datatype::{PyDataType, data_type_of};
 
 /// `metadata` as a Python dict.
 fn metadata_map(metadata: &Metadata) -> HashMap<String, String> {
@@ -18,52 +19,6 @@ fn metadata_map(metadata: &Metadata) -> HashMap<String, String> {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-/// A data type.
-#[pyclass(name = "DataType", module = "alkaid", frozen, eq, str)]
-#[derive(Debug, Clone, PartialEq)]
-pub struct PyDataType(pub DataType);
-
-impl std::fmt::Display for PyDataType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-#[pymethods]
-impl PyDataType {
-    /// The type written as Alkaid displays types, e.g. `List(item: Int32)`.
-    #[staticmethod]
-    fn parse(text: &str) -> PyResult<Self> {
-        text.parse().map(Self).map_err(to_py)
-    }
-
-    /// The type of any `__arrow_c_schema__` producer (a pyarrow type or field).
-    #[staticmethod]
-    fn from_arrow(object: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Self(import_field_from(object)?.data_type().clone()))
-    }
-
-    fn __repr__(&self) -> String {
-        format!("alkaid.DataType({})", self.0)
-    }
-
-    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        schema_capsule(py, &Field::new("", self.0.clone(), true))
-    }
-}
-
-/// The data type `object` stands for: an `alkaid.DataType`, its text (`"Int64"`,
-/// `"List(Utf8)"`), or any `__arrow_c_schema__` producer (a pyarrow type).
-pub(crate) fn data_type_of(object: &Bound<'_, PyAny>) -> PyResult<DataType> {
-    if let Ok(ours) = object.cast::<PyDataType>() {
-        return Ok(ours.get().0.clone());
-    }
-    if let Ok(text) = object.extract::<String>() {
-        return text.parse().map_err(to_py);
-    }
-    Ok(import_field_from(object)?.data_type().clone())
 }
 
 /// A named, typed column of a schema.

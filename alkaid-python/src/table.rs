@@ -440,6 +440,46 @@ impl PyTable {
         PyRecordBatchReader::new(self.schema.clone(), Box::new(batches))
     }
 
+    /// The table as a pandas `DataFrame` (pandas must be installed), its columns built on
+    /// `to_numpy(zero_copy_only=False)`.
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let columns = self
+            .all_columns()
+            .iter()
+            .map(PyChunkedArray::combined)
+            .collect::<PyResult<Vec<_>>>()?;
+        crate::pandas::frame(py, &self.column_names(), &columns)
+    }
+
+    /// The table of a pandas `DataFrame`: through its Arrow stream when pandas offers one
+    /// (with pyarrow installed), else column by column through numpy, pandas' missing
+    /// values (`None`, `NaN`, `NaT`) as nulls.
+    #[staticmethod]
+    fn from_pandas(py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if frame.hasattr("__arrow_c_stream__")? && py.import("pyarrow").is_ok() {
+            return Self::from_arrow(py, frame);
+        }
+        let pandas = crate::pandas::pandas(py, "from_pandas")?;
+        let numpy = py.import("numpy")?;
+        let mut columns = Vec::new();
+        for name in frame.getattr("columns")?.try_iter()? {
+            let name = name?;
+            let column = frame.get_item(&name)?;
+            let missing = pandas
+                .call_method1("isna", (&column,))?
+                .call_method0("to_numpy")?;
+            let values = column.call_method0("to_numpy")?;
+            let values = match missing.call_method0("any")?.is_truthy()? {
+                true => numpy
+                    .getattr("ma")?
+                    .call_method1("masked_array", (values, missing))?,
+                false => values,
+            };
+            columns.push(PyChunkedArray::of(py, &values, &name.str()?.to_cow()?)?);
+        }
+        Self::from_columns(columns, Default::default())
+    }
+
     /// The rows as dicts of Python values.
     fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let names = self.column_names();

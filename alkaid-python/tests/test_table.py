@@ -112,3 +112,18 @@ def test_errors_name_what_is_wrong():
         ours.rename_columns(["a", "b"])
     shown = repr(ours)
     assert shown.startswith("alkaid.Table: 6 rows, 3 columns in 2 batches")
+
+
+def test_pandas_both_ways_as_pyarrow():
+    pd = pytest.importorskip("pandas")
+    theirs = pyarrow_table()
+    ours = alkaid.table(theirs)
+    frame, expected = ours.to_pandas(), theirs.to_pandas()
+    assert list(frame.columns) == list(expected.columns)
+    for name in frame.columns:
+        got, want = frame[name].tolist(), expected[name].tolist()
+        assert [None if v != v else v for v in got] == [None if v != v else v for v in want]
+    # pandas' own Arrow export (pyarrow is here) is read whole.
+    back = alkaid.Table.from_pandas(expected)
+    assert back.to_pydict() == pa.Table.from_pandas(expected).to_pydict()
+    assert ours.column("name").to_pandas().tolist()[0] == "c"

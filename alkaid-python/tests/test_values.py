@@ -205,3 +205,40 @@ def test_random_nested_values_read_back_as_pyarrow_reads_them(seed):
     ours = alkaid.array(values)
     assert pa.array(ours).equals(theirs), (values, pa.array(ours), theirs)
     assert ours.to_pylist() == theirs.to_pylist() == alkaid.array(theirs).to_pylist()
+
+
+def test_a_constructor_for_each_type_gives_pyarrows_type():
+    T = alkaid.DataType
+    pairs = [
+        (T.null(), pa.null()), (T.bool_(), pa.bool_()), (T.int8(), pa.int8()),
+        (T.int16(), pa.int16()), (T.int32(), pa.int32()), (T.int64(), pa.int64()),
+        (T.uint8(), pa.uint8()), (T.uint16(), pa.uint16()), (T.uint32(), pa.uint32()),
+        (T.uint64(), pa.uint64()), (T.float16(), pa.float16()), (T.float32(), pa.float32()),
+        (T.float64(), pa.float64()), (T.string(), pa.string()),
+        (T.large_string(), pa.large_string()), (T.string_view(), pa.string_view()),
+        (T.binary(), pa.binary()), (T.binary(3), pa.binary(3)),
+        (T.large_binary(), pa.large_binary()), (T.binary_view(), pa.binary_view()),
+        (T.date32(), pa.date32()), (T.date64(), pa.date64()), (T.time32("ms"), pa.time32("ms")),
+        (T.time64("ns"), pa.time64("ns")), (T.timestamp("us"), pa.timestamp("us")),
+        (T.timestamp("s", tz="Europe/Paris"), pa.timestamp("s", tz="Europe/Paris")),
+        (T.duration("ms"), pa.duration("ms")),
+        (T.month_day_nano_interval(), pa.month_day_nano_interval()),
+        (T.decimal128(10, 2), pa.decimal128(10, 2)), (T.decimal256(40, 3), pa.decimal256(40, 3)),
+        (T.list_(T.int32()), pa.list_(pa.int32())), (T.list_("Utf8", 2), pa.list_(pa.string(), 2)),
+        (T.large_list(pa.int8()), pa.large_list(pa.int8())),
+        (T.list_view(T.int16()), pa.list_view(pa.int16())),
+        (T.struct([("a", T.int64()), alkaid.Field("b", "Utf8", nullable=False)]),
+         pa.struct([("a", pa.int64()), pa.field("b", pa.string(), nullable=False)])),
+        (T.map_(T.string(), T.int32()), pa.map_(pa.string(), pa.int32())),
+        (T.dictionary(T.int16(), T.string()), pa.dictionary(pa.int16(), pa.string())),
+        (T.run_end_encoded(T.int32(), T.float64()), pa.run_end_encoded(pa.int32(), pa.float64())),
+    ]
+    for ours, theirs in pairs:
+        assert pa.DataType._import_from_c_capsule(ours.__arrow_c_schema__()) == theirs, (ours, theirs)
+        assert alkaid.DataType.from_arrow(theirs) == ours
+    with pytest.raises(alkaid.AlkaidError, match="time32 holds s or ms"):
+        T.time32("us")
+    with pytest.raises(alkaid.AlkaidError, match='time unit "h"'):
+        T.duration("h")
+    with pytest.raises(alkaid.AlkaidError, match="dictionary keys are integers"):
+        T.dictionary(T.string(), T.string())

@@ -15,8 +15,11 @@ import alkaid
 
 def test_no_arrow_library_is_installed_where_ci_says_so():
     if os.environ.get("ALKAID_REQUIRE_NO_PYARROW") == "1":
-        for name in ("pyarrow", "polars", "nanoarrow", "duckdb", "pandas", "numpy"):
+        for name in ("pyarrow", "polars", "nanoarrow", "duckdb", "arro3"):
             assert importlib.util.find_spec(name) is None, name
+        # numpy and pandas are there, to meet them without pyarrow.
+        for name in ("numpy", "pandas"):
+            assert importlib.util.find_spec(name) is not None, name
 
 
 PARIS = zoneinfo.ZoneInfo("Europe/Paris")
@@ -145,3 +148,23 @@ def test_compute_without_pyarrow():
     with pytest.raises(ac.ComputeError, match="row 1"):
         ac.divide(alkaid.array([1, 1]), alkaid.array([1, 0]))
     assert issubclass(ac.ComputeError, alkaid.AlkaidError)
+
+
+def test_numpy_and_pandas_without_pyarrow():
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    values = np.arange(6, dtype="int32")
+    array = alkaid.array(values)
+    assert array.buffer_addresses() == [values.ctypes.data]
+    assert array.to_numpy().ctypes.data == values.ctypes.data
+    masked = alkaid.array(np.ma.masked_array([1.5, 2.5], mask=[True, False]))
+    assert masked.to_pylist() == [None, 2.5]
+    frame = pd.DataFrame({"i": [1, 2, 3], "f": [0.5, float("nan"), 2.0],
+                          "s": ["a", None, "c"]})
+    table = alkaid.Table.from_pandas(frame)
+    assert table.to_pydict() == {"i": [1, 2, 3], "f": [0.5, None, 2.0], "s": ["a", None, "c"]}
+    back = table.to_pandas()
+    assert back["i"].tolist() == [1, 2, 3] and back["s"].tolist()[0] == "a"
+    assert back["f"].isna().tolist() == [False, True, False]
+    zoned = alkaid.array([datetime.datetime(2024, 1, 1, 12, tzinfo=PARIS)]).to_pandas()
+    assert str(zoned.dt.tz) == "Europe/Paris" and zoned[0].hour == 12
