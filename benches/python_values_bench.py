@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Python values to arrays and back: `alkaid.array(list)` and `to_pylist()` against
 pyarrow's `pa.array(list)` and `to_pylist()` (and arro3's, when `arro3-core` is
-installed), one thread, on the same values: 1 Mi ints (a tenth of them None) and 1 Mi
+installed: `pip install arro3-core==0.9.1`), one thread, on the same values: 1 Mi ints (a tenth of them None) and 1 Mi
 short strings; numpy's 1 Mi int64 both ways (`alkaid.array(ndarray)`, `to_numpy()`: no
 copy either way, so microseconds); and three kernels on the same columns: `sum` of the
 ints, `sort_indices` of the ints, and a string filter (the strings containing `"w12"`).
@@ -48,11 +48,17 @@ def main() -> None:
     for name, values in (("ints", ints), ("strings", words)):
         ours, theirs = alkaid.array(values), pa.array(values)
         assert ours.to_pylist() == theirs.to_pylist()
+        third = arro3 and arro3.Array(theirs)
+        # arro3 takes no list without its type: it is compared where the type is given.
         rows = {
             f"array(list of {name})": (lambda: alkaid.array(values), lambda: pa.array(values),
-                                       arro3 and (lambda: arro3.Array(values, type=theirs.type))),
+                                       None),
+            f"array({name}, type given)": (
+                lambda: alkaid.array(values, type=theirs.type),
+                lambda: pa.array(values, type=theirs.type),
+                arro3 and (lambda: arro3.Array(values, type=theirs.type))),
             f"to_pylist ({name})": (ours.to_pylist, theirs.to_pylist,
-                                    arro3 and (lambda: arro3.Array(theirs).to_pylist())),
+                                    arro3 and third.to_pylist),
         }
         for row, (alkaid_run, pyarrow_run, arro3_run) in rows.items():
             a, p = fastest(alkaid_run), fastest(pyarrow_run)

@@ -317,6 +317,18 @@ unary_kernels! {
     minute => |v| alkaid_compute::extract(v, DatePart::Minute);
     /// The second (0 to 59).
     second => |v| alkaid_compute::extract(v, DatePart::Second);
+    /// The day of the week, Monday 0 to Sunday 6.
+    day_of_week => |v| alkaid_compute::extract(v, DatePart::DayOfWeek);
+    /// The ISO 8601 week (1 to 53).
+    iso_week => |v| alkaid_compute::extract(v, DatePart::IsoWeek);
+    /// The year the ISO week belongs to.
+    iso_year => |v| alkaid_compute::extract(v, DatePart::IsoYear);
+    /// The millisecond within the second (0 to 999).
+    millisecond => |v| alkaid_compute::extract(v, DatePart::Millisecond);
+    /// The microsecond within the millisecond (0 to 999).
+    microsecond => |v| alkaid_compute::extract(v, DatePart::Microsecond);
+    /// The nanosecond within the microsecond (0 to 999).
+    nanosecond => |v| alkaid_compute::extract(v, DatePart::Nanosecond);
 }
 
 /// Whether each text contains `pattern`.
@@ -346,6 +358,21 @@ pub fn starts_with(
 ) -> PyResult<Py<PyAny>> {
     unary(py, values, |v| {
         boolean(alkaid_compute::starts_with(v, pattern))
+    })
+}
+
+/// Each text with every occurrence of `pattern` replaced by `replacement`, left to right,
+/// not overlapping. An empty pattern leaves the values as they are (pyarrow's
+/// `replace_substring` inserts the replacement between every byte instead).
+#[pyfunction]
+pub fn replace_substring(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    pattern: &str,
+    replacement: &str,
+) -> PyResult<Py<PyAny>> {
+    unary(py, values, |v| {
+        alkaid_compute::string::replace(v, pattern, replacement)
     })
 }
 
@@ -537,9 +564,16 @@ pub fn module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
         hour,
         minute,
         second,
+        day_of_week,
+        iso_week,
+        iso_year,
+        millisecond,
+        microsecond,
+        nanosecond,
         match_substring,
         match_like,
         starts_with,
+        replace_substring,
         cast,
         sort_indices,
         if_else,

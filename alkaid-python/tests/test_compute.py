@@ -16,8 +16,9 @@ FLOATS = pa.array([1.5, None, -0.25, 8.0, 0.0, 2.0])
 TEXT = pa.array(["Apple", None, "banana", "ÉCLAIR", "", "apple pie"])
 BOOLS = pa.array([True, None, False, True, False, None])
 OTHER_BOOLS = pa.array([None, None, True, True, False, False])
-TIMES = pa.array([datetime.datetime(2024, 2, 29, 13, 45, 7), None,
-                  datetime.datetime(1999, 12, 31, 23, 59, 59)], pa.timestamp("us"))
+TIMES = pa.array([datetime.datetime(2024, 2, 29, 13, 45, 7, 123456), None,
+                  datetime.datetime(1999, 12, 31, 23, 59, 59),
+                  datetime.datetime(2021, 1, 3, 0, 0, 0, 1)], pa.timestamp("us"))
 
 
 def same(ours, theirs):
@@ -77,6 +78,11 @@ def test_text_kernels_answer_as_pyarrow():
     same(ac.contains(ours, "pp"), pc.match_substring(TEXT, "pp"))
     same(ac.like(ours, "%pp%"), pc.match_like(TEXT, "%pp%"))
     same(ac.starts_with(ours, "ap"), pc.starts_with(TEXT, "ap"))
+    same(ac.replace(ours, "p", "PP"), pc.replace_substring(TEXT, "p", "PP"))
+    same(ac.replace_substring(ours[2:], "an", ""), pc.replace_substring(TEXT[2:], "an", ""))
+    # On purpose: an empty pattern changes nothing (PostgreSQL's replace); pyarrow
+    # inserts the replacement between every byte.
+    assert ac.replace(alkaid.array(["ab"]), "", "-").to_pylist() == ["ab"]
 
 
 def test_selection_and_conversion_kernels_answer_as_pyarrow():
@@ -100,7 +106,9 @@ def test_selection_and_conversion_kernels_answer_as_pyarrow():
 
 def test_temporal_fields_answer_as_pyarrow():
     ours = alkaid.array(TIMES)
-    for name in ["year", "quarter", "month", "day", "day_of_year", "hour", "minute", "second"]:
+    for name in ["year", "quarter", "month", "day", "day_of_year", "hour", "minute", "second",
+                 "day_of_week", "iso_week", "iso_year", "millisecond", "microsecond",
+                 "nanosecond"]:
         assert getattr(ac, name)(ours).to_pylist() == getattr(pc, name)(TIMES).to_pylist(), name
 
 

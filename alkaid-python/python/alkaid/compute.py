@@ -1,6 +1,6 @@
 """Kernels over arrays, chunked arrays and scalars, named as ``pyarrow.compute`` names
 them, with short names beside (``lower``, ``upper``, ``length``, ``contains``,
-``like``). Errors are ``ComputeError`` (an ``AlkaidError``) naming the row that failed."""
+``like``, ``replace``). Errors are ``ComputeError`` (an ``AlkaidError``) naming the row that failed."""
 
 from ._alkaid import compute as _compute
 
@@ -32,6 +32,7 @@ utf8_length = length = _compute.utf8_length
 match_substring = contains = _compute.match_substring
 match_like = like = _compute.match_like
 starts_with = _compute.starts_with
+replace_substring = replace = _compute.replace_substring
 unique = _compute.unique
 value_counts = _compute.value_counts
 year = _compute.year
@@ -42,6 +43,12 @@ day_of_year = _compute.day_of_year
 hour = _compute.hour
 minute = _compute.minute
 second = _compute.second
+day_of_week = _compute.day_of_week
+iso_week = _compute.iso_week
+iso_year = _compute.iso_year
+millisecond = _compute.millisecond
+microsecond = _compute.microsecond
+nanosecond = _compute.nanosecond
 cast = _compute.cast
 sort_indices = _compute.sort_indices
 if_else = _compute.if_else
