@@ -71,6 +71,9 @@ SEQUENCES = {
     "struct_typed": ([{"a": 1, "b": "x"}, None, {"a": None}],
                      pa.struct([("a", pa.int8()), ("b", pa.string())])),
     "dictionary": (["x", None, "y", "x"], pa.dictionary(pa.int32(), pa.string())),
+    "map_of_pairs": ([[("a", 1), ("b", None)], None, []], pa.map_(pa.string(), pa.int64())),
+    "map_of_dicts": ([{"a": 1}, {}, None], pa.map_(pa.string(), pa.int8())),
+    "interval": ([(1, 2, 3), None, (-1, 0, 10**12)], pa.month_day_nano_interval()),
 }
 
 

@@ -105,7 +105,13 @@ def test_bad_values_are_errors_naming_the_row():
     with pytest.raises(alkaid.AlkaidError, match="not a str"):
         alkaid.array("abc")
     with pytest.raises(alkaid.AlkaidError, match="are not built from Python values"):
-        alkaid.array([1], type="Interval(MonthDayNano)")
+        alkaid.array([1], type="Interval(DayTime)")
+    with pytest.raises(alkaid.AlkaidError, match="row 0: 3 is not a dict or a list of pairs"):
+        alkaid.array([3], type=alkaid.DataType.map_("Utf8", "Int64"))
+    maps = alkaid.array([{"a": 1}, None, [("b", 2)]], type=alkaid.DataType.map_("Utf8", "Int64"))
+    assert maps.to_pylist() == [[("a", 1)], None, [("b", 2)]]
+    intervals = alkaid.array([(1, 2, 3)], type=alkaid.DataType.month_day_nano_interval())
+    assert intervals.to_pylist() == [(1, 2, 3)]
 
 
 def test_to_numpy_without_numpy_says_so():

@@ -2,18 +2,22 @@
 //! its widest member (`Int64`, `UInt64`, `Float64`, `LargeUtf8`, `LargeBinary`, counts of
 //! a time unit as `Int64`, `LargeList`) and cast to the type asked (by alkaid-compute,
 //! strictly: a value that does not fit is an error naming its row, never wrapped); lists
-//! and structs build their children the same way. `None` is a null of any type.
+//! and structs build their children the same way (maps from dicts or lists of pairs,
+//! month-day-nano intervals from `(months, days, nanoseconds)`). `None` is a null of any
+//! type.
 
 use std::sync::Arc;
 
-use alkaid_array::types::{Float64Type, Int64Type, UInt64Type};
+use alkaid_array::types::{Float64Type, Int64Type, IntervalMonthDayNanoType, UInt64Type};
 use alkaid_array::{
     Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, LargeBinaryArray, LargeListArray,
-    LargeStringArray, NullArray, PrimitiveArray, StringArray, StringViewArray, StructArray,
+    LargeStringArray, MapArray, NullArray, PrimitiveArray, StringArray, StringViewArray,
+    StructArray,
 };
+use alkaid_buffer::native::IntervalMonthDayNano;
 use alkaid_buffer::{NullBuffer, OffsetBuffer};
 use alkaid_compute::{CastOptions, cast};
-use alkaid_schema::{DataType, Field, TimeUnit};
+use alkaid_schema::{DataType, Field, IntervalUnit, MapType, TimeUnit};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString, PyStringMethods};
 
@@ -115,7 +119,14 @@ pub(crate) fn build(
         }
         DataType::Dictionary { value, .. } => build(modules, values, value)?,
         DataType::RunEndEncoded(run) => build(modules, values, run.values().data_type())?,
-        DataType::Interval(_) | DataType::Map(_) | DataType::Union(_) => {
+        DataType::Map(map) => maps(modules, values, map)?,
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            Arc::new(primitive::<IntervalMonthDayNanoType>(values, |v| {
+                let (months, days, nanoseconds): (i32, i32, i64) = v.extract()?;
+                Ok(IntervalMonthDayNano::new(months, days, nanoseconds))
+            })?)
+        }
+        DataType::Interval(_) | DataType::Union(_) => {
             return Err(to_py(format!(
                 "arrays of {data_type} are not built from Python values; build one with \
                  another library and pass it to alkaid.array"
@@ -259,6 +270,53 @@ fn lists(
     let offsets = OffsetBuffer::<i64>::from_lengths(lengths);
     let lists = LargeListArray::try_new(field.clone(), offsets, children, validity(values));
     Ok(Arc::new(lists.map_err(to_py)?))
+}
+
+/// The maps of `values` (each a dict, or a list of `(key, value)` pairs) as `map`.
+fn maps(modules: &Modules<'_>, values: &[Bound<'_, PyAny>], map: &MapType) -> PyResult<ArrayRef> {
+    let (mut keys, mut items, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, value) in values.iter().enumerate() {
+        let before = keys.len();
+        if let Ok(dict) = value.cast::<PyDict>() {
+            for (key, item) in dict.iter() {
+                keys.push(key);
+                items.push(item);
+            }
+        } else if !value.is_none() {
+            let pairs = value.try_iter().map_err(|_| {
+                to_py(format!(
+                    "row {row}: {value} is not a dict or a list of pairs"
+                ))
+            })?;
+            for pair in pairs {
+                let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?
+                    .extract()
+                    .map_err(|e| within(format!("row {row}: a map's entry"), e))?;
+                keys.push(key);
+                items.push(item);
+            }
+        }
+        lengths.push(keys.len() - before);
+    }
+    let DataType::Struct(fields) = map.entries().data_type() else {
+        return Err(to_py("a map's entries are not a struct"));
+    };
+    let built = [&keys, &items]
+        .iter()
+        .zip(fields.iter())
+        .map(|(column, field)| {
+            build(modules, column, field.data_type()).map_err(|e| {
+                within(
+                    format!("the maps' {}s (counted across the maps)", field.name()),
+                    e,
+                )
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let entries = StructArray::try_new(fields.clone(), built, None).map_err(to_py)?;
+    let offsets = OffsetBuffer::<i32>::from_lengths(lengths);
+    let maps = MapArray::try_new_with_type(map.clone(), offsets, entries, validity(values));
+    Ok(Arc::new(maps.map_err(to_py)?))
 }
 
 /// The member `name` of a struct's value: a dict's item (`None` when missing), or
