@@ -58,6 +58,15 @@ impl PyChunkedArray {
         })
     }
 
+    /// The values of every chunk as a list of Python objects.
+    pub(crate) fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut values = Vec::with_capacity(self.len());
+        for chunk in &self.chunks {
+            values.extend(to_pylist(py, chunk.as_ref())?);
+        }
+        PyList::new(py, values)
+    }
+
     /// The values as one array (the chunk itself when there is one).
     pub(crate) fn combined(&self) -> PyResult<ArrayRef> {
         match self.chunks.as_slice() {
@@ -180,11 +189,7 @@ impl PyChunkedArray {
 
     /// The values of every chunk as Python objects, as `Array.to_pylist` gives them.
     fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut values = Vec::with_capacity(self.len());
-        for chunk in &self.chunks {
-            values.extend(to_pylist(py, chunk.as_ref())?);
-        }
-        PyList::new(py, values)
+        self.values(py)
     }
 
     /// The values as one numpy array (a copy unless there is one chunk that

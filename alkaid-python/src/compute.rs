@@ -220,7 +220,6 @@ fn aggregate(
     kernel: impl Fn(&dyn Array) -> Result<Scalar, alkaid_compute::ComputeError>,
 ) -> PyResult<PyScalar> {
     let array = Input::of(py, value)?.array(name)?;
-    let _ = py;
     kernel(array.as_ref()).map(PyScalar).map_err(failed)
 }
 

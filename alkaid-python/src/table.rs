@@ -118,7 +118,11 @@ impl PyTable {
                 ))),
             };
         }
-        let name: String = key.extract()?;
+        self.position(&key.extract::<String>()?)
+    }
+
+    /// The index of the column named `name`.
+    fn position(&self, name: &str) -> PyResult<usize> {
         self.schema
             .fields()
             .iter()
@@ -336,7 +340,7 @@ impl PyTable {
                         )));
                     }
                 };
-                let i = self.index(&name.as_str().into_pyobject(sorting.py())?.into_any())?;
+                let i = self.position(name)?;
                 Ok((i, descending))
             })
             .collect::<PyResult<Vec<_>>>()?;
@@ -386,11 +390,8 @@ impl PyTable {
 
     /// The table without the columns `names`.
     fn drop_columns(&self, names: Vec<String>) -> PyResult<Self> {
-        if let Some(missing) = names
-            .iter()
-            .find(|n| !self.schema.fields().iter().any(|f| f.name() == n.as_str()))
-        {
-            return Err(PyKeyError::new_err(format!("no column {missing:?}")));
+        for name in &names {
+            self.position(name)?;
         }
         let kept: Vec<usize> = (0..self.schema.fields().len())
             .filter(|&i| !names.iter().any(|n| n == self.schema.fields()[i].name()))
@@ -505,11 +506,7 @@ impl PyTable {
     fn to_pydict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
         for column in self.all_columns() {
-            let mut values = Vec::new();
-            for chunk in &column.chunks {
-                values.extend(to_pylist(py, chunk.as_ref())?);
-            }
-            dict.set_item(column.field.name(), PyList::new(py, values)?)?;
+            dict.set_item(column.field.name(), column.values(py)?)?;
         }
         Ok(dict)
     }
