@@ -6,6 +6,11 @@
 //! Arrow project's "C Stream Interface" specification describes. [`ArrowArrayStream::export`]
 //! wraps any iterator of batches; [`StreamReader`] reads a foreign stream as an iterator
 //! and releases it when dropped.
+//!
+//! The interface also carries streams of plain arrays of any one type (a chunked column,
+//! as pyarrow's `ChunkedArray` exports it): [`ArrowArrayStream::export_arrays`] and
+//! [`ArrayStreamReader`]. A batch stream is such a stream of struct arrays, so both
+//! directions are written once, for arrays.
 #![allow(unsafe_code)]
 
 use std::ffi::{CString, c_char, c_int, c_void};
@@ -13,12 +18,12 @@ use std::fmt::Display;
 use std::ptr;
 use std::sync::Arc;
 
-use alkaid_data::ValidationLevel;
 use alkaid_data::ffi::{ArrowArray, import_array_with};
+use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::ffi::{ArrowSchema, import_field};
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 
-use crate::{ArrayError, RecordBatch};
+use crate::{ArrayError, ArrayRef, RecordBatch, make_array};
 
 /// `EINVAL`, for a schema or batch that cannot be exported.
 const EINVAL: c_int = 22;
@@ -45,12 +50,12 @@ pub struct ArrowArrayStream {
 // interface lets the consumer move a stream to another thread.
 unsafe impl Send for ArrowArrayStream {}
 
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>> + Send>;
+type Arrays = Box<dyn Iterator<Item = Result<ArrayData, String>> + Send>;
 
 /// An exported stream's state.
 struct Exported {
-    schema: SchemaRef,
-    batches: Batches,
+    field: Field,
+    arrays: Arrays,
     last_error: Option<CString>,
 }
 
@@ -91,14 +96,46 @@ impl ArrowArrayStream {
         I::IntoIter: Send + 'static,
         E: Display,
     {
-        let batches: Batches = Box::new(
-            batches
+        let arrays = batches.into_iter().map(|batch| {
+            batch
+                .map_err(|e| e.to_string())
+                .and_then(|batch| batch.to_struct_data().map_err(|e| e.to_string()))
+        });
+        Self::export_arrays(schema_field(&schema), arrays)
+    }
+
+    /// Exports `arrays` (each of `field`'s type) as a stream of plain arrays, as a chunked
+    /// column travels; an error of the iterator ends the consumer's read with its message.
+    ///
+    /// ```
+    /// use alkaid_array::ffi_stream::{ArrayStreamReader, ArrowArrayStream};
+    /// use alkaid_array::{Array, Int32Array};
+    /// use alkaid_schema::{DataType, Field};
+    /// let chunks = [Int32Array::from(vec![1, 2]), Int32Array::from(vec![3])];
+    /// let arrays = chunks.iter().map(|c| Ok::<_, String>(c.to_data()));
+    /// let field = Field::new("n", DataType::Int32, false);
+    /// let mut stream = ArrowArrayStream::export_arrays(field, arrays.collect::<Vec<_>>());
+    /// // SAFETY: a stream this crate exported, read once.
+    /// let reader = unsafe { ArrayStreamReader::try_new(&mut stream) }?;
+    /// assert_eq!(reader.field().name(), "n");
+    /// let lengths = reader.map(|a| a.map(|a| a.len())).collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(lengths, [2, 1]);
+    /// # Ok::<(), alkaid_array::ArrayError>(())
+    /// ```
+    pub fn export_arrays<I, E>(field: Field, arrays: I) -> Self
+    where
+        I: IntoIterator<Item = Result<ArrayData, E>>,
+        I::IntoIter: Send + 'static,
+        E: Display,
+    {
+        let arrays: Arrays = Box::new(
+            arrays
                 .into_iter()
-                .map(|batch| batch.map_err(|e| e.to_string())),
+                .map(|array| array.map_err(|e| e.to_string())),
         );
         let exported = Box::new(Exported {
-            schema,
-            batches,
+            field,
+            arrays,
             last_error: None,
         });
         Self {
@@ -148,7 +185,7 @@ unsafe extern "C" fn get_schema(stream: *mut ArrowArrayStream, out: *mut ArrowSc
     if out.is_null() {
         return EINVAL;
     }
-    match ArrowSchema::try_export(&schema_field(&state.schema)) {
+    match ArrowSchema::try_export(&state.field) {
         Ok(schema) => {
             // SAFETY: `out` points to a struct the consumer owns and gives us to fill; it is
             // released or empty, so overwriting it without a drop leaks nothing.
@@ -170,16 +207,10 @@ unsafe extern "C" fn get_next(stream: *mut ArrowArrayStream, out: *mut ArrowArra
     if out.is_null() {
         return EINVAL;
     }
-    let array = match state.batches.next() {
+    let array = match state.arrays.next() {
         // The end: a released array.
         None => ArrowArray::empty(),
-        Some(Ok(batch)) => match batch.to_struct_data() {
-            Ok(data) => ArrowArray::export_owned(data),
-            Err(e) => {
-                state.last_error = CString::new(e.to_string()).ok();
-                return EINVAL;
-            }
-        },
+        Some(Ok(data)) => ArrowArray::export_owned(data),
         Some(Err(message)) => {
             state.last_error = CString::new(message.replace('\0', " ")).ok();
             return EIO;
@@ -214,13 +245,145 @@ unsafe extern "C" fn release_exported(stream: *mut ArrowArrayStream) {
     stream.release = None;
 }
 
+/// A foreign stream of plain arrays (a chunked column) read as an iterator; releases the
+/// stream when dropped.
+#[derive(Debug)]
+pub struct ArrayStreamReader {
+    stream: ArrowArrayStream,
+    field: Field,
+    level: ValidationLevel,
+    done: bool,
+}
+
+impl ArrayStreamReader {
+    /// Takes over the stream `stream` points to (its `release` is set to null) and reads
+    /// its field; every array is checked at `level` before it is made (`Full` for
+    /// producers that are not trusted with their values).
+    ///
+    /// # Errors
+    /// If the stream is released or its schema cannot be read.
+    ///
+    /// # Safety
+    /// `stream` must point to a valid `ArrowArrayStream` as the C stream interface defines
+    /// it, whose arrays are valid arrays of its schema (their values need not be at `Full`
+    /// or above, only their pointers and the buffer sizes their layout implies).
+    pub unsafe fn try_new_with(
+        stream: *mut ArrowArrayStream,
+        level: ValidationLevel,
+    ) -> Result<Self, ArrayError> {
+        // SAFETY: a valid pointer or null, per the caller.
+        let Some(source) = (unsafe { stream.as_mut() }) else {
+            return Err(stream_error("the stream pointer is null"));
+        };
+        if source.release.is_none() {
+            return Err(stream_error("the stream was already released"));
+        }
+        // SAFETY: a valid struct, moved out once; the original is marked released.
+        let stream = unsafe { ptr::read(source) };
+        source.release = None;
+        let mut reader = Self {
+            stream,
+            field: Field::new("", DataType::Null, true),
+            level,
+            done: false,
+        };
+        let mut out = ArrowSchema::empty();
+        let get_schema = reader
+            .stream
+            .get_schema
+            .ok_or_else(|| stream_error("no get_schema"))?;
+        // SAFETY: the producer's callback on its own stream, with a struct to fill.
+        let code = unsafe { get_schema(&mut reader.stream, &mut out) };
+        if code != 0 {
+            return Err(reader.last_error("get_schema", code));
+        }
+        // SAFETY: a schema the producer filled; the import releases it.
+        reader.field = unsafe { import_field(&mut out) }?;
+        Ok(reader)
+    }
+
+    /// [`try_new_with`](Self::try_new_with), each array checked structurally.
+    ///
+    /// # Errors
+    /// As [`try_new_with`](Self::try_new_with).
+    ///
+    /// # Safety
+    /// As [`try_new_with`](Self::try_new_with), the arrays' values valid too.
+    pub unsafe fn try_new(stream: *mut ArrowArrayStream) -> Result<Self, ArrayError> {
+        // SAFETY: passed on from the caller.
+        unsafe { Self::try_new_with(stream, ValidationLevel::Structural) }
+    }
+
+    /// The field every array is of (its name, type, nullability and metadata).
+    pub fn field(&self) -> &Field {
+        &self.field
+    }
+
+    fn last_error(&mut self, call: &str, code: c_int) -> ArrayError {
+        let message = match self.stream.get_last_error {
+            None => None,
+            // SAFETY: the producer's callback on its own stream; the message (if any) is a
+            // NUL-terminated string valid until the next call, copied at once.
+            Some(get) => unsafe {
+                let text = get(&mut self.stream);
+                (!text.is_null()).then(|| {
+                    std::ffi::CStr::from_ptr(text)
+                        .to_string_lossy()
+                        .into_owned()
+                })
+            },
+        };
+        stream_error(format!(
+            "{call} failed with code {code}: {}",
+            message.as_deref().unwrap_or("no message")
+        ))
+    }
+
+    fn next_data(&mut self) -> Result<Option<ArrayData>, ArrayError> {
+        let get_next = self
+            .stream
+            .get_next
+            .ok_or_else(|| stream_error("no get_next"))?;
+        let mut out = ArrowArray::empty();
+        // SAFETY: the producer's callback on its own stream, with a struct to fill.
+        let code = unsafe { get_next(&mut self.stream, &mut out) };
+        if code != 0 {
+            return Err(self.last_error("get_next", code));
+        }
+        if out.is_released() {
+            return Ok(None);
+        }
+        // SAFETY: an array the producer filled, valid for its schema per the caller (its
+        // values too, below `Full`).
+        let data = unsafe { import_array_with(&mut out, self.field.data_type(), self.level) }?;
+        Ok(Some(data))
+    }
+
+    /// The next array's data, `None` at the end (and after an error: nothing more is asked
+    /// of the producer).
+    fn next_checked(&mut self) -> Option<Result<ArrayData, ArrayError>> {
+        if self.done {
+            return None;
+        }
+        let data = self.next_data();
+        self.done = !matches!(data, Ok(Some(_)));
+        data.transpose()
+    }
+}
+
+impl Iterator for ArrayStreamReader {
+    type Item = Result<ArrayRef, ArrayError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_checked().map(|data| data.map(make_array))
+    }
+}
+
 /// A foreign stream read as an iterator of batches; releases the stream when dropped.
 #[derive(Debug)]
 pub struct StreamReader {
-    stream: ArrowArrayStream,
+    arrays: ArrayStreamReader,
     schema: SchemaRef,
-    level: ValidationLevel,
-    done: bool,
 }
 
 impl StreamReader {
@@ -251,92 +414,25 @@ impl StreamReader {
         stream: *mut ArrowArrayStream,
         level: ValidationLevel,
     ) -> Result<Self, ArrayError> {
-        // SAFETY: a valid pointer or null, per the caller.
-        let Some(source) = (unsafe { stream.as_mut() }) else {
-            return Err(stream_error("the stream pointer is null"));
-        };
-        if source.release.is_none() {
-            return Err(stream_error("the stream was already released"));
-        }
-        // SAFETY: a valid struct, moved out once; the original is marked released.
-        let stream = unsafe { ptr::read(source) };
-        source.release = None;
-        let mut reader = Self {
-            stream,
-            schema: Arc::new(Schema::empty()),
-            level,
-            done: false,
-        };
-        let mut out = ArrowSchema::empty();
-        let get_schema = reader
-            .stream
-            .get_schema
-            .ok_or_else(|| stream_error("no get_schema"))?;
-        // SAFETY: the producer's callback on its own stream, with a struct to fill.
-        let code = unsafe { get_schema(&mut reader.stream, &mut out) };
-        if code != 0 {
-            return Err(reader.last_error("get_schema", code));
-        }
-        // SAFETY: a schema the producer filled; the import releases it.
-        let field = unsafe { import_field(&mut out) }?;
+        // SAFETY: passed on from the caller.
+        let arrays = unsafe { ArrayStreamReader::try_new_with(stream, level) }?;
+        let field = arrays.field();
         let DataType::Struct(fields) = field.data_type() else {
             return Err(stream_error(format!(
                 "expected a struct schema, found {}",
                 field.data_type()
             )));
         };
-        reader.schema =
-            Arc::new(Schema::new(fields.clone()).with_metadata(field.metadata().clone()));
-        Ok(reader)
+        let schema = Schema::new(fields.clone()).with_metadata(field.metadata().clone());
+        Ok(Self {
+            schema: Arc::new(schema),
+            arrays,
+        })
     }
 
     /// The schema of every batch.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
-    }
-
-    fn last_error(&mut self, call: &str, code: c_int) -> ArrayError {
-        let message = match self.stream.get_last_error {
-            None => None,
-            // SAFETY: the producer's callback on its own stream; the message (if any) is a
-            // NUL-terminated string valid until the next call, copied at once.
-            Some(get) => unsafe {
-                let text = get(&mut self.stream);
-                (!text.is_null()).then(|| {
-                    std::ffi::CStr::from_ptr(text)
-                        .to_string_lossy()
-                        .into_owned()
-                })
-            },
-        };
-        stream_error(format!(
-            "{call} failed with code {code}: {}",
-            message.as_deref().unwrap_or("no message")
-        ))
-    }
-
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>, ArrayError> {
-        let get_next = self
-            .stream
-            .get_next
-            .ok_or_else(|| stream_error("no get_next"))?;
-        let mut out = ArrowArray::empty();
-        // SAFETY: the producer's callback on its own stream, with a struct to fill.
-        let code = unsafe { get_next(&mut self.stream, &mut out) };
-        if code != 0 {
-            return Err(self.last_error("get_next", code));
-        }
-        if out.is_released() {
-            return Ok(None);
-        }
-        let data_type = DataType::Struct(self.schema.fields().clone());
-        // SAFETY: a batch the producer filled, valid for its schema per the caller (its
-        // values too, below `Full`).
-        let data = unsafe { import_array_with(&mut out, &data_type, self.level) }?;
-        Ok(Some(RecordBatch::try_from_struct(
-            self.schema.clone(),
-            &data,
-        )?))
     }
 }
 
@@ -344,13 +440,8 @@ impl Iterator for StreamReader {
     type Item = Result<RecordBatch, ArrayError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let batch = self.next_batch();
-        // After the end or an error, nothing more is asked of the producer.
-        self.done = !matches!(batch, Ok(Some(_)));
-        batch.transpose()
+        let data = self.arrays.next_checked()?;
+        Some(data.and_then(|data| RecordBatch::try_from_struct(self.schema.clone(), &data)))
     }
 }
 

@@ -49,9 +49,10 @@ impl PyArray {
 }
 
 /// An array of `values`: any `__arrow_c_array__` (or device) producer, sharing its
-/// memory, checked in full; a numpy array (without a copy where its dtype allows); or a
-/// sequence of Python values, of `data_type` or of the type pyarrow would infer. A
-/// producer's or numpy's array of another type than `data_type` is cast to it.
+/// memory, checked in full; a numpy array (without a copy where its dtype allows); a
+/// buffer-protocol object as its items' type; or a sequence of Python values, of
+/// `data_type` or of the type pyarrow would infer. An array taken of another type than
+/// `data_type` is cast to it.
 ///
 /// # Errors
 /// As the import, the inference or the building does (naming the row), or the cast.
@@ -67,6 +68,8 @@ pub(crate) fn array_from(
         Some(PyArray::import(values)?)
     } else if crate::numpy::is_ndarray(values)? {
         Some(PyArray::from(crate::numpy::from_numpy(values)?))
+    } else if let Some(view) = crate::buffer_protocol::view_of(values)? {
+        Some(PyArray::from(crate::buffer_protocol::from_view(&view)?))
     } else {
         None
     };
@@ -81,7 +84,6 @@ pub(crate) fn array_from(
         };
     }
     if values.is_instance_of::<pyo3::types::PyString>()
-        || values.is_instance_of::<pyo3::types::PyBytes>()
         || values.is_instance_of::<pyo3::types::PyDict>()
     {
         let name = values.get_type().name()?;
@@ -89,9 +91,11 @@ pub(crate) fn array_from(
             "alkaid.array takes a sequence of values or an array, not a {name}"
         )));
     }
-    let items = values
-        .try_iter()?
-        .collect::<PyResult<Vec<Bound<'_, PyAny>>>>()?;
+    // A list is read by index, without an iterator object.
+    let items = match values.cast::<PyList>() {
+        Ok(list) => list.iter().collect(),
+        Err(_) => values.try_iter()?.collect::<PyResult<Vec<_>>>()?,
+    };
     let modules = crate::values::Modules::import(py)?;
     let data_type = match data_type {
         Some(data_type) => data_type,
@@ -230,7 +234,7 @@ impl PyArray {
     /// `decimal.Decimal`, `datetime` values (aware in the array's zone), lists, dicts
     /// for structs, `(key, value)` lists for maps.
     fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, to_pylist(py, self.array.as_ref())?)
+        to_pylist(py, self.array.as_ref())
     }
 
     /// The values as a numpy array: a read-only view of the array's memory (no copy) for

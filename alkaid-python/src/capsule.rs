@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use alkaid_array::RecordBatch;
 use alkaid_array::ffi_device_stream::ArrowDeviceArrayStream;
-use alkaid_array::ffi_stream::{ArrowArrayStream, StreamReader};
+use alkaid_array::ffi_stream::{ArrayStreamReader, ArrowArrayStream, StreamReader};
 use alkaid_data::ffi::{ArrowArray, ArrowDeviceArray, import_array_with, import_device_array};
 use alkaid_data::{ArrayData, ValidationLevel};
 use alkaid_schema::ffi::{ArrowSchema, import_field};
@@ -87,6 +87,22 @@ where
     I: Iterator<Item = Result<RecordBatch, String>> + Send + 'static,
 {
     PyCapsule::new_with_value(py, ArrowArrayStream::export(schema, batches), STREAM)
+}
+
+/// The arrays `arrays` yields, each of `field`'s type, as an `arrow_array_stream` capsule
+/// of plain arrays (a chunked column, as pyarrow's `ChunkedArray` exports one).
+///
+/// # Errors
+/// If the capsule cannot be made.
+pub fn array_stream_capsule<'py, I>(
+    py: Python<'py>,
+    field: Field,
+    arrays: I,
+) -> PyResult<Bound<'py, PyCapsule>>
+where
+    I: Iterator<Item = Result<ArrayData, String>> + Send + 'static,
+{
+    PyCapsule::new_with_value(py, ArrowArrayStream::export_arrays(field, arrays), STREAM)
 }
 
 /// As [`stream_capsule`], an `arrow_device_array_stream` capsule on the CPU device.
@@ -195,6 +211,18 @@ pub fn stream_from_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<StreamReader>
     // SAFETY: a capsule named `arrow_array_stream` holds an `ArrowArrayStream`, per the
     // interface; the reader moves it out and checks every batch in full.
     unsafe { StreamReader::try_new_with(stream, ValidationLevel::Full) }.map_err(to_py)
+}
+
+/// A reader of the stream of plain arrays (of any one type: a chunked column) an
+/// `arrow_array_stream` capsule holds, each array checked in full.
+///
+/// # Errors
+/// If `capsule` is not of that kind, or the stream's schema cannot be read.
+pub fn array_stream_from_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ArrayStreamReader> {
+    let stream = pointer::<ArrowArrayStream>(capsule, STREAM)?;
+    // SAFETY: a capsule named `arrow_array_stream` holds an `ArrowArrayStream`, per the
+    // interface; the reader moves it out and checks every array in full.
+    unsafe { ArrayStreamReader::try_new_with(stream, ValidationLevel::Full) }.map_err(to_py)
 }
 
 /// A reader of the CPU stream an `arrow_device_array_stream` capsule holds.

@@ -6,9 +6,11 @@ use alkaid_array::{Array, ArrayRef, UInt64Array};
 use alkaid_schema::Field;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySlice};
+use pyo3::types::{PyCapsule, PyList, PySlice};
 
 use crate::array::{PyArray, SHOWN_ROWS, array_from, index_within};
+use crate::capsule::{array_stream_capsule, array_stream_from_capsule, honour_requested};
+use crate::capsule::{import_array_from, schema_capsule};
 use crate::datatype::{PyDataType, data_type_of};
 use crate::error::to_py;
 use crate::scalar::PyScalar;
@@ -40,14 +42,22 @@ impl PyChunkedArray {
         Ok(Self { field, chunks })
     }
 
-    /// The column of any column-like object: a chunked array (ours), an array, a numpy
-    /// array or Python values (as `alkaid.array` takes them), named `name`.
+    /// The column of any column-like object: a chunked array (ours, or any stream of
+    /// arrays such as pyarrow's), an array, a numpy array or Python values (as
+    /// `alkaid.array` takes them), named `name`.
     pub(crate) fn of(py: Python<'_>, column: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
         if let Ok(ours) = column.cast::<PyChunkedArray>() {
             let ours = ours.get();
             return Ok(Self {
                 field: ours.field.clone().with_name(name),
                 chunks: ours.chunks.clone(),
+            });
+        }
+        if column.hasattr("__arrow_c_stream__")? && !column.hasattr("__arrow_c_array__")? {
+            let streamed = Self::from_arrow(py, column)?;
+            return Ok(Self {
+                field: streamed.field.with_name(name),
+                chunks: streamed.chunks,
             });
         }
         let array = array_from(py, column, None)?.array;
@@ -60,9 +70,12 @@ impl PyChunkedArray {
 
     /// The values of every chunk as a list of Python objects.
     pub(crate) fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if let [one] = self.chunks.as_slice() {
+            return to_pylist(py, one.as_ref());
+        }
         let mut values = Vec::with_capacity(self.len());
         for chunk in &self.chunks {
-            values.extend(to_pylist(py, chunk.as_ref())?);
+            values.extend(to_pylist(py, chunk.as_ref())?.iter());
         }
         PyList::new(py, values)
     }
@@ -145,6 +158,43 @@ impl PyChunkedArray {
             (None, None) => return Err(to_py("a chunked array of no chunks needs a type")),
         };
         Self::try_new(Field::new("", data_type, true), arrays)
+    }
+
+    /// The chunked array of any producer: a stream of arrays (`__arrow_c_stream__`, as
+    /// pyarrow's `ChunkedArray` and Alkaid's export it), read to its end, each chunk checked
+    /// in full; or one array (`__arrow_c_array__`), as one chunk.
+    #[staticmethod]
+    fn from_arrow(py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if object.hasattr("__arrow_c_stream__")? {
+            let reader = array_stream_from_capsule(&object.call_method0("__arrow_c_stream__")?)?;
+            let field = reader.field().clone();
+            let chunks = py
+                .detach(|| reader.collect::<Result<Vec<_>, _>>())
+                .map_err(to_py)?;
+            return Self::try_new(field, chunks);
+        }
+        let (field, data) = import_array_from(object)?;
+        Self::try_new(field, vec![alkaid_array::make_array(data)])
+    }
+
+    /// The PyCapsule stream interface: the chunks as a stream of arrays (what
+    /// `pyarrow.chunked_array(x)` reads), without copying; `requested_schema` may rename
+    /// the column or ask for it non-nullable when it holds no nulls.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let nulls = self.chunks.iter().map(|c| c.null_count()).sum();
+        let field = honour_requested(&self.field, Some(nulls), requested_schema)?;
+        let chunks: Vec<_> = self.chunks.iter().map(|c| Ok(c.to_data())).collect();
+        array_stream_capsule(py, field, chunks.into_iter())
+    }
+
+    /// The column's type, as a schema capsule.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        schema_capsule(py, &self.field)
     }
 
     /// The values' type.

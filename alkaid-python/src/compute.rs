@@ -18,6 +18,7 @@ use crate::array::{PyArray, array_from};
 use crate::chunked::PyChunkedArray;
 use crate::datatype::data_type_of;
 use crate::error::AlkaidError;
+use crate::promote::common_type;
 use crate::scalar::PyScalar;
 
 create_exception!(
@@ -82,9 +83,9 @@ impl Input {
         }
     }
 
-    /// The argument, cast to `to` when it is of the null type and `to` is not.
-    fn typed_like(self, to: &DataType) -> PyResult<Self> {
-        if self.data_type() != &DataType::Null || to == &DataType::Null {
+    /// The argument cast to `to` (strictly: a value that does not fit is an error).
+    fn cast_to(self, to: &DataType) -> PyResult<Self> {
+        if self.data_type() == to {
             return Ok(self);
         }
         let cast = |array: &ArrayRef| {
@@ -181,13 +182,10 @@ fn binary(
     ) -> Result<ArrayRef, alkaid_compute::ComputeError>,
 ) -> PyResult<Py<PyAny>> {
     let (left, right) = (Input::of(py, left)?, Input::of(py, right)?);
-    // Nulls of no type (`None`, `[None, None]`) take the other side's type, as pyarrow's
-    // implicit cast gives them.
-    let left_type = left.data_type().clone();
-    let (left, right) = (
-        left.typed_like(right.data_type())?,
-        right.typed_like(&left_type)?,
-    );
+    let (left, right) = match common_type(left.data_type(), right.data_type()) {
+        Some(common) => (left.cast_to(&common)?, right.cast_to(&common)?),
+        None => (left, right),
+    };
     let chunked = matches!(left, Input::Chunked(_)) || matches!(right, Input::Chunked(_));
     let result = match (&left, &right) {
         (Input::Scalar(a), Input::Scalar(b)) => {
@@ -360,18 +358,22 @@ pub fn starts_with(
     })
 }
 
-/// Each text with every occurrence of `pattern` replaced by `replacement`, left to right,
-/// not overlapping. An empty pattern leaves the values as they are (pyarrow's
-/// `replace_substring` inserts the replacement between every byte instead).
+/// Each text with every occurrence of `pattern` (at most the first `max_replacements` in
+/// each, when given) replaced by `replacement`, left to right, not overlapping. An empty
+/// pattern leaves the values as they are (pyarrow's `replace_substring` inserts the
+/// replacement between every byte instead).
 #[pyfunction]
+#[pyo3(signature = (values, pattern, replacement, max_replacements = None))]
 pub fn replace_substring(
     py: Python<'_>,
     values: &Bound<'_, PyAny>,
     pattern: &str,
     replacement: &str,
+    max_replacements: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
+    let most = max_replacements.unwrap_or(usize::MAX);
     unary(py, values, |v| {
-        alkaid_compute::string::replace(v, pattern, replacement)
+        alkaid_compute::string::replace_at_most(v, pattern, replacement, most)
     })
 }
 
@@ -438,17 +440,19 @@ pub fn if_else(
     left: &Bound<'_, PyAny>,
     right: &Bound<'_, PyAny>,
 ) -> PyResult<PyArray> {
-    let inputs = [condition, left, right]
-        .iter()
-        .map(|o| Input::of(py, o))
-        .collect::<PyResult<Vec<_>>>()?;
+    let [condition, left, right] = [condition, left, right].map(|o| Input::of(py, o));
+    let (condition, left, right) = (condition?, left?, right?);
+    let (left, right) = match common_type(left.data_type(), right.data_type()) {
+        Some(common) => (left.cast_to(&common)?, right.cast_to(&common)?),
+        None => (left, right),
+    };
     let datum = |input: &Input| -> PyResult<Box<dyn alkaid_array::Datum>> {
         Ok(match input {
             Input::Scalar(s) => Box::new(s.clone()),
             other => Box::new(other.joined()?.expect("an array")),
         })
     };
-    let (c, l, r) = (datum(&inputs[0])?, datum(&inputs[1])?, datum(&inputs[2])?);
+    let (c, l, r) = (datum(&condition)?, datum(&left)?, datum(&right)?);
     alkaid_compute::if_else(c.as_ref(), l.as_ref(), r.as_ref())
         .map(PyArray::from)
         .map_err(failed)
@@ -463,7 +467,8 @@ pub fn fill_null(
     fill_value: &Bound<'_, PyAny>,
 ) -> PyResult<PyArray> {
     let array = Input::of(py, values)?.array("fill_null")?;
-    let filled = match Input::of(py, fill_value)? {
+    // The fill value takes the values' type, as pyarrow casts it (strictly).
+    let filled = match Input::of(py, fill_value)?.cast_to(array.data_type())? {
         Input::Scalar(s) => alkaid_compute::fill_null(array.as_ref(), &s),
         other => alkaid_compute::fill_null(array.as_ref(), &other.joined()?.expect("an array")),
     };

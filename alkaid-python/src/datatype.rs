@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use alkaid_schema::{
     DataType, Field, Fields, IntegerType, IntervalUnit, MapType, RunEndEncodedType, RunEndType,
-    TimeUnit,
+    TimeUnit, UnionMode, UnionType,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -212,6 +212,18 @@ impl PyDataType {
         Self(DataType::Interval(IntervalUnit::MonthDayNano))
     }
 
+    /// `Interval(DayTime)`: days and milliseconds.
+    #[staticmethod]
+    fn day_time_interval() -> Self {
+        Self(DataType::Interval(IntervalUnit::DayTime))
+    }
+
+    /// `Interval(YearMonth)`: a count of months.
+    #[staticmethod]
+    fn month_interval() -> Self {
+        Self(DataType::Interval(IntervalUnit::YearMonth))
+    }
+
     /// A decimal of 128 bits.
     #[staticmethod]
     #[pyo3(signature = (precision, scale = 0))]
@@ -260,6 +272,27 @@ impl PyDataType {
     fn r#struct(fields: Vec<Bound<'_, PyAny>>) -> PyResult<Self> {
         let fields = fields.iter().map(field_of).collect::<PyResult<Vec<_>>>()?;
         Ok(Self(DataType::Struct(Fields::from(fields))))
+    }
+
+    /// A sparse `Union` of `child_fields` (fields or `(name, type)` pairs), with
+    /// `type_codes` (one per field) or the fields' positions as its type ids.
+    #[staticmethod]
+    #[pyo3(signature = (child_fields, type_codes = None))]
+    fn sparse_union(
+        child_fields: Vec<Bound<'_, PyAny>>,
+        type_codes: Option<Vec<i32>>,
+    ) -> PyResult<Self> {
+        union_of(&child_fields, type_codes, UnionMode::Sparse)
+    }
+
+    /// A dense `Union`, as [`sparse_union`](Self::sparse_union) makes a sparse one.
+    #[staticmethod]
+    #[pyo3(signature = (child_fields, type_codes = None))]
+    fn dense_union(
+        child_fields: Vec<Bound<'_, PyAny>>,
+        type_codes: Option<Vec<i32>>,
+    ) -> PyResult<Self> {
+        union_of(&child_fields, type_codes, UnionMode::Dense)
     }
 
     /// `Map` from `key_type` to `item_type`.
@@ -370,6 +403,21 @@ fn element(value_type: &Bound<'_, PyAny>) -> PyResult<Field> {
         return import_field_from(value_type);
     }
     Ok(Field::new("item", data_type_of(value_type)?, true))
+}
+
+/// The union of `fields` (fields or pairs) in `mode`, with `type_codes` or the fields'
+/// positions as its type ids.
+fn union_of(
+    fields: &[Bound<'_, PyAny>],
+    type_codes: Option<Vec<i32>>,
+    mode: UnionMode,
+) -> PyResult<PyDataType> {
+    let fields = fields.iter().map(field_of).collect::<PyResult<Vec<_>>>()?;
+    let union = match type_codes {
+        Some(codes) => UnionType::try_new(fields, codes, mode),
+        None => UnionType::with_default_ids(fields, mode),
+    };
+    Ok(PyDataType(DataType::Union(union.map_err(to_py)?)))
 }
 
 /// A struct's field: a field (Alkaid's or any producer's) or a `(name, type)` pair.

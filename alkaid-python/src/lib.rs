@@ -30,14 +30,17 @@ pub mod capsule;
 
 mod array;
 mod batch;
+mod buffer_protocol;
 mod chunked;
 mod compute;
 mod datatype;
 mod error;
 mod formats;
 mod ipc;
+mod memory;
 mod numpy;
 mod pandas;
+mod promote;
 mod reader;
 mod scalar;
 mod schema;
@@ -58,9 +61,11 @@ pub use table::PyTable;
 use pyo3::prelude::*;
 
 /// An array of `values`: any `__arrow_c_array__` (or device) producer, sharing its
-/// memory, checked in full; or a sequence of Python values, of `type` (an
-/// `alkaid.DataType`, its text, or any `__arrow_c_schema__` producer) or of the type
-/// pyarrow would infer. A producer's array with another `type` is cast to it.
+/// memory, checked in full; a numpy array (without a copy where its dtype allows); any
+/// buffer-protocol object (`bytes`, `array.array`, `memoryview`, ...) as its items' type
+/// (pyarrow iterates such objects as ints instead); or a sequence of Python values, of
+/// `type` (an `alkaid.DataType`, its text, or any `__arrow_c_schema__` producer) or of
+/// the type pyarrow would infer. An array taken with another `type` is cast to it.
 #[pyfunction]
 #[pyo3(name = "array", signature = (values, r#type = None))]
 fn array_of(

@@ -16,9 +16,10 @@ use alkaid_compute::CastOptions;
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, TimeUnit};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::error::to_py;
+use crate::memory::PythonMemory;
 use crate::values::{Modules, build, infer, to_pylist};
 
 /// numpy, if installed.
@@ -32,25 +33,6 @@ pub(crate) fn is_ndarray(object: &Bound<'_, PyAny>) -> PyResult<bool> {
     match numpy(object.py()) {
         Some(numpy) => object.is_instance(&numpy.getattr("ndarray")?),
         None => Ok(false),
-    }
-}
-
-/// The memory of a numpy array: `len` bytes at `address`, alive while `owner` is.
-struct NumpyMemory {
-    /// Held, never read: the reference keeps the memory alive.
-    #[allow(dead_code)]
-    owner: Py<PyAny>,
-    address: usize,
-    len: usize,
-}
-
-impl AsRef<[u8]> for NumpyMemory {
-    fn as_ref(&self) -> &[u8] {
-        // SAFETY: `address` and `len` are the data pointer and byte size numpy's array
-        // interface gave for `owner`, a contiguous numpy array (checked: one dimension,
-        // no strides), which `self` keeps alive and whose memory numpy does not move or
-        // free while a reference to it is held.
-        unsafe { std::slice::from_raw_parts(self.address as *const u8, self.len) }
     }
 }
 
@@ -114,11 +96,10 @@ pub(crate) fn from_numpy(object: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
     let (address, _read_only): (usize, bool) = item(interface, "data")?.extract()?;
     let len: usize = values.getattr("shape")?.get_item(0)?.extract()?;
     let width: usize = dtype.getattr("itemsize")?.extract()?;
-    let memory = NumpyMemory {
-        owner: values.clone().unbind(),
-        address,
-        len: len * width,
-    };
+    // SAFETY: `address` and the byte size are what numpy's array interface gave for
+    // `values`, a contiguous numpy array (checked: one dimension, no strides), whose
+    // memory numpy neither moves nor frees while a reference to it is held.
+    let memory = unsafe { PythonMemory::new(values.clone().unbind(), address, len * width) };
     let buffer = match address % width {
         0 => Buffer::from_owner(memory),
         // numpy may hand out unaligned views; Arrow's buffers are aligned.
@@ -347,13 +328,13 @@ fn copied<'py>(
     };
     let values = to_pylist(py, array.as_ref())?;
     let values = match dtype {
-        "float64" => values
-            .into_iter()
-            .map(|v| match v.is_none() {
-                true => Ok(f64::NAN.into_pyobject(py)?.into_any()),
-                false => Ok(v),
-            })
-            .collect::<PyResult<Vec<_>>>()?,
+        "float64" => {
+            let nan = f64::NAN.into_pyobject(py)?.into_any();
+            let filled = values
+                .iter()
+                .map(|v| if v.is_none() { nan.clone() } else { v });
+            PyList::new(py, filled)?
+        }
         _ => values,
     };
     numpy.call_method1("array", (values, dtype))

@@ -27,7 +27,7 @@ impl PyScalar {
 impl PyScalar {
     /// The value as a Python object (`None` for a null), as `Array.to_pylist` gives it.
     fn as_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(to_pylist(py, self.0.array().as_ref())?.remove(0))
+        to_pylist(py, self.0.array().as_ref())?.get_item(0)
     }
 
     /// The value's type.

@@ -494,7 +494,7 @@ impl PyTable {
             for r in 0..batch.num_rows() {
                 let row = PyDict::new(py);
                 for (name, column) in names.iter().zip(&columns) {
-                    row.set_item(name, &column[r])?;
+                    row.set_item(name, column.get_item(r)?)?;
                 }
                 rows.push(row);
             }

@@ -100,6 +100,45 @@ def test_columns_are_chunked_arrays():
         alkaid.ChunkedArray([[1], ["a"]])
 
 
+def test_chunked_arrays_cross_as_streams_both_ways():
+    # pyarrow's chunked array (nested, with nulls, one chunk sliced at a non-zero offset)
+    # read through its stream, chunk for chunk; and ours read by pyarrow the same way.
+    kind = pa.list_(pa.struct([("a", pa.int8()), ("b", pa.list_(pa.string()))]))
+    chunks = [pa.array([[{"a": 1, "b": ["x", None]}], None, []], kind),
+              pa.array([[{"a": None, "b": None}], [{"a": 3, "b": []}], []], kind).slice(1),
+              pa.array([], kind)]
+    theirs = pa.chunked_array(chunks, kind)
+    ours = alkaid.ChunkedArray.from_arrow(theirs)
+    assert ours.num_chunks == 3 and ours.to_pylist() == theirs.to_pylist()
+    assert str(ours.type) == "List(item: Struct(a: Int8, b: List(item: Utf8)))"
+    back = pa.chunked_array(ours)
+    assert back.equals(theirs) and back.num_chunks == 3
+    assert [len(c) for c in back.chunks] == [3, 2, 0]
+    # A column of a dict may be any stream of arrays; a lone array is one chunk.
+    table = alkaid.table({"c": theirs})
+    assert table.column("c").num_chunks == 3 and table.num_rows == 5
+    assert alkaid.ChunkedArray.from_arrow(pa.array([1, 2])).to_pylist() == [1, 2]
+    # The consumer may rename it or ask for it non-nullable when it holds no nulls.
+    named = pa.field("renamed", pa.int64(), nullable=False)
+    plain = alkaid.ChunkedArray([[1, 2], [3]])
+    capsule = plain.__arrow_c_stream__(named.__arrow_c_schema__())
+    assert alkaid.ChunkedArray.from_arrow(Capsule(capsule)).to_pylist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="needs a conversion"):
+        plain.__arrow_c_stream__(pa.field("x", pa.string()).__arrow_c_schema__())
+    with pytest.raises(ValueError, match="may hold nulls"):
+        alkaid.ChunkedArray([[1, None]]).__arrow_c_stream__(named.__arrow_c_schema__())
+
+
+class Capsule:
+    """A producer of a capsule already made."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.capsule
+
+
 def test_errors_name_what_is_wrong():
     ours = alkaid.table(pyarrow_table())
     with pytest.raises(KeyError, match='no column "nope"'):

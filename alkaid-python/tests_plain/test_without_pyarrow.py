@@ -59,6 +59,11 @@ ROUND_TRIPS = [
     ([[1], None], "LargeList(item: Int16)", "LargeList(item: Int16)", None),
     ([[1, 2]], "FixedSizeList(2, item: Int32)", "FixedSizeList(2, item: Int32)", None),
     (["x", None, "x"], "Dictionary(Int32, Utf8)", "Dictionary(Int32, Utf8)", None),
+    ([(1, -2), None], alkaid.DataType.day_time_interval(), "Interval(DayTime)", None),
+    ([14, None, -1], alkaid.DataType.month_interval(), "Interval(YearMonth)", None),
+    ([(1, 2, -3)], alkaid.DataType.month_day_nano_interval(), "Interval(MonthDayNano)", None),
+    ([1, "a", None, 7], alkaid.DataType.dense_union([("i", "Int64"), ("s", "Utf8")]),
+     "Union(Dense, 0 => i: Int64, 1 => s: Utf8)", None),
 ]
 
 
@@ -104,14 +109,25 @@ def test_bad_values_are_errors_naming_the_row():
         alkaid.array([1000], type="Int8")
     with pytest.raises(alkaid.AlkaidError, match="not a str"):
         alkaid.array("abc")
-    with pytest.raises(alkaid.AlkaidError, match="are not built from Python values"):
+    with pytest.raises(alkaid.AlkaidError, match="row 0: 1 \\(int\\): .* not an instance of 'tuple'"):
         alkaid.array([1], type="Interval(DayTime)")
+    with pytest.raises(alkaid.AlkaidError,
+                       match="row 1: 2.5 fits none of the members of Union\\(Sparse"):
+        alkaid.array([1, 2.5], type=alkaid.DataType.sparse_union([("i", "Int64"), ("s", "Utf8")]))
     with pytest.raises(alkaid.AlkaidError, match="row 0: 3 is not a dict or a list of pairs"):
         alkaid.array([3], type=alkaid.DataType.map_("Utf8", "Int64"))
     maps = alkaid.array([{"a": 1}, None, [("b", 2)]], type=alkaid.DataType.map_("Utf8", "Int64"))
     assert maps.to_pylist() == [[("a", 1)], None, [("b", 2)]]
     intervals = alkaid.array([(1, 2, 3)], type=alkaid.DataType.month_day_nano_interval())
     assert intervals.to_pylist() == [(1, 2, 3)]
+
+
+def test_buffer_protocol_objects_without_pyarrow():
+    import array
+    assert alkaid.array(array.array("h", [1, -2])).to_pylist() == [1, -2]
+    assert str(alkaid.array(array.array("h", [1])).type) == "Int16"
+    assert alkaid.array(b"\x00\x07").to_pylist() == [0, 7]
+    assert alkaid.array(memoryview(array.array("d", [0.5, 1.5, 2.5]))[::2]).to_pylist() == [0.5, 2.5]
 
 
 def test_to_numpy_without_numpy_says_so():
@@ -135,6 +151,11 @@ def test_tables_without_pyarrow():
     assert both.to_reader().read_all() == both
     assert alkaid.table(both) == both
     assert "| id | name |" in repr(table)
+    # A column crosses as a stream of its chunks, chunk for chunk.
+    column = both.column("name")
+    streamed = alkaid.ChunkedArray.from_arrow(column)
+    assert streamed == column and streamed.num_chunks == 2
+    assert alkaid.table({"n": column}).column("n").num_chunks == 2
 
 
 def test_compute_without_pyarrow():

@@ -1,4 +1,4 @@
-//! Text edits: [`replace`], [`regexp_replace`], [`regexp_extract`], [`repeat`],
+//! Text edits: [`replace`] (and [`replace_at_most`]), [`regexp_replace`], [`regexp_extract`], [`repeat`],
 //! [`reverse`], [`initcap`] and [`split_part`] (padding is in `pad.rs`). Each answers in
 //! the layout it was given; a dictionary's values are edited once.
 
@@ -29,14 +29,36 @@ use crate::lift::{Lift, lift_unary};
 /// # Ok::<(), alkaid_compute::ComputeError>(())
 /// ```
 pub fn replace(array: &dyn Array, from: &str, to: &str) -> Result<ArrayRef, ComputeError> {
-    if from.is_empty() {
+    replace_at_most(array, from, to, usize::MAX)
+}
+
+/// [`replace`] of at most the first `max_replacements` occurrences in each value
+/// (pyarrow's `replace_substring` with `max_replacements`); 0 leaves the values as they
+/// are.
+///
+/// # Errors
+/// As [`replace`].
+///
+/// ```
+/// use alkaid_array::{AsArray, StringArray};
+/// let once = alkaid_compute::string::replace_at_most(&StringArray::from(vec!["a-b-c"]), "-", "+", 1)?;
+/// assert_eq!(once.as_string::<i32>().value(0), "a+b-c");
+/// # Ok::<(), alkaid_compute::ComputeError>(())
+/// ```
+pub fn replace_at_most(
+    array: &dyn Array,
+    from: &str,
+    to: &str,
+    max_replacements: usize,
+) -> Result<ArrayRef, ComputeError> {
+    if from.is_empty() || max_replacements == 0 {
         return Ok(make_array(array.to_data()));
     }
     let finder = memmem::Finder::new(from.as_bytes());
     // Matches cut text between characters (both are whole UTF-8), and `to` is text.
     transform_appending("replace", array, true, 0, |_, _, value, out| {
         let mut last = 0;
-        for at in finder.find_iter(value) {
+        for at in finder.find_iter(value).take(max_replacements) {
             out.extend_from_slice(&value[last..at]);
             out.extend_from_slice(to.as_bytes());
             last = at + from.len();
@@ -280,6 +302,24 @@ mod tests {
         assert_eq!(text(&replaced), owned(&[None, Some("b"), Some("aa")]));
         let same = replace(&StringArray::from(vec!["ab"]), "", "z").unwrap();
         assert_eq!(text(&same), owned(&[Some("ab")]));
+    }
+
+    #[test]
+    fn replace_at_most_counts_matches_in_each_value_left_to_right() {
+        let words = StringArray::from(vec![Some("aaaaa-aa"), None, Some("a"), Some("")]);
+        // "aa" found left to right, never overlapping, each value counted on its own.
+        let cases = [
+            (0, "aaaaa-aa"),
+            (1, "Xaaa-aa"),
+            (2, "XXa-aa"),
+            (3, "XXa-X"),
+            (usize::MAX, "XXa-X"),
+        ];
+        for (count, first) in cases {
+            let replaced = replace_at_most(&words, "aa", "X", count).unwrap();
+            let expected = owned(&[Some(first), None, Some("a"), Some("")]);
+            assert_eq!(text(&replaced), expected, "at most {count}");
+        }
     }
 
     #[test]

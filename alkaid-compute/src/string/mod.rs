@@ -51,7 +51,9 @@ use regex::bytes::Regex;
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
 pub use code_point::{ascii, chr, strpos};
-pub use edit::{initcap, regexp_extract, regexp_replace, repeat, replace, reverse, split_part};
+pub use edit::{
+    initcap, regexp_extract, regexp_replace, repeat, replace, replace_at_most, reverse, split_part,
+};
 pub use join::{concat, concat_elements, concat_ws};
 pub use pad::{lpad, rpad};
 use pattern::Like;

@@ -3,33 +3,36 @@
 //! a time unit as `Int64`, `LargeList`) and cast to the type asked (by alkaid-compute,
 //! strictly: a value that does not fit is an error naming its row, never wrapped); lists
 //! and structs build their children the same way (maps from dicts or lists of pairs,
-//! month-day-nano intervals from `(months, days, nanoseconds)`). `None` is a null of any
-//! type.
+//! intervals as `to_pylist` gives them: months as an `int`, `(days, milliseconds)`,
+//! `(months, days, nanoseconds)`). A union puts each value in the member of its own
+//! inferred type, else the first member that takes it. `None` is a null of any type.
 
 use std::sync::Arc;
 
-use alkaid_array::types::{Float64Type, Int64Type, IntervalMonthDayNanoType, UInt64Type};
+use alkaid_array::types::{Float64Type, Int64Type, UInt64Type};
+use alkaid_array::types::{IntervalDayTimeType, IntervalMonthDayNanoType, IntervalYearMonthType};
 use alkaid_array::{
     Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, LargeBinaryArray, LargeListArray,
     LargeStringArray, MapArray, NullArray, PrimitiveArray, StringArray, StringViewArray,
-    StructArray,
+    StructArray, UnionArray,
 };
-use alkaid_buffer::native::IntervalMonthDayNano;
+use alkaid_buffer::builder::NullBufferBuilder;
+use alkaid_buffer::native::{IntervalDayTime, IntervalMonthDayNano};
 use alkaid_buffer::{NullBuffer, OffsetBuffer};
 use alkaid_compute::{CastOptions, cast};
-use alkaid_schema::{DataType, Field, IntervalUnit, MapType, TimeUnit};
+use alkaid_schema::{DataType, Field, IntervalUnit, MapType, TimeUnit, UnionMode, UnionType};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString, PyStringMethods};
 
 use super::civil::{days_from_civil, per_second};
+use super::infer::infer;
 use super::python::Modules;
 use crate::error::{to_py, within};
 
 /// `values` as an array of `data_type`.
 ///
 /// # Errors
-/// For a value that is not of the type's kind, or does not fit it, naming its row; for a
-/// type not built from Python values here (unions, intervals).
+/// For a value that is not of the type's kind, or does not fit it, naming its row.
 pub(crate) fn build(
     modules: &Modules<'_>,
     values: &[Bound<'_, PyAny>],
@@ -73,10 +76,7 @@ pub(crate) fn build(
         DataType::Duration(unit) => counts(values, |v| {
             count_or_int(v, |v| duration_count(modules, v, *unit))
         })?,
-        // Built in the type asked: text is most of a column's bytes, not copied twice.
-        DataType::Utf8 => Arc::new(strings::<StringArray>(values)?),
-        DataType::LargeUtf8 => Arc::new(strings::<LargeStringArray>(values)?),
-        DataType::Utf8View => Arc::new(strings::<StringViewArray>(values)?),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => strings(values, data_type)?,
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
             Arc::new(binaries(values)?)
         }
@@ -126,12 +126,18 @@ pub(crate) fn build(
                 Ok(IntervalMonthDayNano::new(months, days, nanoseconds))
             })?)
         }
-        DataType::Interval(_) | DataType::Union(_) => {
-            return Err(to_py(format!(
-                "arrays of {data_type} are not built from Python values; build one with \
-                 another library and pass it to alkaid.array"
-            )));
+        DataType::Interval(IntervalUnit::DayTime) => {
+            Arc::new(primitive::<IntervalDayTimeType>(values, |v| {
+                let (days, milliseconds): (i32, i32) = v.extract()?;
+                Ok(IntervalDayTime::new(days, milliseconds))
+            })?)
         }
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            Arc::new(primitive::<IntervalYearMonthType>(values, |v| {
+                v.extract::<i32>()
+            })?)
+        }
+        DataType::Union(union) => unions(modules, values, union)?,
     };
     if widest.data_type() == data_type {
         return Ok(widest);
@@ -161,16 +167,24 @@ fn failed(row: usize, value: &Bound<'_, PyAny>, error: PyErr) -> PyErr {
     within(format!("row {row}: {value} ({name})"), error)
 }
 
-/// The array of `T` of `values`, each converted by `convert`.
+/// The array of `T` of `values`, each converted by `convert`: written straight into the
+/// values and validity (no builder, no validity unless a `None` is met).
 fn primitive<'py, T: alkaid_array::types::PrimitiveType>(
     values: &[Bound<'py, PyAny>],
     convert: impl Fn(&Bound<'py, PyAny>) -> PyResult<T::Native>,
 ) -> PyResult<PrimitiveArray<T>> {
-    values
-        .iter()
-        .enumerate()
-        .map(|(row, v)| optional(row, v, &convert))
-        .collect()
+    let mut natives = Vec::with_capacity(values.len());
+    let mut nulls = NullBufferBuilder::new(values.len());
+    for (row, value) in values.iter().enumerate() {
+        if value.is_none() {
+            natives.push(T::Native::default());
+            nulls.append_null();
+        } else {
+            natives.push(convert(value).map_err(|e| failed(row, value, e))?);
+            nulls.append_non_null();
+        }
+    }
+    Ok(PrimitiveArray::new(natives.into(), nulls.finish()))
 }
 
 /// Counts of a time unit, as `Int64`.
@@ -193,20 +207,27 @@ fn texts<'py>(
         .collect()
 }
 
-/// The text array `A` of `str` values (borrowed from the Python objects, not copied
-/// before the array is).
-fn strings<'a, A: FromIterator<Option<&'a str>>>(values: &'a [Bound<'_, PyAny>]) -> PyResult<A> {
-    values
-        .iter()
-        .enumerate()
-        .map(|(row, v)| {
-            if v.is_none() {
-                return Ok(None);
-            }
-            let text = v.cast::<PyString>().map_err(|e| failed(row, v, e.into()))?;
-            text.to_str().map(Some).map_err(|e| failed(row, v, e))
-        })
-        .collect()
+/// The text array of `data_type` (`Utf8`, `LargeUtf8` or `Utf8View`) of `str` values,
+/// built in the layout asked (text is most of a column's bytes, not copied twice), each
+/// text borrowed from its Python object until it is copied into the array.
+fn strings(values: &[Bound<'_, PyAny>], data_type: &DataType) -> PyResult<ArrayRef> {
+    let texts = values.iter().enumerate().map(|(row, v)| text(row, v));
+    Ok(match data_type {
+        DataType::Utf8 => Arc::new(texts.collect::<PyResult<StringArray>>()?),
+        DataType::LargeUtf8 => Arc::new(texts.collect::<PyResult<LargeStringArray>>()?),
+        _ => Arc::new(texts.collect::<PyResult<StringViewArray>>()?),
+    })
+}
+
+/// The text of the `str` `value` at `row`, borrowed from it; `None` for `None`.
+fn text<'a>(row: usize, value: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a str>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let text = value
+        .cast::<PyString>()
+        .map_err(|e| failed(row, value, e.into()))?;
+    text.to_str().map(Some).map_err(|e| failed(row, value, e))
 }
 
 /// `LargeBinary` of `bytes`, `bytearray` or `memoryview` values.
@@ -317,6 +338,67 @@ fn maps(modules: &Modules<'_>, values: &[Bound<'_, PyAny>], map: &MapType) -> Py
     let offsets = OffsetBuffer::<i32>::from_lengths(lengths);
     let maps = MapArray::try_new_with_type(map.clone(), offsets, entries, validity(values));
     Ok(Arc::new(maps.map_err(to_py)?))
+}
+
+/// The unions of `values`: each value in the member of its own inferred type when the
+/// union has one (so `1.5` goes to a `Float64` member listed after an `Int64` one), else
+/// in the first member that takes it; `None` a null of the first member.
+fn unions(
+    modules: &Modules<'_>,
+    values: &[Bound<'_, PyAny>],
+    union: &UnionType,
+) -> PyResult<ArrayRef> {
+    let fields = union.fields();
+    let mut members = Vec::with_capacity(values.len());
+    for (row, value) in values.iter().enumerate() {
+        let one = std::slice::from_ref(value);
+        let member = if value.is_none() {
+            (!fields.is_empty()).then_some(0)
+        } else {
+            let own = infer(modules, one).ok();
+            let takes = |f: &Arc<Field>| build(modules, one, f.data_type()).is_ok();
+            fields
+                .iter()
+                .position(|f| Some(f.data_type()) == own.as_ref())
+                .or_else(|| fields.iter().position(takes))
+        };
+        members.push(member.ok_or_else(|| {
+            let union = DataType::Union(union.clone());
+            to_py(format!(
+                "row {row}: {value} fits none of the members of {union}"
+            ))
+        })?);
+    }
+    let dense = union.mode() == UnionMode::Dense;
+    let mut offsets = Vec::with_capacity(if dense { values.len() } else { 0 });
+    let mut columns = vec![Vec::new(); fields.len()];
+    for (value, &member) in values.iter().zip(&members) {
+        if dense {
+            offsets.push(i32::try_from(columns[member].len()).map_err(to_py)?);
+            columns[member].push(value.clone());
+            continue;
+        }
+        let none = value.py().None().into_bound(value.py());
+        for (i, column) in columns.iter_mut().enumerate() {
+            column.push(if i == member {
+                value.clone()
+            } else {
+                none.clone()
+            });
+        }
+    }
+    let children = fields
+        .iter()
+        .zip(&columns)
+        .map(|(field, column)| {
+            build(modules, column, field.data_type())
+                .map_err(|e| within(format!("the union's member {:?}", field.name()), e))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let type_ids = members.iter().map(|&m| union.type_ids()[m]).collect();
+    let offsets = dense.then(|| offsets.into());
+    let unions = UnionArray::try_new(union.clone(), type_ids, offsets, children);
+    Ok(Arc::new(unions.map_err(to_py)?))
 }
 
 /// The member `name` of a struct's value: a dict's item (`None` when missing), or

@@ -11,11 +11,11 @@ use alkaid_array::types::{
     Float64Type, Int64Type, IntervalDayTimeType, IntervalMonthDayNanoType, UInt64Type,
 };
 use alkaid_array::{Array, AsArray, LargeBinaryArray, LargeListArray};
-use alkaid_array::{MapArray, StructArray, UnionArray};
+use alkaid_array::{MapArray, StringViewArray, StructArray, UnionArray};
 use alkaid_compute::{CastOptions, cast};
 use alkaid_schema::{DataType, IntervalUnit};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use super::civil::{civil_from_days, seconds_and_nanos};
 use super::python::Modules;
@@ -26,19 +26,16 @@ use crate::error::to_py;
 /// # Errors
 /// For a value Python's types cannot hold (a timestamp with nanoseconds, a date past
 /// year 9999), naming its row; for a type no reader here takes.
-pub(crate) fn to_pylist<'py>(
-    py: Python<'py>,
-    array: &dyn Array,
-) -> PyResult<Vec<Bound<'py, PyAny>>> {
+pub(crate) fn to_pylist<'py>(py: Python<'py>, array: &dyn Array) -> PyResult<Bound<'py, PyList>> {
     let modules = Modules::import(py)?;
     values(&modules, array)
 }
 
 /// [`to_pylist`] with the Python modules imported.
-fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<'py, PyAny>>> {
+fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Bound<'py, PyList>> {
     let py = modules.py;
     match array.data_type() {
-        DataType::Null => Ok(vec![py.None().into_bound(py); array.len()]),
+        DataType::Null => PyList::new(py, (0..array.len()).map(|_| py.None())),
         DataType::Boolean => {
             let bools = array.as_boolean();
             each(py, array, |i| {
@@ -75,11 +72,24 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<
         | DataType::Timestamp(..)
         | DataType::Duration(_)
         | DataType::Interval(_) => temporal(modules, array),
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-            let text = widest(array, &DataType::LargeUtf8)?;
-            let text = text.as_string::<i64>();
+        // Read in place, each layout its own way: a cast to one layout first cost a
+        // quarter of the time.
+        DataType::Utf8 => {
+            let text = array.as_string::<i32>();
             each(py, array, |i| {
-                Ok(text.value(i).into_pyobject(py)?.into_any())
+                Ok(PyString::new(py, text.value(i)).into_any())
+            })
+        }
+        DataType::LargeUtf8 => {
+            let text = array.as_string::<i64>();
+            each(py, array, |i| {
+                Ok(PyString::new(py, text.value(i)).into_any())
+            })
+        }
+        DataType::Utf8View => {
+            let text = typed::<StringViewArray>(array)?;
+            each(py, array, |i| {
+                Ok(PyString::new(py, text.value(i)).into_any())
             })
         }
         DataType::Binary
@@ -103,7 +113,7 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<
             let offsets = lists.offsets();
             each(py, array, |i| {
                 let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-                Ok(PyList::new(py, &children[start..end])?.into_any())
+                Ok(children.get_slice(start, end).into_any())
             })
         }
         DataType::Struct(fields) => {
@@ -116,7 +126,7 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<
             each(py, array, |i| {
                 let dict = PyDict::new(py);
                 for (field, column) in fields.iter().zip(&columns) {
-                    dict.set_item(field.name(), &column[i])?;
+                    dict.set_item(field.name(), column.get_item(i)?)?;
                 }
                 Ok(dict.into_any())
             })
@@ -129,20 +139,21 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<
             each(py, array, |i| {
                 let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
                 let pairs = (start..end)
-                    .map(|j| PyTuple::new(py, [&keys[j], &items[j]]))
+                    .map(|j| PyTuple::new(py, [keys.get_item(j)?, items.get_item(j)?]))
                     .collect::<PyResult<Vec<_>>>()?;
                 Ok(PyList::new(py, pairs)?.into_any())
             })
         }
         DataType::Union(_) => {
             let unions = typed::<UnionArray>(array)?;
-            (0..array.len())
+            let slots = (0..array.len())
                 .map(|i| {
                     let (child, at) = unions.locate(i);
                     let child = unions.children()[child].slice(at, 1);
-                    Ok(values(modules, child.as_ref())?.remove(0))
+                    values(modules, child.as_ref())?.get_item(0)
                 })
-                .collect()
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, slots)
         }
         DataType::Dictionary { value, .. } => values(modules, widest(array, value)?.as_ref()),
         DataType::RunEndEncoded(run) => {
@@ -153,7 +164,7 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<
 }
 
 /// Dates, times, timestamps, durations and intervals.
-fn temporal<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Vec<Bound<'py, PyAny>>> {
+fn temporal<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Bound<'py, PyList>> {
     let py = modules.py;
     let data_type = array.data_type().clone();
     if let DataType::Interval(unit) = &data_type {
@@ -232,7 +243,7 @@ fn intervals<'py>(
     py: Python<'py>,
     array: &dyn Array,
     unit: IntervalUnit,
-) -> PyResult<Vec<Bound<'py, PyAny>>> {
+) -> PyResult<Bound<'py, PyList>> {
     match unit {
         IntervalUnit::YearMonth => {
             let months = widest(array, &DataType::Int64)?;
@@ -261,20 +272,33 @@ fn intervals<'py>(
     }
 }
 
-/// `value(i)` for each slot of `array`, `None` for a null one.
+/// The list of `value(i)` for each slot of `array`, `None` for a null one, made at its
+/// length and filled in place (no vector of the values first: at a million values that
+/// was a fifth of the time). After an error the remaining slots are not computed.
 fn each<'py>(
     py: Python<'py>,
     array: &dyn Array,
     mut value: impl FnMut(usize) -> PyResult<Bound<'py, PyAny>>,
-) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    match array.nulls() {
-        None => (0..array.len()).map(value).collect(),
-        Some(nulls) => (0..array.len())
-            .map(|i| match nulls.is_valid(i) {
-                true => value(i),
-                false => Ok(py.None().into_bound(py)),
-            })
-            .collect(),
+) -> PyResult<Bound<'py, PyList>> {
+    let nulls = array.nulls();
+    let mut failure = None;
+    let list = PyList::new(
+        py,
+        (0..array.len()).map(|i| {
+            let valid = nulls.is_none_or(|n| n.is_valid(i));
+            match (valid && failure.is_none()).then(|| value(i)) {
+                Some(Ok(value)) => value,
+                Some(Err(error)) => {
+                    failure = Some(error);
+                    py.None().into_bound(py)
+                }
+                None => py.None().into_bound(py),
+            }
+        }),
+    )?;
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(list),
     }
 }
 
