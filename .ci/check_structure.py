@@ -8,7 +8,9 @@
 2. The number of `match` expressions over `DataType` with 15 or more arms in library code
    stays at or below the committed ceiling, so per-type dispatch keeps going through the
    layout table and the type visitors (see ARCHITECTURE.md).
-3. Crates are layers: a crate depends (normal and build dependencies) only on crates listed
+3. No library file over 800 lines (generated code and tests aside): a file holds one
+   concept and fits on a few screens.
+4. Crates are layers: a crate depends (normal and build dependencies) only on crates listed
    before it in the workspace's `members` (`crates.py`), and README.md's crate table names
    the published crates in that order, each with the Alkaid crates it depends on.
 
@@ -28,6 +30,8 @@ ALL_CRATES = [c.folder for c in MEMBERS if os.path.isdir(os.path.join(ROOT, c.fo
 # never raise it without saying why in the commit.
 MAX_LARGE_TYPE_MATCHES = int(open(os.path.join(ROOT, ".ci", "large_type_matches")).read())
 LARGE = 15
+# The most lines a library file may have.
+MAX_FILE_LINES = 800
 
 
 def strip_comments_and_strings(text):
@@ -329,6 +333,15 @@ def main():
             names = sorted(os.path.relpath(files[c], ROOT) for c in comp)
             print(f"import circle in {crate}: " + " <-> ".join(names))
             failed = True
+    for crate in LIBRARY_CRATES:
+        for path in crate_files(crate).values():
+            if is_test_file(path):
+                continue
+            lines = open(path).read().count("\n")
+            if lines > MAX_FILE_LINES:
+                print(f"{os.path.relpath(path, ROOT)} has {lines} lines: a library file holds "
+                      f"one concept in at most {MAX_FILE_LINES} (split it by what its parts are)")
+                failed = True
     matches = [m for c in LIBRARY_CRATES for m in large_type_matches(c)]
     if "--list" in sys.argv:
         for path, line, arms in sorted(matches):

@@ -66,18 +66,7 @@ mod tables;
 mod write_plan;
 mod xdbc_types;
 
-/// Flight SQL's messages, generated from `format/FlightSql.proto` by
-/// `alkaid-flight-codegen` (committed; its test checks that regenerating changes nothing).
-/// (The result schemas in the comments are written `list<utf8>`, not HTML.)
-#[allow(
-    missing_docs,
-    clippy::all,
-    unused_qualifications,
-    rustdoc::invalid_html_tags
-)]
-pub mod proto {
-    include!("generated/arrow.flight.protocol.sql.rs");
-}
+pub mod proto;
 
 pub use command::{Command, Packed};
 pub use options::{

@@ -85,13 +85,7 @@ mod shared_maps;
 mod tls_provider;
 mod upload;
 
-/// The Flight protocol's messages and service, generated from `format/Flight.proto` by
-/// `alkaid-flight-codegen` (committed; CI checks that regenerating changes nothing).
-/// `FlightData` is this crate's own [`FlightData`].
-#[allow(missing_docs, clippy::all, unused_qualifications)]
-pub mod proto {
-    include!("generated/arrow.flight.protocol.rs");
-}
+pub mod proto;
 
 pub use budget::{BudgetExceeded, Counted, FILE_BLOCK, WriteAccount, WriteBudget};
 pub use client::{

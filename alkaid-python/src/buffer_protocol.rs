@@ -47,7 +47,7 @@ pub(crate) fn from_view(view: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
     let format: String = view.getattr("format")?.extract()?;
     let width: usize = view.getattr("itemsize")?.extract()?;
     let len: usize = view.call_method0("__len__")?.extract()?;
-    let (swapped, data_type) = item_type(&format, width)?;
+    let (swapped, data_type) = item_type(&format, width).ok_or_else(|| unknown(&format))?;
     let bytes = whole_bytes(view)?.map_or_else(
         || {
             view.call_method0("tobytes")?
@@ -93,12 +93,13 @@ fn whole_bytes<'py>(view: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyBy
 }
 
 /// Whether items of struct-module `format` (each `width` bytes) are in the other byte
-/// order than this machine's, and the type that holds them.
-fn item_type(format: &str, width: usize) -> PyResult<(bool, DataType)> {
+/// order than this machine's, and the type that holds them; `None` for items no type
+/// here holds.
+fn item_type(format: &str, width: usize) -> Option<(bool, DataType)> {
     let (order, code) = match format.as_bytes() {
         [order @ (b'@' | b'=' | b'<' | b'>' | b'!'), code] => (*order, *code),
         [code] => (b'@', *code),
-        _ => return Err(unknown(format)),
+        _ => return None,
     };
     let big = matches!(order, b'>' | b'!');
     let swapped = width > 1 && big != cfg!(target_endian = "big") && order != b'@' && order != b'=';
@@ -115,9 +116,9 @@ fn item_type(format: &str, width: usize) -> PyResult<(bool, DataType)> {
         (b'e', 2) => DataType::Float16,
         (b'f', 4) => DataType::Float32,
         (b'd', 8) => DataType::Float64,
-        _ => return Err(unknown(format)),
+        _ => return None,
     };
-    Ok((swapped, data_type))
+    Some((swapped, data_type))
 }
 
 /// The error for a buffer of items no type here holds.
@@ -135,15 +136,15 @@ mod tests {
     #[test]
     fn formats_name_types_and_byte_orders() {
         let little = cfg!(target_endian = "little");
-        assert_eq!(item_type("i", 4).unwrap(), (false, DataType::Int32));
-        assert_eq!(item_type("<q", 8).unwrap(), (!little, DataType::Int64));
-        assert_eq!(item_type(">H", 2).unwrap(), (little, DataType::UInt16));
-        assert_eq!(item_type("!d", 8).unwrap(), (little, DataType::Float64));
-        assert_eq!(item_type(">b", 1).unwrap(), (false, DataType::Int8));
-        assert_eq!(item_type("=l", 8).unwrap(), (false, DataType::Int64));
-        assert_eq!(item_type("?", 1).unwrap(), (false, DataType::Boolean));
+        assert_eq!(item_type("i", 4), Some((false, DataType::Int32)));
+        assert_eq!(item_type("<q", 8), Some((!little, DataType::Int64)));
+        assert_eq!(item_type(">H", 2), Some((little, DataType::UInt16)));
+        assert_eq!(item_type("!d", 8), Some((little, DataType::Float64)));
+        assert_eq!(item_type(">b", 1), Some((false, DataType::Int8)));
+        assert_eq!(item_type("=l", 8), Some((false, DataType::Int64)));
+        assert_eq!(item_type("?", 1), Some((false, DataType::Boolean)));
         for bad in ["T{i:x:}", "Zd", "P", "", "ii"] {
-            assert!(item_type(bad, 8).is_err(), "{bad}");
+            assert_eq!(item_type(bad, 8), None, "{bad}");
         }
     }
 }

@@ -538,11 +538,15 @@ impl PyTable {
             true => String::new(),
             false => pretty_format_batches(&self.batches, Some(SHOWN_ROWS)),
         };
+        let count = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
         format!(
-            "alkaid.Table: {} rows, {} columns in {} batches\n{table}",
-            self.num_rows(),
-            self.schema.fields().len(),
-            self.batches.len()
+            "alkaid.Table: {}, {} in {}\n{table}",
+            count(self.num_rows(), "row", "rows"),
+            count(self.schema.fields().len(), "column", "columns"),
+            count(self.batches.len(), "batch", "batches")
         )
     }
 

@@ -151,6 +151,7 @@ def test_errors_name_what_is_wrong():
         ours.rename_columns(["a", "b"])
     shown = repr(ours)
     assert shown.startswith("alkaid.Table: 6 rows, 3 columns in 2 batches")
+    assert repr(alkaid.table({"a": [1]})).startswith("alkaid.Table: 1 row, 1 column in 1 batch\n")
 
 
 def test_pandas_both_ways_as_pyarrow():
