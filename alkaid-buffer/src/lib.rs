@@ -1,7 +1,8 @@
 //! Aligned, shared buffers, typed views and bitmaps: the bottom layer of Alkaid.
 //!
 //! This crate knows nothing about data types or arrays; it is the layer an engine can embed
-//! alone. It depends on no other Alkaid crate (only on `half` for `f16`).
+//! alone (`examples/tiny_engine.rs` is such an engine: a filter and a sum over typed
+//! buffers and bitmaps). It depends on no other Alkaid crate (only on `half` for `f16`).
 //!
 //! | type | what it is |
 //! | --- | --- |

@@ -120,7 +120,7 @@ pub fn validate(path: &str, selection: &Selection, level: ValidationLevel) -> Re
         }
         batches += 1;
         rows += batch.num_rows();
-        report.tick(rows);
+        report.batch(&batch);
     }
     let checked = match level {
         ValidationLevel::Strict => "every value valid, strict checks included",
@@ -155,7 +155,6 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
         .with_compression_threads(crate::input::cores());
     let mut sink = Sink::create(output, source.schema(), options.output, write_options)?;
     let mut report = progress::Report::new("converting");
-    let mut rows = 0;
     let mut failed = None;
     for batch in source.batches() {
         let (batch, metadata) = batch?;
@@ -163,8 +162,7 @@ pub fn convert(input: &str, output: &str, options: ConvertOptions) -> Result<(),
             failed = Some(e);
             break;
         }
-        rows += batch.num_rows();
-        report.tick(rows);
+        report.batch(&batch);
     }
     if let Some(e) = failed {
         // A write from the input's map fails if the file shrank: say that first.

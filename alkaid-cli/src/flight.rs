@@ -12,6 +12,7 @@ use futures_util::{TryStreamExt, stream};
 use crate::failure::Failure;
 use crate::input::Input;
 use crate::output::{Output, Sink};
+use crate::progress;
 
 /// How to reach a Flight server: its token and the CA its TLS certificate comes from.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -96,11 +97,14 @@ pub fn get(
             Some((output, path)) => {
                 let mut sink = Sink::create(&path, schema, output, WriteOptions::default())?;
                 let (mut count, mut rows) = (0usize, 0usize);
+                let mut report = progress::Report::new("fetching");
                 while let Some(batch) = batches.try_next().await.map_err(failed)? {
                     rows += batch.num_rows();
                     count += 1;
                     sink.write(&batch, &Default::default())?;
+                    report.batch(&batch);
                 }
+                drop(report);
                 sink.finish(None)?;
                 let form = output.describe();
                 println!("{name}: {count} batches, {rows} rows written to {path} ({form})");
@@ -126,7 +130,12 @@ pub fn put(uri: &str, file: &str, name: &str, connection: Connection) -> Result<
     let count = batches.len();
     runtime()?.block_on(async {
         let mut client = connect(uri, &connection).await?;
-        let upload = stream::iter(batches.into_iter().map(|b| Ok((b, Default::default()))));
+        let mut report = progress::Report::new("uploading");
+        let upload = stream::iter(batches.into_iter().map(move |batch| {
+            // Counted as the client takes it to send (the sending is a batch behind).
+            report.batch(&batch);
+            Ok((batch, Default::default()))
+        }));
         client
             .do_put(FlightDescriptor::path([name]), schema, upload)
             .await

@@ -4,6 +4,9 @@
 
 #[path = "cli/outputs.rs"]
 mod outputs;
+#[cfg(unix)]
+#[path = "cli/progress.rs"]
+mod progress;
 // The moto module loads this file too, privately and only with `object-store`.
 #[cfg(all(unix, feature = "flight", feature = "sql"))]
 #[allow(clippy::duplicate_mod)]
@@ -901,6 +904,18 @@ fn serve_get_and_put_move_files_over_flight() {
         // Printed instead of written.
         let printed = alkaid(&["get", &uri, &name]);
         assert_eq!(text(&printed.stdout), text(&original.stdout));
+    }
+    // An upload's and a fetch's progress, on a terminal.
+    #[cfg(unix)]
+    {
+        let upload = fixture("all_types.stream");
+        let drawn = progress::on_a_terminal(&["put", &uri, &upload, "--name", "progress.arrow"]);
+        assert!(drawn.contains("uploading: "), "{drawn:?}");
+        assert!(drawn.contains("rows uploaded"), "{drawn:?}");
+        let out = out_dir.join("progress.arrow");
+        let drawn =
+            progress::on_a_terminal(&["get", &uri, "progress.arrow", out.to_str().unwrap()]);
+        assert!(drawn.contains("fetching: "), "{drawn:?}");
     }
     // A name that is taken is refused; the file there is kept.
     let again = alkaid(&[

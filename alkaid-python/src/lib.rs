@@ -13,17 +13,21 @@
 //! convert from Alkaid values, so a function returns Alkaid data to Python in one line,
 //! and [`capsule`] has the capsule functions for anything else.
 //!
-//! ```ignore
-//! // Not a doctest (a doctest is a program, and an extension module has no CPython to
-//! // link to until an interpreter loads it): the whole module is
-//! // `examples/extension.rs`, which `cargo test` and clippy compile.
+//! ```
+//! use std::sync::Arc;
+//! use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 //! use alkaid_python::PyRecordBatch;
+//! use alkaid_schema::{DataType, Field, Schema};
 //!
-//! #[pyo3::pyfunction]
-//! fn squares(n: i64) -> pyo3::PyResult<PyRecordBatch> {
-//!     let batch: alkaid_array::RecordBatch = build_squares(n)?;
-//!     Ok(batch.into()) // pyarrow.record_batch(squares(4)) takes it without a copy
+//! // What a `#[pyo3::pyfunction]` of your module returns: Python gets an
+//! // `alkaid.RecordBatch`, which `pyarrow.record_batch(squares(4))` takes without a copy.
+//! // (`examples/extension.rs` is such a module whole, loaded by a pytest.)
+//! fn squares(n: i64) -> PyRecordBatch {
+//!     let schema = Arc::new(Schema::new(vec![Field::new("square", DataType::Int64, false)]));
+//!     let column: ArrayRef = Arc::new(Int64Array::from((0..n).map(|i| i * i).collect::<Vec<_>>()));
+//!     RecordBatch::try_new(schema, vec![column]).expect("one column of its type").into()
 //! }
+//! assert_eq!(squares(4).0.num_rows(), 4);
 //! ```
 
 pub mod capsule;
