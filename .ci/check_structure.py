@@ -4,7 +4,10 @@
 1. No import circles between the files of one crate: if file A names an item of file B
    (`use crate::b::x`, `super::x`, `crate::b::f()`), then B never names A, directly or
    through others. A parent module declaring `mod child;` or re-exporting its items with
-   `pub use` is not an import; a parent calling `child::f()` is.
+   `pub use` is not an import; a parent calling `child::f()` is. Nor between a crate's
+   top-level modules taken whole (a folder and everything in it): a lower part (the
+   codecs, the text helpers) never reaches up into a part built on it (the readers, the
+   casts), except for the pairs of TOP_LEVEL_PAIRS, each with its reason.
 2. The number of `match` expressions over `DataType` with 15 or more arms in library code
    stays at or below the committed ceiling, so per-type dispatch keeps going through the
    layout table and the type visitors (see ARCHITECTURE.md).
@@ -30,6 +33,12 @@ ALL_CRATES = [c.folder for c in MEMBERS if os.path.isdir(os.path.join(ROOT, c.fo
 # never raise it without saying why in the commit.
 MAX_LARGE_TYPE_MATCHES = int(open(os.path.join(ROOT, ".ci", "large_type_matches")).read())
 LARGE = 15
+# Top-level modules that depend on each other by nature, with why.
+TOP_LEVEL_PAIRS = {
+    ("alkaid-schema", frozenset({"datatype", "field"})):
+        "a type holds fields and a field holds a type: the two are defined in terms of "
+        "each other",
+}
 # The most lines a library file may have.
 MAX_FILE_LINES = 800
 
@@ -226,6 +235,17 @@ def cycles(graph):
     return out
 
 
+def top_level_circles(crate):
+    """Circles between a crate's top-level modules, each taken with all its files."""
+    _, graph = import_graph(crate)
+    top = {}
+    for module, edges in graph.items():
+        for other in edges:
+            if module and other and module[0] != other[0]:
+                top.setdefault(module[0], set()).add(other[0])
+    return cycles(top)
+
+
 def data_type_variants():
     text = open(os.path.join(ROOT, "alkaid-schema", "src", "datatype", "mod.rs")).read()
     body = text[text.index("pub enum DataType"):]
@@ -341,6 +361,12 @@ def main():
             if lines > MAX_FILE_LINES:
                 print(f"{os.path.relpath(path, ROOT)} has {lines} lines: a library file holds "
                       f"one concept in at most {MAX_FILE_LINES} (split it by what its parts are)")
+                failed = True
+    for crate in ALL_CRATES:
+        for comp in top_level_circles(crate):
+            if (crate, frozenset(comp)) not in TOP_LEVEL_PAIRS:
+                print(f"import circle in {crate} between top-level modules: "
+                      + " <-> ".join(sorted(comp)) + " (move what both need below both)")
                 failed = True
     matches = [m for c in LIBRARY_CRATES for m in large_type_matches(c)]
     if "--list" in sys.argv:

@@ -70,8 +70,8 @@ pub struct Selection {
 
 impl Selection {
     /// How Parquet is read for this selection.
-    fn parquet_options(&self) -> alkaid_formats::parquet::ReadOptions {
-        let mut options = alkaid_formats::parquet::ReadOptions::default();
+    fn parquet_options(&self) -> alkaid_formats::parquet::ParquetReadOptions {
+        let mut options = alkaid_formats::parquet::ParquetReadOptions::default();
         if let Some(columns) = &self.columns {
             options = options.with_columns(columns.iter().cloned());
         }

@@ -62,7 +62,7 @@ fn failed(e: alkaid_formats::FormatError) -> Failure {
 pub fn open(
     path: &str,
     format: InputFormat,
-    parquet_options: parquet::ReadOptions,
+    parquet_options: parquet::ParquetReadOptions,
 ) -> Result<RowReader, Failure> {
     if path == "-" {
         return Err(Failure::new(format!(

@@ -111,6 +111,7 @@ mod row_eq;
 pub mod sort;
 pub mod string;
 pub mod temporal;
+mod text;
 mod validity;
 
 pub use aggregate::{

@@ -29,7 +29,7 @@ use alkaid_array::{Array, ArrayRef, BooleanArray, Datum, RecordBatch, Scalar, ma
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, Schema};
 
-use crate::ComputeError;
+use crate::error::ComputeError;
 
 /// A condition on a batch's columns.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,14 +116,14 @@ impl Comparison {
     /// If the kernel does not take the two types.
     pub fn apply(self, left: &dyn Datum, right: &dyn Datum) -> Result<BooleanArray, ComputeError> {
         let kernel = match self {
-            Self::Eq => crate::eq,
-            Self::NotEq => crate::neq,
-            Self::Lt => crate::lt,
-            Self::LtEq => crate::lt_eq,
-            Self::Gt => crate::gt,
-            Self::GtEq => crate::gt_eq,
-            Self::Distinct => crate::distinct,
-            Self::NotDistinct => crate::not_distinct,
+            Self::Eq => crate::cmp::eq,
+            Self::NotEq => crate::cmp::neq,
+            Self::Lt => crate::cmp::lt,
+            Self::LtEq => crate::cmp::lt_eq,
+            Self::Gt => crate::cmp::gt,
+            Self::GtEq => crate::cmp::gt_eq,
+            Self::Distinct => crate::cmp::distinct,
+            Self::NotDistinct => crate::cmp::not_distinct,
         };
         kernel(left, right)
     }
@@ -236,15 +236,15 @@ impl Predicate {
             }
             Self::And(left, right) => {
                 let (left, right) = (left.evaluate_with(operand)?, right.evaluate_with(operand)?);
-                crate::and_kleene(&left, &right)
+                crate::boolean::and_kleene(&left, &right)
             }
             Self::Or(left, right) => {
                 let (left, right) = (left.evaluate_with(operand)?, right.evaluate_with(operand)?);
-                crate::or_kleene(&left, &right)
+                crate::boolean::or_kleene(&left, &right)
             }
-            Self::Not(inner) => crate::not(&inner.evaluate_with(operand)?),
-            Self::IsNull(value) => crate::is_null(operand(value)?.array().as_ref()),
-            Self::IsNotNull(value) => crate::is_not_null(operand(value)?.array().as_ref()),
+            Self::Not(inner) => crate::boolean::not(&inner.evaluate_with(operand)?),
+            Self::IsNull(value) => crate::cmp::is_null(operand(value)?.array().as_ref()),
+            Self::IsNotNull(value) => crate::cmp::is_not_null(operand(value)?.array().as_ref()),
             Self::Value(value) => {
                 let array = operand(value)?.array();
                 array

@@ -1,7 +1,7 @@
 //! [`AlkaidParquetFormat`]: Parquet files as a DataFusion file format read through
 //! alkaid-formats, so that Parquet and IPC tables are scanned alike: the projection and
 //! the filters Alkaid's kernels evaluate go into the read, where the filters also prune row
-//! groups and pages by their statistics (`alkaid_formats::parquet::ReadOptions::with_predicate`).
+//! groups and pages by their statistics (`alkaid_formats::parquet::ParquetReadOptions::with_predicate`).
 //!
 //! DataFusion's own Parquet reader is left out on purpose: it is built on arrow-rs 59 and
 //! would compile a second `parquet` crate beside alkaid-formats' (arrow-rs 60) into every
@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use alkaid_arrow::arrow59::schema_to_arrow;
-use alkaid_formats::parquet::{self as pq, ReadOptions};
+use alkaid_formats::parquet::{self as pq, ParquetReadOptions};
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::Session;
@@ -82,8 +82,8 @@ impl AlkaidParquetFormat {
     }
 
     /// How alkaid-formats reads this format's files.
-    fn read_options(&self) -> ReadOptions {
-        let options = ReadOptions::default();
+    fn read_options(&self) -> ParquetReadOptions {
+        let options = ParquetReadOptions::default();
         match self.int96_in_microseconds {
             true => options.with_int96_as_microseconds(),
             false => options,

@@ -43,7 +43,7 @@ enum ScanFormat {
     Ipc,
     /// Parquet files, through alkaid-formats, with these options (the unit of INT96
     /// timestamps) beneath each file's projection, filters and byte range.
-    Parquet(alkaid_formats::parquet::ReadOptions),
+    Parquet(alkaid_formats::parquet::ParquetReadOptions),
 }
 
 /// The [`FileSource`] of [`AlkaidFormat`](crate::AlkaidFormat): a scan of IPC files
@@ -79,7 +79,7 @@ impl AlkaidSource {
     /// `options` (their columns, predicate and byte range are the scan's own).
     pub fn parquet(
         table_schema: impl Into<TableSchema>,
-        options: alkaid_formats::parquet::ReadOptions,
+        options: alkaid_formats::parquet::ParquetReadOptions,
     ) -> Self {
         Self {
             format: ScanFormat::Parquet(options),
@@ -365,7 +365,7 @@ async fn parquet_batches(
     read: &TableColumns,
     filters: &[Predicate],
     range: Option<&FileRange>,
-    options: alkaid_formats::parquet::ReadOptions,
+    options: alkaid_formats::parquet::ParquetReadOptions,
 ) -> std::result::Result<Batches, ScanError> {
     use alkaid_formats::parquet::read_source;
     let mut options = options.with_columns_if_present(read.names());

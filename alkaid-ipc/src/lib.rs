@@ -78,6 +78,7 @@ mod codec;
 mod dictionary;
 mod error;
 mod file_map;
+mod fill;
 mod mapping;
 mod path;
 mod read;

@@ -32,7 +32,7 @@ pub fn read_parquet(
     batch_size: usize,
     int96_as_microseconds: bool,
 ) -> PyResult<PyRecordBatchReader> {
-    let mut options = parquet::ReadOptions::default().with_batch_size(batch_size);
+    let mut options = parquet::ParquetReadOptions::default().with_batch_size(batch_size);
     if int96_as_microseconds {
         options = options.with_int96_as_microseconds();
     }
@@ -108,7 +108,7 @@ pub fn read_csv(
     nulls: Option<Vec<String>>,
     batch_size: usize,
 ) -> PyResult<PyRecordBatchReader> {
-    let mut options = csv::ReadOptions::default()
+    let mut options = csv::CsvReadOptions::default()
         .with_delimiter(one_byte(delimiter)?)
         .with_header(header)
         .with_batch_size(batch_size);
@@ -144,7 +144,7 @@ pub fn write_csv(
 #[pyfunction]
 #[pyo3(signature = (path, batch_size = 8192))]
 pub fn read_json(path: PathBuf, batch_size: usize) -> PyResult<PyRecordBatchReader> {
-    let options = json::ReadOptions::default().with_batch_size(batch_size);
+    let options = json::JsonReadOptions::default().with_batch_size(batch_size);
     Ok(reader_of(json::read_with(path, options).map_err(to_py)?))
 }
 

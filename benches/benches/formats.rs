@@ -45,7 +45,7 @@ fn formats(c: &mut Criterion) {
     group.versus(
         "parquet_read",
         || {
-            apq::read_bytes(file.clone(), apq::ReadOptions::default())
+            apq::read_bytes(file.clone(), apq::ParquetReadOptions::default())
                 .unwrap()
                 .map(|b| b.unwrap().num_rows())
                 .sum::<usize>()
@@ -91,7 +91,7 @@ fn formats(c: &mut Criterion) {
     group.versus(
         "csv_read",
         || {
-            let options = acsv::ReadOptions::default().with_schema(flat_schema.clone());
+            let options = acsv::CsvReadOptions::default().with_schema(flat_schema.clone());
             acsv::reader(Cursor::new(text.clone()), "bench".into(), options)
                 .unwrap()
                 .map(|b| b.unwrap().num_rows())

@@ -25,7 +25,7 @@ fn drain(batches: Batches) {
 /// predicate on its first columns, so that the page index is read and row groups and
 /// pages are pruned by their statistics (what a query's filter makes the reader do).
 pub fn parquet(data: &[u8]) {
-    let options = parquet::ReadOptions::default().with_batch_size(64);
+    let options = parquet::ParquetReadOptions::default().with_batch_size(64);
     let Ok(batches) = parquet::read_bytes(data.to_vec(), options.clone()) else {
         return;
     };
@@ -59,7 +59,7 @@ fn predicate_on(schema: &alkaid_schema::Schema) -> Option<Predicate> {
 
 /// The input as CSV, its schema inferred from the first 100 rows.
 pub fn csv(data: &[u8]) {
-    let options = csv::ReadOptions::default()
+    let options = csv::CsvReadOptions::default()
         .with_infer_rows(100)
         .with_batch_size(64);
     let input = Cursor::new(data.to_vec());
@@ -70,7 +70,7 @@ pub fn csv(data: &[u8]) {
 
 /// The input as newline-delimited JSON, its schema inferred from the first 100 lines.
 pub fn json(data: &[u8]) {
-    let options = json::ReadOptions::default()
+    let options = json::JsonReadOptions::default()
         .with_infer_rows(100)
         .with_batch_size(64);
     let input = Cursor::new(data.to_vec());

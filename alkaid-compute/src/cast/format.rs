@@ -10,7 +10,7 @@ use alkaid_schema::{DataType, PhysicalType};
 use super::numeric::{Number, numeric_physical, with_number};
 use crate::access::native_values;
 use crate::error::ComputeError;
-use crate::string::text::TextWriter;
+use crate::text::TextWriter;
 
 /// Each valid row of `data` as text, written as `to` (a text or binary type).
 pub(super) fn to_text(data: &ArrayData, to: &DataType) -> Result<ArrayData, ComputeError> {

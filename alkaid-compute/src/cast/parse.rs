@@ -19,7 +19,7 @@ use super::options::CastOptions;
 use super::values::primitive;
 use crate::calendar::days_from_civil;
 use crate::error::ComputeError;
-use crate::string::text::each_value;
+use crate::text::each_value;
 
 /// An optional leading sign, and what follows it; `None` for empty text.
 fn split_sign(text: &[u8]) -> Option<(bool, &[u8])> {

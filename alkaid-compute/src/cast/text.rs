@@ -6,7 +6,7 @@ use alkaid_schema::DataType;
 
 use super::options::CastOptions;
 use crate::error::ComputeError;
-use crate::string::text::{TextWriter, each_value};
+use crate::text::{TextWriter, each_value};
 
 /// `data` (binary-like) re-laid out as `to` (binary or text of any layout).
 pub(super) fn bytes(

@@ -14,7 +14,7 @@ use super::layout::{Rows, VALID, is_list, list_marks, marks_items, null_marker};
 use crate::error::ComputeError;
 use crate::list_items::{offsets_buffer, running_ends};
 use crate::sort::SortOptions;
-use crate::string::text::TextWriter;
+use crate::text::TextWriter;
 use alkaid_array::with_native;
 
 /// Where a value is: its row, and the cursor into that row's bytes.

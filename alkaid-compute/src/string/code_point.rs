@@ -7,11 +7,11 @@ use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType};
 use memchr::memmem;
 
-use super::text::{TextWriter, check_input, each_value};
 use crate::access::native_values;
 use crate::cast::{CastOptions, cast};
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
+use crate::text::{TextWriter, check_input, each_value};
 
 /// The code point of each value's first character as `Int32`; 0 for an empty value
 /// (PostgreSQL's `ascii`, which despite its name is not limited to ASCII).
@@ -111,7 +111,7 @@ pub fn strpos(array: &dyn Array, needle: &str) -> Result<ArrayRef, ComputeError>
     let finder = memmem::Finder::new(needle.as_bytes());
     let result = lift_unary(&array.to_data(), Lift::Gather, &|plain: &ArrayData| {
         check_input("strpos", plain, true)?;
-        let text = super::text::is_text(plain.data_type());
+        let text = crate::text::is_text(plain.data_type());
         let mut positions: Vec<Option<i64>> = Vec::with_capacity(plain.len());
         each_value(plain, |_, value| {
             positions.push(value.map(|v| match finder.find(v) {

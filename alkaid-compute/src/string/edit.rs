@@ -9,10 +9,10 @@ use alkaid_data::ArrayData;
 use memchr::memmem;
 
 use super::regex;
-use super::text::{TextWriter, check_input, each_value};
 use super::transform::{as_text, transform, transform_appending};
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
+use crate::text::{TextWriter, check_input, each_value};
 
 /// Each value with every occurrence of `from` replaced by `to`, left to right, not
 /// overlapping. An empty `from` leaves the values as they are (PostgreSQL's `replace`;

@@ -7,11 +7,11 @@ use alkaid_buffer::{Buffer, NullBuffer, OffsetSize};
 use alkaid_data::ArrayData;
 use alkaid_schema::{DataType, PhysicalType};
 
-use super::text::{check_input, is_text};
 use crate::access::{ByteAccess, OffsetBytes, ViewBytes, offset_bytes, view_bytes};
 use crate::encoding::decoded;
 use crate::error::ComputeError;
 use crate::operand::Operand;
+use crate::text::{check_input, is_text};
 
 /// What a null argument does to its row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,7 @@ mod pad;
 mod pattern;
 #[cfg(test)]
 mod tests;
-pub(crate) mod text;
+
 mod transform;
 
 use std::sync::Arc;
@@ -50,6 +50,7 @@ use regex::bytes::Regex;
 
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
+use crate::text::{check_input, each_value, is_text, test_prefix, test_values};
 pub use code_point::{ascii, chr, strpos};
 pub use edit::{
     initcap, regexp_extract, regexp_replace, repeat, replace, replace_at_most, reverse, split_part,
@@ -57,7 +58,6 @@ pub use edit::{
 pub use join::{concat, concat_elements, concat_ws};
 pub use pad::{lpad, rpad};
 use pattern::Like;
-use text::{check_input, each_value, is_text, test_prefix, test_values};
 pub use transform::{lower, ltrim, rtrim, substring, substring_bytes, trim, upper};
 
 /// A test of every value of a text (or, with `bytes_too`, binary) input.

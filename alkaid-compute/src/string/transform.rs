@@ -8,10 +8,10 @@ use alkaid_buffer::{OffsetSize, ScalarBuffer};
 use alkaid_data::ArrayData;
 use alkaid_schema::PhysicalType;
 
-use super::text::{TextWriter, check_input, each_value, is_text};
 use crate::access::{ByteAccess, offset_bytes};
 use crate::error::ComputeError;
 use crate::lift::{Lift, lift_unary};
+use crate::text::{TextWriter, check_input, each_value, is_text};
 
 /// A value's new bytes, given its row, whether it may hold multi-byte characters (it is
 /// text, and its array's bytes are not all ASCII: one scan of them all spares a kernel

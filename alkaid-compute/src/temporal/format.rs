@@ -7,7 +7,7 @@ use alkaid_schema::{DataType, TimeUnit};
 
 use super::{Kind, NANOS_PER_DAY, Temporal};
 use crate::error::ComputeError;
-use crate::string::text::{TextWriter, check_input, each_value};
+use crate::text::{TextWriter, check_input, each_value};
 
 /// Each value written by `pattern` (`%Y-%m-%dT%H:%M:%S`, …) as `Utf8`: a timestamp with a
 /// zone in its local time (so `%z` and `%Z` write its offset and zone), one without as

@@ -18,10 +18,10 @@ use alkaid_schema::SchemaRef;
 use arrow_schema_60::ArrowError;
 
 use super::columns::{ColumnBuilder, column_for};
-use super::options::ReadOptions;
+use super::options::CsvReadOptions;
 
 /// Whether this reader takes text of `schema` read with `options`.
-pub(crate) fn supports(schema: &alkaid_schema::Schema, options: &ReadOptions) -> bool {
+pub(crate) fn supports(schema: &alkaid_schema::Schema, options: &CsvReadOptions) -> bool {
     let special = [b'\r', b'\n'];
     let plain_bytes = options.delimiter != options.quote
         && !special.contains(&options.delimiter)
@@ -82,7 +82,7 @@ pub(crate) struct DirectDecoder {
 
 impl DirectDecoder {
     /// A decoder of text of `schema` (which [`supports`] takes) read with `options`.
-    pub(crate) fn new(schema: SchemaRef, options: &ReadOptions) -> Self {
+    pub(crate) fn new(schema: SchemaRef, options: &CsvReadOptions) -> Self {
         let mut special = [false; 256];
         for byte in [options.delimiter, b'\r', b'\n'] {
             special[usize::from(byte)] = true;

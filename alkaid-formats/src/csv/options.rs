@@ -1,4 +1,4 @@
-//! [`ReadOptions`]: how CSV is read, by arrow-csv's reader or Alkaid's own.
+//! [`CsvReadOptions`]: how CSV is read, by arrow-csv's reader or Alkaid's own.
 
 use alkaid_schema::SchemaRef;
 use arrow_csv::reader::Format;
@@ -7,7 +7,7 @@ use crate::error::{FormatError, Result};
 
 /// How a CSV file is read.
 #[derive(Debug, Clone)]
-pub struct ReadOptions {
+pub struct CsvReadOptions {
     pub(super) delimiter: u8,
     pub(super) quote: u8,
     pub(super) escape: Option<u8>,
@@ -19,7 +19,7 @@ pub struct ReadOptions {
     pub(super) batch_size: usize,
 }
 
-impl Default for ReadOptions {
+impl Default for CsvReadOptions {
     fn default() -> Self {
         Self {
             delimiter: b',',
@@ -35,7 +35,7 @@ impl Default for ReadOptions {
     }
 }
 
-impl ReadOptions {
+impl CsvReadOptions {
     /// The field delimiter (`,` by default).
     pub fn with_delimiter(mut self, delimiter: u8) -> Self {
         self.delimiter = delimiter;

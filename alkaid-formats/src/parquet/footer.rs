@@ -208,7 +208,9 @@ mod tests {
     use alkaid_schema::{DataType, Field, Schema};
 
     use super::*;
-    use crate::parquet::{ParquetWriter, ReadOptions, WriteOptions, read_bytes, read_source};
+    use crate::parquet::{
+        ParquetReadOptions, ParquetWriter, WriteOptions, read_bytes, read_source,
+    };
 
     /// A file of 10,000 int64 rows in pages of 1,000, with a page index.
     fn indexed_file() -> Vec<u8> {
@@ -251,7 +253,7 @@ mod tests {
     fn a_page_index_that_declares_more_than_it_holds_is_refused_on_every_path() {
         let honest = indexed_file();
         // The honest file's page index prunes: one page of ten holds n > 9,500.
-        let options = ReadOptions::default().with_predicate(predicate());
+        let options = ParquetReadOptions::default().with_predicate(predicate());
         let rows: usize = read_bytes(honest.clone(), options.clone())
             .unwrap()
             .map(|b| b.unwrap().num_rows())
@@ -259,7 +261,7 @@ mod tests {
         assert_eq!(rows, 499);
         let hostile = with_hostile_index(honest);
         // Without a predicate the page index is not read: the file reads.
-        let whole = read_bytes(hostile.clone(), ReadOptions::default()).unwrap();
+        let whole = read_bytes(hostile.clone(), ParquetReadOptions::default()).unwrap();
         assert_eq!(whole.map(|b| b.unwrap().num_rows()).sum::<usize>(), 10_000);
         // With one, it is checked and refused, before arrow-rs would reserve 2^31 - 1
         // places.
@@ -292,7 +294,7 @@ mod tests {
         // 2^31 long.
         file[start..start + 9]
             .copy_from_slice(&[0x15, 0x02, 0x19, 0xfc, 0x80, 0x80, 0x80, 0x80, 0x08]);
-        let err = read_bytes(file, ReadOptions::default())
+        let err = read_bytes(file, ParquetReadOptions::default())
             .expect_err("refused")
             .to_string();
         assert!(

@@ -214,7 +214,7 @@ mod tests {
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
 
-    use crate::parquet::{ReadOptions, read_bytes};
+    use crate::parquet::{ParquetReadOptions, read_bytes};
 
     /// The INT96 value of 12 bytes.
     fn int96(bytes: &[u8]) -> Int96 {
@@ -278,7 +278,7 @@ mod tests {
                 wrong[13] = Some(PAST_NANOSECONDS);
                 let bytes = file(&wrong, dictionary, version);
                 assert!(!fits(&bytes), "{what}");
-                let mut batches = read_bytes(bytes, ReadOptions::default()).unwrap();
+                let mut batches = read_bytes(bytes, ParquetReadOptions::default()).unwrap();
                 let error = batches.next().unwrap().unwrap_err().to_string();
                 assert!(
                     error.contains("row group 0, value 12: the INT96 timestamp of year 2262"),

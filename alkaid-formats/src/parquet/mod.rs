@@ -23,7 +23,7 @@ mod repair;
 mod thrift;
 mod write;
 
-pub use read::{ReadOptions, read, read_bytes, read_with};
+pub use read::{ParquetReadOptions, read, read_bytes, read_with};
 #[cfg(feature = "object_store")]
 pub use remote::read_object;
 pub use remote::read_source;

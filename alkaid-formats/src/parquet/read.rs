@@ -28,7 +28,7 @@ use crate::error::{FormatError, Result};
 
 /// What to read of a Parquet file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReadOptions {
+pub struct ParquetReadOptions {
     columns: Option<Vec<String>>,
     row_groups: Option<Vec<usize>>,
     limit: Option<usize>,
@@ -43,7 +43,7 @@ pub struct ReadOptions {
     int96_in_microseconds: bool,
 }
 
-impl Default for ReadOptions {
+impl Default for ParquetReadOptions {
     fn default() -> Self {
         Self {
             columns: None,
@@ -59,7 +59,7 @@ impl Default for ReadOptions {
     }
 }
 
-impl ReadOptions {
+impl ParquetReadOptions {
     /// Reads only these columns, by name; a dotted path (`a.b`) names a field inside a
     /// struct. The columns come in the file's order. A name the file does not have is an
     /// error.
@@ -140,7 +140,7 @@ impl ReadOptions {
 /// # Errors
 /// If the file cannot be opened or its footer is invalid.
 pub fn read(path: impl AsRef<Path>) -> Result<Batches> {
-    read_with(path, ReadOptions::default())
+    read_with(path, ParquetReadOptions::default())
 }
 
 /// The batches of the Parquet file at `path` that `options` select.
@@ -148,7 +148,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<Batches> {
 /// # Errors
 /// If the file cannot be opened, its footer is invalid, or `options` name columns or row
 /// groups it does not have.
-pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches> {
+pub fn read_with(path: impl AsRef<Path>, options: ParquetReadOptions) -> Result<Batches> {
     let place = path.as_ref().display().to_string();
     let file = File::open(path).map_err(|e| FormatError::new(&place, e))?;
     open(file, place, options)
@@ -158,14 +158,14 @@ pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches
 ///
 /// # Errors
 /// As [`read_with`].
-pub fn read_bytes(bytes: impl Into<Bytes>, options: ReadOptions) -> Result<Batches> {
+pub fn read_bytes(bytes: impl Into<Bytes>, options: ParquetReadOptions) -> Result<Batches> {
     open(bytes.into(), "Parquet bytes".to_string(), options)
 }
 
 fn open<T: ChunkReader + 'static>(
     reader: T,
     place: String,
-    options: ReadOptions,
+    options: ParquetReadOptions,
 ) -> Result<Batches> {
     let file_len = reader.len();
     let metadata = footer::load(&reader, options.page_index(), options.reader_options())
@@ -203,7 +203,7 @@ fn open<T: ChunkReader + 'static>(
     Batches::new(place, &schema, batches)
 }
 
-impl ReadOptions {
+impl ParquetReadOptions {
     /// arrow-rs's options for reading the footer: the page index too when a predicate
     /// can use it.
     pub(crate) fn reader_options(&self) -> ArrowReaderOptions {

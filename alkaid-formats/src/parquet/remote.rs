@@ -23,7 +23,7 @@ use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataR
 use parquet::file::reader::{ChunkReader, Length};
 
 use super::pages::check_pages;
-use super::{ReadOptions, footer, int96};
+use super::{ParquetReadOptions, footer, int96};
 use crate::batches::{panicked, unpanicked};
 use crate::error::{FormatError, Result};
 use crate::stream::{BatchStream, ReadError, answer};
@@ -45,7 +45,7 @@ const CONCURRENT_FETCHES: usize = 8;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-/// use alkaid_formats::parquet::{self as pq, ReadOptions};
+/// use alkaid_formats::parquet::{self as pq, ParquetReadOptions};
 /// use alkaid_array::{ArrayRef, Int64Array, RecordBatch};
 /// use alkaid_schema::{DataType, Field, Schema};
 /// use futures_util::TryStreamExt;
@@ -62,7 +62,7 @@ const CONCURRENT_FETCHES: usize = 8;
 /// // Any RangeSource: here the bytes in memory; an object store through
 /// // alkaid_ipc_async::ObjectStoreSource.
 /// let source = alkaid_buffer::Buffer::from_vec(file);
-/// let stream = pq::read_source(source, "n.parquet", ReadOptions::default()).await?;
+/// let stream = pq::read_source(source, "n.parquet", ParquetReadOptions::default()).await?;
 /// let batches: Vec<RecordBatch> = stream.try_collect().await?;
 /// assert_eq!(batches[0].num_rows(), 3);
 /// # Ok::<_, Box<dyn std::error::Error>>(())
@@ -72,7 +72,7 @@ const CONCURRENT_FETCHES: usize = 8;
 pub async fn read_source<S: RangeSource + 'static>(
     source: S,
     place: impl Into<String>,
-    options: ReadOptions,
+    options: ParquetReadOptions,
 ) -> Result<BatchStream> {
     let place = place.into();
     let failed = |e: ParquetError| FormatError::new(&place, e);
@@ -161,7 +161,7 @@ async fn int96_check<S: RangeSource + 'static>(
 pub async fn read_object(
     store: Arc<dyn object_store::ObjectStore>,
     path: &object_store::path::Path,
-    options: ReadOptions,
+    options: ParquetReadOptions,
 ) -> Result<BatchStream> {
     let source = alkaid_ipc_async::ObjectStoreSource::new(store, path.clone());
     read_source(source, path.to_string(), options).await

@@ -134,7 +134,7 @@ fn both(
     piece: usize,
     nulls: &[&str],
 ) -> (Result<String, String>, Result<String, String>) {
-    let options = csv::ReadOptions::default()
+    let options = csv::CsvReadOptions::default()
         .with_schema(schema())
         .with_header(header)
         .with_batch_size(7)

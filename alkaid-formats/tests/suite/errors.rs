@@ -49,7 +49,7 @@ fn every_format_reads_back_what_it_wrote() {
     parquet::write(&two_groups, schema.clone(), parts.clone(), &options).unwrap();
     let picked = parquet::read_with(
         &two_groups,
-        parquet::ReadOptions::default()
+        parquet::ParquetReadOptions::default()
             .with_columns(["s"])
             .with_row_groups([1]),
     )
@@ -57,10 +57,13 @@ fn every_format_reads_back_what_it_wrote() {
     .collect_all()
     .unwrap();
     assert_eq!((picked[0].num_columns(), picked[0].num_rows()), (1, 1));
-    let limited = parquet::read_with(&two_groups, parquet::ReadOptions::default().with_limit(2))
-        .unwrap()
-        .collect_all()
-        .unwrap();
+    let limited = parquet::read_with(
+        &two_groups,
+        parquet::ParquetReadOptions::default().with_limit(2),
+    )
+    .unwrap()
+    .collect_all()
+    .unwrap();
     assert_eq!(limited.iter().map(RecordBatch::num_rows).sum::<usize>(), 2);
 
     let path = dir.join("t.csv");
@@ -107,7 +110,7 @@ fn bad_input_is_an_error_naming_the_file() {
 
     let err = parquet::read_with(
         &good,
-        parquet::ReadOptions::default().with_columns(["nope"]),
+        parquet::ParquetReadOptions::default().with_columns(["nope"]),
     )
     .unwrap_err()
     .to_string();
@@ -115,9 +118,12 @@ fn bad_input_is_an_error_naming_the_file() {
         err.contains("no column \"nope\" (the file has n, s)"),
         "{err}"
     );
-    let err = parquet::read_with(&good, parquet::ReadOptions::default().with_row_groups([5]))
-        .unwrap_err()
-        .to_string();
+    let err = parquet::read_with(
+        &good,
+        parquet::ParquetReadOptions::default().with_row_groups([5]),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("row group 5 selected, but the file has 1"),
         "{err}"

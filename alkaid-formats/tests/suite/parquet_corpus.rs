@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use alkaid_array::RecordBatch;
-use alkaid_formats::parquet::{self, ReadOptions};
+use alkaid_formats::parquet::{self, ParquetReadOptions};
 use alkaid_ipc::StreamReader;
 use alkaid_schema::{Schema, SchemaRef};
 use futures_util::TryStreamExt;
@@ -86,7 +86,7 @@ fn expected(file: &str, suffix: &str) -> Result<(SchemaRef, Vec<RecordBatch>), S
 
 fn alkaid(
     file: &str,
-    options: ReadOptions,
+    options: ParquetReadOptions,
 ) -> alkaid_formats::Result<(SchemaRef, Vec<RecordBatch>)> {
     let batches = parquet::read_with(corpus().join(file), options)?;
     let schema = batches.schema();
@@ -166,7 +166,7 @@ fn parquet_testing_reads_as_pyarrow_reads_it() {
             continue; // its own test, below
         }
         let verdict = match (
-            alkaid(file, ReadOptions::default()),
+            alkaid(file, ParquetReadOptions::default()),
             expected(file, "arrows"),
         ) {
             (Ok(got), Ok(want)) => difference(&got, &want, listed(&OTHER_SCHEMA_METADATA, file))
@@ -206,7 +206,8 @@ fn parquet_testing_reads_as_pyarrow_reads_it() {
 fn int96_from_spark_reads_in_microseconds() {
     let file = "data/int96_from_spark.parquet";
     // The schema reads; the first batch is the error, from a file and from a range source.
-    let mut batches = parquet::read_with(corpus().join(file), ReadOptions::default()).unwrap();
+    let mut batches =
+        parquet::read_with(corpus().join(file), ParquetReadOptions::default()).unwrap();
     assert_eq!(
         batches.schema().fields()[0].data_type().to_string(),
         "Timestamp(ns)"
@@ -224,12 +225,17 @@ fn int96_from_spark_reads_in_microseconds() {
             .unwrap()
             .block_on(async { read.await?.try_collect::<Vec<_>>().await })
     };
-    let error = remote(ReadOptions::default()).unwrap_err().to_string();
+    let error = remote(ParquetReadOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(error.contains(expected_error), "{error}");
-    let micros = remote(ReadOptions::default().with_int96_as_microseconds()).unwrap();
+    let micros = remote(ParquetReadOptions::default().with_int96_as_microseconds()).unwrap();
     assert_eq!(micros.iter().map(RecordBatch::num_rows).sum::<usize>(), 6);
-    let (schema, batches) =
-        alkaid(file, ReadOptions::default().with_int96_as_microseconds()).unwrap();
+    let (schema, batches) = alkaid(
+        file,
+        ParquetReadOptions::default().with_int96_as_microseconds(),
+    )
+    .unwrap();
     // pyarrow's microsecond reading: the same fields and metadata.
     let (want_schema, _) = expected(file, "us.arrows").unwrap();
     assert_eq!(fields(&schema), fields(&want_schema));
@@ -262,7 +268,7 @@ fn int96_from_spark_reads_in_microseconds() {
 #[test]
 fn large_string_map_reads_with_large_offsets() {
     let file = "data/large_string_map.brotli.parquet";
-    let (schema, batches) = alkaid(file, ReadOptions::default()).unwrap();
+    let (schema, batches) = alkaid(file, ParquetReadOptions::default()).unwrap();
     assert_eq!(
         fields(&schema),
         "arr: Map(_: Struct(key: LargeUtf8 not null, value: Int32) not null)"
@@ -302,7 +308,7 @@ fn metadata_and_uuid_written_back() {
         ("data/int96_from_spark.parquet", None),
         ("shredded_variant/case-037.parquet", Some("var.typed_value")),
     ] {
-        let options = ReadOptions::default().with_int96_as_microseconds();
+        let options = ParquetReadOptions::default().with_int96_as_microseconds();
         let (schema, batches) = alkaid(file, options.clone()).unwrap();
         assert!(!schema.metadata().is_empty() || column.is_some(), "{file}");
         // Parquet → IPC → Parquet.

@@ -10,7 +10,7 @@ use alkaid_array::{
 };
 use alkaid_buffer::Buffer;
 use alkaid_compute::predicate::{Comparison, Operand, Predicate};
-use alkaid_formats::parquet::{self as pq, ReadOptions, WriteOptions};
+use alkaid_formats::parquet::{self as pq, ParquetReadOptions, WriteOptions};
 use alkaid_ipc_async::RangeSource;
 use alkaid_schema::{DataType, Field, Schema, SchemaRef};
 use futures_util::TryStreamExt;
@@ -127,14 +127,14 @@ fn reference(predicate: &Predicate) -> Vec<i64> {
 }
 
 fn read_sync(predicate: &Predicate) -> Vec<RecordBatch> {
-    let options = ReadOptions::default().with_predicate(predicate.clone());
+    let options = ParquetReadOptions::default().with_predicate(predicate.clone());
     pq::read_bytes(file().clone(), options)
         .unwrap()
         .collect_all()
         .unwrap()
 }
 
-fn read_ranged(source: &Arc<Counting>, options: ReadOptions) -> Vec<RecordBatch> {
+fn read_ranged(source: &Arc<Counting>, options: ParquetReadOptions) -> Vec<RecordBatch> {
     block_on(async {
         pq::read_source(Arc::clone(source), "t.parquet", options)
             .await
@@ -192,7 +192,7 @@ fn a_predicate_on_one_row_group_fetches_only_its_pages() {
 
     // The whole of row group 3, for scale.
     let whole = Arc::new(Counting::new(file()));
-    let read = read_ranged(&whole, ReadOptions::default().with_row_groups([3]));
+    let read = read_ranged(&whole, ParquetReadOptions::default().with_row_groups([3]));
     assert_eq!(ids(&read).len(), GROUP_ROWS);
     let whole_bytes: u64 = after_footer(&whole)
         .iter()
@@ -205,7 +205,7 @@ fn a_predicate_on_one_row_group_fetches_only_its_pages() {
     let source = Arc::new(Counting::new(file()));
     // Columns both filtered on and read are fetched in whole batches (arrow-rs caches
     // them between the two); batches of a page make that the page.
-    let options = ReadOptions::default()
+    let options = ParquetReadOptions::default()
         .with_predicate(predicate.clone())
         .with_batch_size(PAGE_ROWS);
     let read = read_ranged(&source, options);
@@ -242,7 +242,10 @@ fn a_predicate_no_row_group_can_match_fetches_no_data() {
         .unwrap();
     let source = Arc::new(Counting::new(file()));
     let predicate = compare("id", Comparison::Gt, ROWS);
-    let read = read_ranged(&source, ReadOptions::default().with_predicate(predicate));
+    let read = read_ranged(
+        &source,
+        ParquetReadOptions::default().with_predicate(predicate),
+    );
     assert!(ids(&read).is_empty());
     let log = after_footer(&source);
     assert!(log.iter().all(|r| r.start >= data_end), "{log:?}");
@@ -261,7 +264,7 @@ fn nan_rows_are_found_past_the_maxima_that_leave_them_out() {
 #[test]
 fn the_predicate_columns_need_not_be_selected() {
     let predicate = compare("s", Comparison::Eq, "k04242");
-    let options = ReadOptions::default()
+    let options = ParquetReadOptions::default()
         .with_columns(["x"])
         .with_predicate(predicate);
     let batches = pq::read_bytes(file().clone(), options)
@@ -279,7 +282,7 @@ fn a_predicate_the_file_cannot_answer_is_an_error_naming_it() {
     let absent = compare("nope", Comparison::Eq, 1i64);
     let error = pq::read_bytes(
         file().clone(),
-        ReadOptions::default().with_predicate(absent),
+        ParquetReadOptions::default().with_predicate(absent),
     )
     .unwrap_err()
     .to_string();
@@ -287,7 +290,7 @@ fn a_predicate_the_file_cannot_answer_is_an_error_naming_it() {
     let mistyped = compare("id", Comparison::Eq, "one");
     let error = pq::read_bytes(
         file().clone(),
-        ReadOptions::default().with_predicate(mistyped),
+        ParquetReadOptions::default().with_predicate(mistyped),
     )
     .unwrap_err()
     .to_string();
@@ -310,7 +313,7 @@ fn a_lying_source_is_an_error_not_a_panic() {
     let error = block_on(pq::read_source(
         source,
         "lying.parquet",
-        ReadOptions::default(),
+        ParquetReadOptions::default(),
     ))
     .unwrap_err()
     .to_string();
@@ -381,7 +384,7 @@ proptest! {
         let expected = reference(&predicate);
         prop_assert_eq!(&ids(&read_sync(&predicate)), &expected, "{:?}", predicate);
         let source = Arc::new(Counting::new(file()));
-        let ranged = read_ranged(&source, ReadOptions::default().with_predicate(predicate.clone()));
+        let ranged = read_ranged(&source, ParquetReadOptions::default().with_predicate(predicate.clone()));
         prop_assert_eq!(&ids(&ranged), &expected, "{:?}", predicate);
     }
 }
@@ -399,7 +402,7 @@ fn an_object_store_object_reads_as_the_bytes_do() {
             .put(&path, bytes::Bytes::from(file().clone()).into())
             .await
             .unwrap();
-        let options = ReadOptions::default().with_predicate(predicate.clone());
+        let options = ParquetReadOptions::default().with_predicate(predicate.clone());
         pq::read_object(store, &path, options)
             .await
             .unwrap()
@@ -412,7 +415,7 @@ fn an_object_store_object_reads_as_the_bytes_do() {
     let error = block_on(pq::read_object(
         Arc::new(object_store::memory::InMemory::new()),
         &absent,
-        ReadOptions::default(),
+        ParquetReadOptions::default(),
     ))
     .unwrap_err()
     .to_string();

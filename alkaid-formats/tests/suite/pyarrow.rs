@@ -402,7 +402,7 @@ fn csv_and_json_edge_cases_read_as_pyarrow_reads_them() {
     let schema = edge_cases(&dir);
     run(&python, &["text", dir.to_str().unwrap()]);
     let expected = read_stream(&dir.join("edges.pyarrow.arrows"));
-    let options = csv::ReadOptions::default()
+    let options = csv::CsvReadOptions::default()
         .with_schema(schema.clone())
         .with_nulls(["", "NA"]);
     let read = csv::read_with(dir.join("edges.csv"), options).unwrap();
@@ -416,7 +416,7 @@ fn csv_and_json_edge_cases_read_as_pyarrow_reads_them() {
         6
     );
     let expected = read_stream(&dir.join("lines.pyarrow.arrows"));
-    let options = json::ReadOptions::default().with_schema(schema);
+    let options = json::JsonReadOptions::default().with_schema(schema);
     let read = json::read_with(dir.join("lines.ndjson"), options).unwrap();
     assert_same(
         "json",

@@ -97,7 +97,7 @@ fn csv_in_chunks_reads_as_csv_whole() {
     let whole = csv::reader(
         Cursor::new(text.clone()),
         "t.csv".into(),
-        csv::ReadOptions::default(),
+        csv::CsvReadOptions::default(),
     )
     .unwrap()
     .collect_all()
@@ -107,7 +107,7 @@ fn csv_in_chunks_reads_as_csv_whole() {
         csv::read_source(
             Arc::clone(&source),
             "s3://b/t.csv",
-            csv::ReadOptions::default(),
+            csv::CsvReadOptions::default(),
         )
         .await
         .unwrap()
@@ -132,7 +132,7 @@ fn json_in_chunks_reads_as_json_whole() {
     let whole = json::reader(
         Cursor::new(text.clone()),
         "t.ndjson".into(),
-        json::ReadOptions::default(),
+        json::JsonReadOptions::default(),
     )
     .unwrap()
     .collect_all()
@@ -142,7 +142,7 @@ fn json_in_chunks_reads_as_json_whole() {
         json::read_source(
             Arc::clone(&source),
             "t.ndjson",
-            json::ReadOptions::default(),
+            json::JsonReadOptions::default(),
         )
         .await
         .unwrap()
@@ -162,7 +162,7 @@ fn a_bad_row_past_the_first_chunk_is_an_error_naming_the_place() {
         csv::read_source(
             Logged::new(&text),
             "s3://b/ragged.csv",
-            csv::ReadOptions::default(),
+            csv::CsvReadOptions::default(),
         )
         .await
         .unwrap()
@@ -178,7 +178,7 @@ fn a_bad_row_past_the_first_chunk_is_an_error_naming_the_place() {
         json::read_source(
             Logged::new(&text),
             "cut.ndjson",
-            json::ReadOptions::default(),
+            json::JsonReadOptions::default(),
         )
         .await
         .unwrap()
@@ -195,7 +195,7 @@ fn a_bad_row_past_the_first_chunk_is_an_error_naming_the_place() {
     let whole = json::reader(
         Cursor::new(text.clone()),
         "cut.ndjson".into(),
-        json::ReadOptions::default(),
+        json::JsonReadOptions::default(),
     )
     .unwrap()
     .collect_all()
@@ -210,7 +210,7 @@ fn a_bad_row_past_the_first_chunk_is_an_error_naming_the_place() {
         json::read_source(
             Logged::new(&text),
             "late.ndjson",
-            json::ReadOptions::default(),
+            json::JsonReadOptions::default(),
         )
         .await
         .unwrap()
@@ -231,7 +231,7 @@ fn a_short_answer_is_an_error_not_a_wrong_read() {
     let error = block_on(csv::read_source(
         source,
         "short.csv",
-        csv::ReadOptions::default(),
+        csv::CsvReadOptions::default(),
     ))
     .unwrap_err()
     .to_string();
@@ -242,12 +242,16 @@ fn a_short_answer_is_an_error_not_a_wrong_read() {
     // An empty object: no rows, no request.
     let empty = Arc::new(Logged::new(b""));
     let batches: Vec<RecordBatch> = block_on(async {
-        csv::read_source(Arc::clone(&empty), "empty.csv", csv::ReadOptions::default())
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap()
+        csv::read_source(
+            Arc::clone(&empty),
+            "empty.csv",
+            csv::CsvReadOptions::default(),
+        )
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
     });
     assert!(batches.is_empty());
     assert!(empty.log.lock().unwrap().is_empty());

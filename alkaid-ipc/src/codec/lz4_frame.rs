@@ -23,7 +23,7 @@ use twox_hash::XxHash32;
 
 use super::lz4_block;
 use crate::error::{IpcError, Result};
-use crate::read::fill;
+use crate::fill::fill;
 
 /// Frame magic number, little-endian on the wire.
 const MAGIC: u32 = 0x184D_2204;

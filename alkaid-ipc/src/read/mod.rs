@@ -17,7 +17,6 @@ mod tests;
 
 // For the LZ4 frame reader's general path.
 #[cfg(feature = "lz4")]
-pub(crate) use body::from_read::fill;
 pub use file::batch::{BatchPlan, RowPart};
 pub use file::decoder::{Fetch, FileDecoder, Step};
 pub use file::open::{FileOpening, Opened};

@@ -6,8 +6,8 @@ use std::io::{IoSlice, Seek, SeekFrom, Write};
 use alkaid_array::RecordBatch;
 use alkaid_schema::{Metadata, SchemaRef};
 
-use super::encoder::{EncodedMessage, MessageEncoder, MessageKind};
 use super::message::{Body, framed_len, write_all_vectored, write_message};
+use super::message_encoder::{EncodedMessage, MessageEncoder, MessageKind};
 use super::options::WriteOptions;
 use crate::dictionary::DictionaryIds;
 use crate::error::Result;

@@ -103,7 +103,8 @@ fn parquet(library: &str, path: &str, rows: usize) -> (u64, u64, u64) {
     let mut read = 0usize;
     match library {
         "alkaid" => {
-            let options = alkaid_formats::parquet::ReadOptions::default().with_batch_size(rows);
+            let options =
+                alkaid_formats::parquet::ParquetReadOptions::default().with_batch_size(rows);
             for batch in alkaid_formats::parquet::read_with(path, options).unwrap() {
                 let batch = batch.unwrap();
                 read += batch.num_rows();

@@ -3,11 +3,12 @@
 //! large bodies go into a mapping of their whole declared length (see `mapping.rs`), which
 //! commits nothing until written; small ones grow a vector.
 
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 
 use alkaid_buffer::Buffer;
 
 use crate::error::Result;
+use crate::fill::fill;
 use crate::mapping::{MAPPED, mapping};
 
 /// The first step of a growing vector; each later step doubles what arrived.
@@ -47,20 +48,6 @@ pub(crate) fn read_known(input: &mut impl Read, len: usize) -> Result<Buffer> {
     Ok(Buffer::from(bytes))
 }
 
-/// Reads into `out` until it is full or the input ends; the number of bytes read.
-pub(crate) fn fill(input: &mut impl Read, out: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < out.len() {
-        match input.read(&mut out[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
-}
-
 /// Up to `len` bytes into a vector that grows with the bytes that really arrive.
 fn growing(input: &mut impl Read, len: usize) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
@@ -77,6 +64,8 @@ fn growing(input: &mut impl Read, len: usize) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::ErrorKind;
+
     use super::*;
 
     /// A reader that hands out at most `step` bytes per call, so that every read loop has

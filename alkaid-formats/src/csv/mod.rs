@@ -22,21 +22,21 @@ mod direct;
 mod infer;
 mod options;
 
-pub use options::ReadOptions;
+pub use options::CsvReadOptions;
 
 /// The batches of the CSV file at `path`.
 ///
 /// # Errors
 /// If the file cannot be opened, or inferring its schema fails.
 pub fn read(path: impl AsRef<Path>) -> Result<Batches> {
-    read_with(path, ReadOptions::default())
+    read_with(path, CsvReadOptions::default())
 }
 
 /// The batches of the CSV file at `path`, read with `options`.
 ///
 /// # Errors
 /// As [`read`].
-pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches> {
+pub fn read_with(path: impl AsRef<Path>, options: CsvReadOptions) -> Result<Batches> {
     let place = path.as_ref().display().to_string();
     let file = File::open(path).map_err(|e| FormatError::new(&place, e))?;
     reader(file, place, options)
@@ -50,7 +50,7 @@ pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches
 pub fn reader<R: Read + Seek + Send + 'static>(
     mut input: R,
     place: String,
-    options: ReadOptions,
+    options: CsvReadOptions,
 ) -> Result<Batches> {
     let failed = |e: arrow_schema_60::ArrowError| FormatError::new(&place, e);
     let format = options.format()?;
@@ -76,7 +76,7 @@ const READ_SIZE: usize = 1 << 20;
 /// push their bytes through it.
 fn decoder(
     schema: &arrow_schema_60::SchemaRef,
-    options: &ReadOptions,
+    options: &CsvReadOptions,
     place: &str,
 ) -> Result<Box<dyn PushDecoder>> {
     let ours = schema_from_arrow(schema).map_err(|e| FormatError::new(place, e))?;
@@ -102,7 +102,7 @@ fn decoder(
 pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
     source: S,
     place: impl Into<String>,
-    options: ReadOptions,
+    options: CsvReadOptions,
 ) -> Result<crate::BatchStream> {
     let place = place.into();
     let (len, mut sample) = crate::text_source::sample(&source, &place).await?;

@@ -21,13 +21,13 @@ use located::LocatedDecoder;
 
 /// How newline-delimited JSON is read.
 #[derive(Debug, Clone)]
-pub struct ReadOptions {
+pub struct JsonReadOptions {
     schema: Option<SchemaRef>,
     infer_rows: usize,
     batch_size: usize,
 }
 
-impl Default for ReadOptions {
+impl Default for JsonReadOptions {
     fn default() -> Self {
         Self {
             schema: None,
@@ -37,7 +37,7 @@ impl Default for ReadOptions {
     }
 }
 
-impl ReadOptions {
+impl JsonReadOptions {
     /// Reads with `schema` instead of inferring one (fields it lacks are not read).
     pub fn with_schema(mut self, schema: SchemaRef) -> Self {
         self.schema = Some(schema);
@@ -62,14 +62,14 @@ impl ReadOptions {
 /// # Errors
 /// If the file cannot be opened, or inferring its schema fails.
 pub fn read(path: impl AsRef<Path>) -> Result<Batches> {
-    read_with(path, ReadOptions::default())
+    read_with(path, JsonReadOptions::default())
 }
 
 /// The batches of the newline-delimited JSON file at `path`, read with `options`.
 ///
 /// # Errors
 /// As [`read`].
-pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches> {
+pub fn read_with(path: impl AsRef<Path>, options: JsonReadOptions) -> Result<Batches> {
     let place = path.as_ref().display().to_string();
     let file = File::open(path).map_err(|e| FormatError::new(&place, e))?;
     reader(BufReader::new(file), place, options)
@@ -82,7 +82,7 @@ pub fn read_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Batches
 pub fn reader<R: BufRead + Seek + Send + 'static>(
     mut input: R,
     place: String,
-    options: ReadOptions,
+    options: JsonReadOptions,
 ) -> Result<Batches> {
     let failed = |e: arrow_schema_60::ArrowError| FormatError::new(&place, e);
     let io_failed = |e: std::io::Error| FormatError::new(&place, e);
@@ -112,7 +112,7 @@ pub fn reader<R: BufRead + Seek + Send + 'static>(
 pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
     source: S,
     place: impl Into<String>,
-    options: ReadOptions,
+    options: JsonReadOptions,
 ) -> Result<crate::BatchStream> {
     let place = place.into();
     let (len, mut sample) = crate::text_source::sample(&source, &place).await?;
@@ -134,7 +134,7 @@ pub async fn read_source<S: alkaid_ipc_async::RangeSource + 'static>(
 
 /// arrow-rs's decoder of `schema` as `options` ask: a field inferred from values of
 /// several kinds reads each as text.
-fn builder(schema: &arrow_schema_60::SchemaRef, options: &ReadOptions) -> ReaderBuilder {
+fn builder(schema: &arrow_schema_60::SchemaRef, options: &JsonReadOptions) -> ReaderBuilder {
     ReaderBuilder::new(Arc::clone(schema))
         .with_batch_size(options.batch_size)
         .with_coerce_primitive(options.schema.is_none())
