@@ -7,6 +7,7 @@ use alkaid_schema::{DataType, SchemaError};
 
 /// An error from a typed array or a record batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ArrayError {
     /// The array data is not valid.
     Data(DataError),

@@ -9,6 +9,7 @@ use std::fmt;
 
 /// What went wrong when viewing or slicing bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BufferError {
     /// The bytes do not start at an address that is a multiple of the type's alignment.
     Misaligned {

@@ -13,6 +13,7 @@ use alkaid_select::SelectError;
 /// and [`DivideByZero`](Self::DivideByZero) into SQL errors, and [`Unsupported`](Self::Unsupported)
 /// into a planning error); the message is for people and names the types, rows and values.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ComputeError {
     /// The kernel does not take these types (or this combination of them).
     Unsupported {

@@ -7,6 +7,7 @@ use alkaid_schema::SchemaError;
 
 /// Which check failed; what callers branch on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DataErrorKind {
     /// The data type itself is invalid.
     InvalidType,
@@ -133,6 +134,8 @@ impl From<BufferError> for DataError {
             BufferError::PartialElement { .. } => DataErrorKind::BufferTooShort,
             BufferError::OutOfBounds { .. } => DataErrorKind::OutOfBounds,
             BufferError::InvalidOffsets { .. } => DataErrorKind::Offsets,
+            // A kind added to the buffer layer later: its message still says what.
+            _ => DataErrorKind::InvalidType,
         };
         Self::new(kind, error.to_string())
     }

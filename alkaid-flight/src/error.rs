@@ -8,6 +8,7 @@ use tonic::{Code, Status};
 /// An error of a Flight call: the peer's status, bad data in the stream, or the
 /// connection.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum FlightError {
     /// The peer answered with an error status (or the call failed locally with one).
     Status(Status),

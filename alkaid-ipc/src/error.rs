@@ -7,6 +7,7 @@ use alkaid_schema::SchemaError;
 
 /// What went wrong, broadly; [`IpcError`]'s message says exactly what and where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IpcErrorKind {
     /// Reading or writing the underlying `std::io` object failed.
     Io,

@@ -7,6 +7,7 @@ use std::fmt;
 /// Callers branch on the variant; the `Display` text is for people and names the type, field
 /// or position involved.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SchemaError {
     /// A data type's parameters do not form a valid type, e.g. a `Decimal32` with precision
     /// 12 or a map whose entries are not a two-field struct.

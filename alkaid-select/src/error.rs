@@ -7,6 +7,7 @@ use alkaid_data::DataError;
 
 /// What a selection kernel could not do, and why.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SelectError {
     /// The inputs do not fit together: different types or schemas, no inputs at all.
     Mismatch(String),

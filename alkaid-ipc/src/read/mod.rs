@@ -15,8 +15,6 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-// For the LZ4 frame reader's general path.
-#[cfg(feature = "lz4")]
 pub use file::batch::{BatchPlan, RowPart};
 pub use file::decoder::{Fetch, FileDecoder, Step};
 pub use file::open::{FileOpening, Opened};
