@@ -38,11 +38,23 @@ pub fn version() -> Option<String> {
 pub async fn logical(state: &SessionState, plan: &SubstraitPlan) -> Result<LogicalPlan, Status> {
     use datafusion_substrait::logical_plan::consumer::from_substrait_plan;
     use datafusion_substrait::substrait::proto::Plan;
+    use datafusion_substrait::substrait::proto::plan_rel::RelType;
     use futures_util::FutureExt;
     use prost::Message;
 
     let decoded = Plan::decode(plan.plan.as_ref())
         .map_err(|e| Status::invalid_argument(format!("not a Substrait plan: {e}")))?;
+    // DataFusion's consumer unwraps a root's input (datafusion-substrait 55.2,
+    // `consumer/plan.rs:54`): refused here, so that no build leans on the guard below for
+    // it (a build with `panic = "abort"` has none).
+    let rootless = decoded.relations.iter().any(
+        |relation| matches!(&relation.rel_type, Some(RelType::Root(root)) if root.input.is_none()),
+    );
+    if rootless {
+        return Err(Status::invalid_argument(
+            "the Substrait plan's root has no input",
+        ));
+    }
     // The consumer is DataFusion's; a plan it trips over is refused, never a lost server.
     let consumed = std::panic::AssertUnwindSafe(from_substrait_plan(state, &decoded))
         .catch_unwind()

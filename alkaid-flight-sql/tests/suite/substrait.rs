@@ -160,7 +160,8 @@ fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
         assert!(refused.message().contains("without its plan"), "{refused}");
 
         // A root without its input: DataFusion's consumer unwraps it (a panic the
-        // flight_sql fuzz target found); refused, and the server goes on.
+        // flight_sql fuzz target found); refused before the consumer sees it, and the
+        // server goes on.
         let rootless = Plan {
             relations: vec![datafusion_substrait::substrait::proto::PlanRel {
                 rel_type: Some(PlanRelType::Root(Default::default())),
@@ -169,6 +170,7 @@ fn substrait_plans_that_are_not_or_reach_outside_are_refused() {
         };
         let refused = fetch(&mut client, command(&rootless)).await.unwrap_err();
         assert_eq!(refused.code(), Code::InvalidArgument, "{refused}");
+        assert!(refused.message().contains("root has no input"), "{refused}");
 
         // A table the directory lacks, and a file read by its path: both name a table,
         // neither opens a file.
