@@ -49,6 +49,11 @@ impl Report {
 
     /// Notes that `batch` is done.
     pub fn batch(&mut self, batch: &RecordBatch) {
+        // Piped or redirected, nothing is ever drawn: nothing is counted either, so a
+        // script's `convert` does no work per batch for it.
+        if !self.terminal {
+            return;
+        }
         self.batches += 1;
         self.rows += batch.num_rows() as u64;
         self.bytes += batch
@@ -56,7 +61,7 @@ impl Report {
             .iter()
             .map(|c| data_bytes(&c.to_data()))
             .sum::<u64>();
-        if !self.terminal || self.started.elapsed() < self.shown_after {
+        if self.started.elapsed() < self.shown_after {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
