@@ -257,9 +257,15 @@ def data_type_variants():
 VARIANTS = data_type_variants()
 
 
+# Enums whose variants share names with DataType's but are not types of Arrow: a match
+# over one is that enum's own table (the Variant's primitive types are its spec's).
+OTHER_ENUMS = {"Variant"}
+
+
 def is_type_pattern(pattern):
     """An arm pattern that names a DataType variant (`DataType::X`, `D::X`, `Self::X`, `X`)."""
-    return any(name in VARIANTS for name in re.findall(r"(?:^|[|\s])(?:\w+::)?([A-Z]\w*)", pattern))
+    return any(name in VARIANTS and qualifier not in OTHER_ENUMS
+               for qualifier, name in re.findall(r"(?:^|[|\s])(?:(\w+)::)?([A-Z]\w*)", pattern))
 
 
 def large_type_matches(crate):

@@ -36,6 +36,8 @@ pub enum ArrayError {
         /// What is wrong.
         reason: String,
     },
+    /// A Variant's bytes, or shredded parts, that do not read.
+    Variant(crate::variant::VariantError),
     /// A timestamp's time zone that does not resolve.
     Timezone {
         /// The zone as the type names it.
@@ -62,6 +64,7 @@ impl fmt::Display for ArrayError {
             }
             Self::ColumnMismatch { column, reason } => write!(f, "{column}: {reason}"),
             Self::Timezone { name, reason } => write!(f, "time zone {name:?}: {reason}"),
+            Self::Variant(e) => write!(f, "{e}"),
         }
     }
 }
@@ -71,6 +74,7 @@ impl std::error::Error for ArrayError {
         match self {
             Self::Data(e) => Some(e),
             Self::Schema(e) => Some(e),
+            Self::Variant(e) => Some(e),
             _ => None,
         }
     }
@@ -85,5 +89,11 @@ impl From<DataError> for ArrayError {
 impl From<SchemaError> for ArrayError {
     fn from(e: SchemaError) -> Self {
         Self::Schema(e)
+    }
+}
+
+impl From<crate::variant::VariantError> for ArrayError {
+    fn from(e: crate::variant::VariantError) -> Self {
+        Self::Variant(e)
     }
 }

@@ -103,6 +103,7 @@ mod scalar;
 mod structure;
 pub mod types;
 mod union;
+pub mod variant;
 mod view;
 mod visit;
 

@@ -88,6 +88,20 @@ impl Placing {
         })
     }
 
+    /// `batch` under the schema this reader told (the same columns; the told schema has
+    /// what arrow-rs's batches leave out: the file's key-value metadata, extension types
+    /// read from the file's own schema).
+    fn with_schema(&self, batch: RecordBatch) -> Result<RecordBatch, alkaid_array::ArrayError> {
+        if **batch.schema() == *self.schema {
+            return Ok(batch);
+        }
+        RecordBatch::try_new_with_rows(
+            self.schema.clone(),
+            batch.columns().to_vec(),
+            batch.num_rows(),
+        )
+    }
+
     /// The batch read next (or its failure) as Alkaid's, a failure named by the place and
     /// the batch's number.
     pub(crate) fn take(
@@ -102,7 +116,11 @@ impl Placing {
         let place = || format!("{}: batch {index}", self.place);
         let batch = batch
             .map_err(|e| FormatError::new(place(), e))
-            .and_then(|b| batch_from_arrow(&b).map_err(|e| FormatError::new(place(), e)));
+            .and_then(|b| batch_from_arrow(&b).map_err(|e| FormatError::new(place(), e)))
+            .and_then(|b| {
+                self.with_schema(b)
+                    .map_err(|e| FormatError::new(place(), e))
+            });
         self.ended = batch.is_err();
         batch
     }

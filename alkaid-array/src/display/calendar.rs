@@ -6,7 +6,7 @@ use alkaid_schema::TimeUnit;
 
 use crate::ArrayError;
 
-pub(super) fn write_date(out: &mut String, seconds: i64, unit: &str) -> fmt::Result {
+pub(crate) fn write_date(out: &mut String, seconds: i64, unit: &str) -> fmt::Result {
     // Counted in civil days, not through an instant: jiff's instants end a day before its
     // dates do (9999-12-31 is a date but not a UTC midnight it can hold).
     match civil_date(seconds.div_euclid(86_400)) {
@@ -31,7 +31,7 @@ fn nanoseconds(raw: i64, unit: TimeUnit) -> Option<i128> {
     i128::from(raw).checked_mul(scale)
 }
 
-pub(super) fn write_time(out: &mut String, raw: i64, unit: TimeUnit) -> fmt::Result {
+pub(crate) fn write_time(out: &mut String, raw: i64, unit: TimeUnit) -> fmt::Result {
     let time = nanoseconds(raw, unit)
         .and_then(|ns| i64::try_from(ns).ok())
         .filter(|ns| (0..86_400_000_000_000).contains(ns))
@@ -46,7 +46,7 @@ pub(super) fn write_time(out: &mut String, raw: i64, unit: TimeUnit) -> fmt::Res
     }
 }
 
-pub(super) fn write_timestamp(
+pub(crate) fn write_timestamp(
     out: &mut String,
     raw: i64,
     unit: TimeUnit,

@@ -13,7 +13,7 @@
 //! reached through [`visit_array`]; dates, times and zones are in `calendar.rs`, tables in
 //! `table.rs`.
 
-mod calendar;
+pub(crate) mod calendar;
 mod slots;
 mod table;
 

@@ -6,3 +6,4 @@ mod display;
 mod dynamic;
 mod ffi_device_stream;
 mod ffi_stream;
+mod variant_peer;

@@ -21,6 +21,7 @@ mod read;
 mod remote;
 mod repair;
 mod thrift;
+mod variant;
 mod write;
 
 pub use read::{ParquetReadOptions, read, read_bytes, read_with};

@@ -183,6 +183,7 @@ fn open<T: ChunkReader + 'static>(
     // arrow-rs's reader drops the file's key-value metadata from its schema; the
     // footer's schema has it.
     let footer_metadata = builder.schema().metadata().clone();
+    let parquet_schema = builder.parquet_schema().clone();
     let mut reader = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(|e| FormatError::new(&place, e))?;
@@ -191,6 +192,8 @@ fn open<T: ChunkReader + 'static>(
         .as_ref()
         .clone()
         .with_metadata(footer_metadata);
+    let schema = super::variant::annotate(schema, &parquet_schema)
+        .map_err(|e| FormatError::new(&place, e))?;
     let batches = std::iter::from_fn(move || {
         if let Some((metadata, row_groups, columns)) = unchecked.take() {
             let source = Arc::new(source.clone());

@@ -115,10 +115,13 @@ pub async fn read_source<S: RangeSource + 'static>(
     });
     // The footer's key-value metadata, which arrow-rs's stream leaves out of its schema.
     let metadata = builder.schema().metadata().clone();
+    let parquet_schema = builder.parquet_schema().clone();
     let stream = unpanicked(|| builder.build())
         .map_err(|e| FormatError::new(&place, e))?
         .map_err(failed)?;
     let schema = stream.schema().as_ref().clone().with_metadata(metadata);
+    let schema = super::variant::annotate(schema, &parquet_schema)
+        .map_err(|e| FormatError::new(&place, e))?;
     let checked = futures_util::stream::iter(check)
         .filter_map(|check| check)
         .map(Err);

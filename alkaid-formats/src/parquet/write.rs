@@ -9,7 +9,8 @@ use alkaid_array::RecordBatch;
 use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
 use alkaid_compute::{CastOptions, cast};
 use alkaid_schema::{DataType, Field, Metadata, Schema, SchemaRef, TimeUnit};
-use parquet::arrow::{ARROW_SCHEMA_META_KEY as ARROW_SCHEMA, ArrowWriter};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::{ARROW_SCHEMA_META_KEY as ARROW_SCHEMA, ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -174,8 +175,17 @@ impl<W: Write + Send> ParquetWriter<W> {
         };
         let arrow_schema = Arc::new(schema_to_arrow(&stored));
         let properties = options.properties(schema.metadata())?;
-        let inner = ArrowWriter::try_new(sink, arrow_schema, Some(properties))
-            .map_err(|e| FormatError::new("writing Parquet", e))?;
+        let failed = |e| FormatError::new("writing Parquet", e);
+        let converted = ArrowSchemaConverter::new()
+            .with_coerce_types(options.coerce_types)
+            .convert(&arrow_schema)
+            .map_err(failed)?;
+        let mut writer_options = ArrowWriterOptions::new().with_properties(properties);
+        if let Some(marked) = super::variant::marked(&arrow_schema, &converted) {
+            writer_options = writer_options.with_parquet_schema(marked);
+        }
+        let inner = ArrowWriter::try_new_with_options(sink, arrow_schema, writer_options)
+            .map_err(failed)?;
         Ok(Self {
             inner,
             schema,

@@ -12,3 +12,4 @@ mod parquet_corpus;
 mod pruning;
 mod pyarrow;
 mod ranged_text;
+mod variant_corpus;

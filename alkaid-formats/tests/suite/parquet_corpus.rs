@@ -17,12 +17,24 @@ use crate::common::Value;
 use crate::common::decode::decode;
 
 /// Files pyarrow reads that Alkaid refuses by default, each with the reason.
-const REFUSED_ON_PURPOSE: [(&str, &str); 1] = [(
-    "data/int96_from_spark.parquet",
-    "INT96 timestamps past the nanosecond range (years 1677 to 2262), which pyarrow wraps \
-     into other dates; read as microseconds they equal Spark's values, which the corpus \
-     gives in int96_from_spark.md (int96_from_spark_reads_in_microseconds)",
-)];
+const REFUSED_ON_PURPOSE: [(&str, &str); 3] = [
+    (
+        "data/int96_from_spark.parquet",
+        "INT96 timestamps past the nanosecond range (years 1677 to 2262), which pyarrow wraps \
+         into other dates; read as microseconds they equal Spark's values, which the corpus \
+         gives in int96_from_spark.md (int96_from_spark_reads_in_microseconds)",
+    ),
+    (
+        "shredded_variant/case-127.parquet",
+        "a Variant shredded as an unsigned integer, a type the Variant lacks: the corpus \
+         marks the case an error (\"Unsupported shredded value type\"); pyarrow reads the \
+         plain struct (variant_corpus.rs)",
+    ),
+    (
+        "shredded_variant/case-137.parquet",
+        "a Variant shredded as FIXED_LEN_BYTE_ARRAY(4), which the Variant lacks: as above",
+    ),
+];
 
 /// Files pyarrow refuses that Alkaid reads, each with the reason.
 const READ_WHERE_PYARROW_REFUSES: [(&str, &str); 2] = [
@@ -133,10 +145,15 @@ pub(crate) fn difference(
 /// `value` where the map is a list's element or a map's value), Alkaid after the Parquet
 /// group that holds them (`key_value`, `map`), as arrow-rs does. An extension type without
 /// metadata: pyarrow writes `ARROW:extension:metadata` empty, Alkaid leaves the key out (the
-/// format makes it optional).
+/// format makes it optional). And a group marked `VARIANT`: pyarrow 26 reads its plain
+/// storage struct, Alkaid annotates it `arrow.parquet.variant` (`variant_corpus.rs`
+/// compares its values with the corpus's own).
 pub(crate) fn fields(schema: &Schema) -> String {
     let text = Schema::new(schema.fields().clone()).to_string();
-    let text = text.replace("\"ARROW:extension:metadata\": \"\", ", "");
+    let text = text
+        .replace("\"ARROW:extension:metadata\": \"\", ", "")
+        .replace("\"ARROW:extension:name\": \"arrow.parquet.variant\", ", "")
+        .replace(" {\"ARROW:extension:name\": \"arrow.parquet.variant\"}", "");
     let mut out = String::new();
     let mut rest = text.as_str();
     while let Some(at) = rest.find("Map(") {

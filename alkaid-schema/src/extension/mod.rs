@@ -12,8 +12,8 @@
 //!
 //! # Canonical types and their names
 //! [`ExtensionRegistry::with_canonical`] knows every canonical type Arrow defines:
-//! [`Uuid`], [`Json`], [`Bool8`], [`FixedShapeTensor`], [`VariableShapeTensor`] and
-//! [`Opaque`]; [`CanonicalExtension::of`] reads a field's as a typed value. Their names
+//! [`Uuid`], [`Json`], [`Bool8`], [`FixedShapeTensor`], [`VariableShapeTensor`],
+//! [`Opaque`] and [`ParquetVariant`]; [`CanonicalExtension::of`] reads a field's as a typed value. Their names
 //! are written as Arrow spells them (`arrow.uuid`, `arrow.fixed_shape_tensor`, ...), since
 //! that is what every other implementation writes and recognises. The Alkaid specification
 //! reserves the prefix `ipc.` for canonical names instead; Alkaid treats both prefixes as
@@ -52,6 +52,7 @@ mod canonical;
 mod opaque;
 mod tensor;
 mod typed;
+mod variant;
 
 pub use canonical::{Bool8, Json, Uuid};
 pub use opaque::Opaque;
@@ -59,6 +60,7 @@ pub use tensor::{
     FixedShapeTensor, FixedShapeTensorFactory, VariableShapeTensor, VariableShapeTensorFactory,
 };
 pub use typed::CanonicalExtension;
+pub use variant::ParquetVariant;
 
 /// The metadata key of an extension's name in the Alkaid namespace.
 pub const ALKAID_EXTENSION_NAME: &str = "ALKAID:extension:name";
@@ -238,7 +240,7 @@ impl ExtensionRegistry {
     }
 
     /// A registry holding every canonical type: [`Uuid`], [`Json`], [`Bool8`],
-    /// [`FixedShapeTensor`], [`VariableShapeTensor`] and [`Opaque`].
+    /// [`FixedShapeTensor`], [`VariableShapeTensor`], [`Opaque`] and [`ParquetVariant`].
     pub fn with_canonical() -> Self {
         let mut registry = Self::new();
         registry.register(Uuid);
@@ -247,6 +249,7 @@ impl ExtensionRegistry {
         registry.register(FixedShapeTensorFactory);
         registry.register(VariableShapeTensorFactory);
         registry.register(Opaque::new("", ""));
+        registry.register(ParquetVariant);
         registry
     }
 

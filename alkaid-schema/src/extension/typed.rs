@@ -1,6 +1,9 @@
 //! A field's canonical extension type as one typed value.
 
-use super::{Bool8, ExtensionRegistry, FixedShapeTensor, Json, Opaque, Uuid, VariableShapeTensor};
+use super::{
+    Bool8, ExtensionRegistry, FixedShapeTensor, Json, Opaque, ParquetVariant, Uuid,
+    VariableShapeTensor,
+};
 use crate::{Field, SchemaError};
 
 /// The canonical extension type of a field, with its parameters.
@@ -33,6 +36,8 @@ pub enum CanonicalExtension {
     VariableShapeTensor(VariableShapeTensor),
     /// `arrow.opaque`.
     Opaque(Opaque),
+    /// `arrow.parquet.variant`.
+    ParquetVariant,
 }
 
 impl CanonicalExtension {
@@ -59,6 +64,8 @@ impl CanonicalExtension {
             Self::VariableShapeTensor(t.clone())
         } else if let Some(o) = any.downcast_ref::<Opaque>() {
             Self::Opaque(o.clone())
+        } else if any.is::<ParquetVariant>() {
+            Self::ParquetVariant
         } else {
             unreachable!("the canonical registry holds only the types above")
         };

@@ -1,0 +1,209 @@
+//! [`VariantArray`]: a column of Variants, shredded or not, read value by value.
+
+use std::borrow::Cow;
+
+use alkaid_schema::extension::{ExtensionType, ParquetVariant};
+
+use super::unshred::{Bytes, Group};
+use super::{EMPTY_METADATA, ValueEncoder, Variant, VariantError, VariantMetadata};
+use crate::{Array, ArrayError, ArrayRef, StructArray};
+
+/// The values of an `arrow.parquet.variant` column: its storage struct, with the
+/// `metadata`, `value` and `typed_value` children resolved once.
+///
+/// [`value`](Self::value) gives a row's metadata and value bytes: borrowed when the row
+/// is not shredded, put back together from the typed columns when it is.
+///
+/// ```
+/// use std::sync::Arc;
+/// use alkaid_array::{ArrayRef, BinaryArray, StructArray};
+/// use alkaid_array::variant::{json_to_variant, VariantArray, Variant};
+/// use alkaid_schema::extension::ParquetVariant;
+///
+/// let (metadata, value) = json_to_variant(r#"{"a": 1}"#)?;
+/// let storage = StructArray::try_new(
+///     ParquetVariant::storage_fields(),
+///     vec![
+///         Arc::new(BinaryArray::from(vec![Some(&metadata[..]), Some(&[1, 0, 0][..])])) as ArrayRef,
+///         Arc::new(BinaryArray::from(vec![Some(&value[..]), Some(&[0x0c, 7][..])])),
+///     ],
+///     None,
+/// )?;
+/// let variants = VariantArray::try_new(&storage)?;
+/// let (metadata, value) = variants.value(1)?.expect("row 1 is valid");
+/// assert_eq!(variants.variant(&metadata, &value)?, Variant::Int8(7));
+/// assert_eq!(variants.to_json(0)?.as_deref(), Some(r#"{"a":1}"#));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct VariantArray {
+    storage: StructArray,
+}
+
+/// One row: its metadata and value bytes.
+pub type VariantBytes<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>);
+
+impl VariantArray {
+    /// Reads `storage` as Variants: checks its type against the extension's storage rules.
+    ///
+    /// # Errors
+    /// When the storage's type does not fit `arrow.parquet.variant`.
+    pub fn try_new(storage: &StructArray) -> Result<Self, ArrayError> {
+        ParquetVariant.check_storage(storage.data_type())?;
+        Ok(Self {
+            storage: storage.clone(),
+        })
+    }
+
+    /// The storage struct.
+    pub fn storage(&self) -> &StructArray {
+        &self.storage
+    }
+
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.storage.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.storage.is_empty()
+    }
+
+    /// Whether row `i` is null (the storage struct's slot; a valid row may hold Variant null).
+    pub fn is_null(&self, i: usize) -> bool {
+        self.storage.is_null(i)
+    }
+
+    /// The columns resolved for reading rows; done once per call that reads many.
+    fn rows(&self) -> Result<Rows<'_>, VariantError> {
+        let column = |name: &str| self.storage.column_by_name(name).ok();
+        let metadata = column("metadata")
+            .ok_or_else(|| VariantError::metadata("no metadata column".into()))?;
+        let shredded = column("typed_value").is_some();
+        Ok(Rows {
+            storage: &self.storage,
+            metadata: Bytes::of(metadata.as_ref(), "metadata")?,
+            value: column("value")
+                .map(|v| Bytes::of(v.as_ref(), "value"))
+                .transpose()?,
+            shredded: if shredded {
+                Some(Group::resolve(&self.storage, "$")?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// Row `i`'s metadata and value bytes, `None` for a null row. A valid row whose value
+    /// and typed value are both null reads as Variant null (the spec's rule).
+    ///
+    /// # Errors
+    /// When a column's layout is not one this reader takes, or shredded parts conflict
+    /// (both `value` and a primitive `typed_value`; a shredded object whose `value` is not
+    /// an object), with the spec's words.
+    pub fn value(&self, i: usize) -> Result<Option<VariantBytes<'_>>, VariantError> {
+        self.rows()?.row(i)
+    }
+
+    /// Reads (and checks whole) a row's bytes as [`value`](Self::value) gave them.
+    ///
+    /// # Errors
+    /// When the metadata or the value is not valid.
+    pub fn variant<'v>(
+        &self,
+        metadata: &'v [u8],
+        value: &'v [u8],
+    ) -> Result<Variant<'v, 'v>, VariantError> {
+        Variant::try_new(VariantMetadata::try_new(metadata)?, value)
+    }
+
+    /// Row `i` as JSON text, `None` for a null row.
+    ///
+    /// # Errors
+    /// As [`value`](Self::value), and when the value is not valid.
+    pub fn to_json(&self, i: usize) -> Result<Option<String>, VariantError> {
+        let Some((metadata, value)) = self.value(i)? else {
+            return Ok(None);
+        };
+        super::variant_to_json(self.variant(&metadata, &value)?).map(Some)
+    }
+
+    /// Every row's bytes as an unshredded storage struct (`metadata`, `value`), nulls kept.
+    ///
+    /// # Errors
+    /// As [`value`](Self::value).
+    pub fn unshred(&self) -> Result<StructArray, ArrayError> {
+        let rows = self.rows()?;
+        let mut metadata =
+            crate::GenericByteBuilder::<crate::GenericBinaryType<i32>>::with_capacity(
+                self.len(),
+                0,
+            );
+        let mut values = crate::GenericByteBuilder::<crate::GenericBinaryType<i32>>::with_capacity(
+            self.len(),
+            0,
+        );
+        for i in 0..self.len() {
+            match rows.row(i)? {
+                Some((m, v)) => {
+                    metadata.append_value(&m);
+                    values.append_value(&v);
+                }
+                None => {
+                    metadata.append_value(EMPTY_METADATA);
+                    values.append_null();
+                }
+            }
+        }
+        StructArray::try_new(
+            ParquetVariant::storage_fields(),
+            vec![
+                std::sync::Arc::new(metadata.finish()) as ArrayRef,
+                std::sync::Arc::new(values.finish()),
+            ],
+            self.storage.nulls().cloned(),
+        )
+    }
+}
+
+impl std::fmt::Debug for VariantArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_list();
+        for i in 0..self.len() {
+            match self.to_json(i) {
+                Ok(text) => list.entry(&text),
+                Err(e) => list.entry(&e.to_string()),
+            };
+        }
+        list.finish()
+    }
+}
+
+/// A variant array's columns, resolved.
+struct Rows<'a> {
+    storage: &'a StructArray,
+    metadata: Bytes<'a>,
+    value: Option<Bytes<'a>>,
+    shredded: Option<Group<'a>>,
+}
+
+impl<'a> Rows<'a> {
+    fn row(&self, i: usize) -> Result<Option<VariantBytes<'a>>, VariantError> {
+        if self.storage.is_null(i) {
+            return Ok(None);
+        }
+        let metadata = self
+            .metadata
+            .get(i)
+            .ok_or_else(|| VariantError::metadata(format!("null in valid row {i}")))?;
+        let Some(group) = &self.shredded else {
+            let value = self.value.and_then(|v| v.get(i)).unwrap_or(&[0]);
+            return Ok(Some((Cow::Borrowed(metadata), Cow::Borrowed(value))));
+        };
+        let parsed = VariantMetadata::try_new(metadata)?;
+        let mut out = Vec::new();
+        let mut names = parsed;
+        group.write(i, parsed, ValueEncoder::new(&mut names, &mut out))?;
+        Ok(Some((Cow::Borrowed(metadata), Cow::Owned(out))))
+    }
+}

@@ -1,0 +1,216 @@
+//! The Parquet project's Variant cases (`shredded_variant/` of the pinned parquet-testing):
+//! every case's file read as `arrow.parquet.variant`, each row put back together from
+//! its shredded columns and compared byte for byte with the case's `.variant.bin`
+//! (metadata then value), and every case the corpus marks as an error refused with an
+//! error that says what is wrong.
+
+use std::path::PathBuf;
+
+use alkaid_array::variant::{Variant, VariantArray, VariantMetadata, encoded_len};
+use alkaid_array::{AsArray, StructArray};
+use alkaid_formats::parquet::{self, ParquetReadOptions};
+use alkaid_schema::extension::{CanonicalExtension, ParquetVariant};
+use alkaid_schema::json::{JsonValue, parse_json};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/parquet-testing/shredded_variant")
+}
+
+/// One case of `cases.json`: its number, file, and per row the expected bytes (`None` for
+/// a null row), or the error the corpus expects.
+struct Case {
+    number: i64,
+    file: String,
+    rows: Result<Vec<Option<String>>, String>,
+}
+
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(corpus().join("cases.json")).unwrap();
+    let JsonValue::Array(cases) = parse_json(&text).unwrap() else {
+        panic!("cases.json is a list");
+    };
+    let get = |case: &JsonValue, key: &str| -> Option<JsonValue> {
+        match case {
+            JsonValue::Object(members) => members
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        }
+    };
+    let text = |v: JsonValue| match v {
+        JsonValue::String(s) => Some(s),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for case in &cases {
+        let Some(JsonValue::Number(number)) = get(case, "case_number") else {
+            panic!("a case without a number");
+        };
+        // Case 3 is listed with nothing but its number (the corpus has no file for it).
+        let Some(file) = get(case, "parquet_file").and_then(text) else {
+            continue;
+        };
+        let rows = if let Some(message) = get(case, "error_message").and_then(text) {
+            Err(message)
+        } else if let Some(file) = get(case, "variant_file").and_then(text) {
+            Ok(vec![Some(file)])
+        } else {
+            let Some(JsonValue::Array(files)) = get(case, "variant_files") else {
+                panic!("case {number} has neither a variant file nor an error");
+            };
+            Ok(files.into_iter().map(text).collect())
+        };
+        out.push(Case {
+            number: number.parse().unwrap(),
+            file,
+            rows,
+        });
+    }
+    out
+}
+
+/// A row's metadata and value bytes; `None` for a null row.
+type Row = Option<(Vec<u8>, Vec<u8>)>;
+
+/// Every row of the case's file, or the first error.
+fn read(file: &str) -> Result<Vec<Row>, String> {
+    let batches = parquet::read_with(corpus().join(file), ParquetReadOptions::default())
+        .and_then(|b| b.collect_all())
+        .map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for batch in batches {
+        let index = batch.schema().index_of("var").map_err(|e| e.to_string())?;
+        let field = &batch.schema().fields()[index];
+        assert_eq!(
+            CanonicalExtension::of(field).unwrap(),
+            Some(CanonicalExtension::ParquetVariant),
+            "{file}: the var column is read as arrow.parquet.variant"
+        );
+        let storage: &StructArray = batch.column(index).as_typed().unwrap();
+        let variants = VariantArray::try_new(storage).map_err(|e| e.to_string())?;
+        for i in 0..variants.len() {
+            let row = variants.value(i).map_err(|e| e.to_string())?;
+            rows.push(row.map(|(m, v)| (m.into_owned(), v.into_owned())));
+        }
+    }
+    Ok(rows)
+}
+
+#[test]
+fn every_case_reads_to_its_expected_bytes_or_is_refused() {
+    let cases = cases();
+    assert_eq!(cases.len(), 137, "the corpus's cases with a file");
+    let (mut rows_compared, mut refused) = (0, 0);
+    for case in &cases {
+        let found = read(&case.file);
+        match (&case.rows, found) {
+            (Ok(expected), Ok(found)) => {
+                assert_eq!(expected.len(), found.len(), "case {}: rows", case.number);
+                for (row, (expected, found)) in expected.iter().zip(found).enumerate() {
+                    let place = format!("case {} ({}) row {row}", case.number, case.file);
+                    let (Some(expected), Some((metadata, value))) = (expected, found.clone())
+                    else {
+                        assert!(expected.is_none() && found.is_none(), "{place}: null");
+                        continue;
+                    };
+                    let bytes = std::fs::read(corpus().join(expected)).unwrap();
+                    let split = VariantMetadata::read_prefix(&bytes).unwrap().encoded_len();
+                    assert_eq!(metadata, &bytes[..split], "{place}: metadata");
+                    assert_eq!(value, &bytes[split..], "{place}: value");
+                    // And the value reads whole.
+                    let metadata = VariantMetadata::try_new(&metadata).unwrap();
+                    Variant::try_new(metadata, &value).unwrap();
+                    assert_eq!(encoded_len(&value).unwrap(), value.len());
+                    rows_compared += 1;
+                }
+            }
+            (Err(message), Err(found)) => {
+                // The corpus's words for the two kinds of error, and Alkaid's.
+                let expected_words = if message.starts_with("Unsupported shredded value type") {
+                    "is not a shredded Variant type"
+                } else {
+                    message.as_str()
+                };
+                assert!(
+                    found.contains(expected_words),
+                    "case {} ({}): expected {message:?}, found {found:?}",
+                    case.number,
+                    case.file
+                );
+                refused += 1;
+            }
+            (Ok(_), Err(found)) => panic!("case {} ({}): {found}", case.number, case.file),
+            (Err(message), Ok(_)) => {
+                panic!(
+                    "case {} ({}) read; expected {message:?}",
+                    case.number, case.file
+                )
+            }
+        }
+    }
+    assert_eq!(refused, 6);
+    assert!(rows_compared >= 131, "{rows_compared} rows compared");
+}
+
+/// A Variant column written by Alkaid is marked `VARIANT` in the file and reads back as
+/// the same extension and bytes, shredded or not.
+#[test]
+fn variant_columns_are_written_back_with_their_logical_type() {
+    use ::parquet::basic::LogicalType;
+    use ::parquet::file::reader::{FileReader, SerializedFileReader};
+
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("variant_corpus");
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "case-001.parquet",
+        "case-046.parquet",
+        "case-083.parquet",
+        "case-134.parquet",
+    ] {
+        let batches = parquet::read_with(corpus().join(file), ParquetReadOptions::default())
+            .unwrap()
+            .collect_all()
+            .unwrap();
+        let schema = batches[0].schema();
+        let out = dir.join(file);
+        parquet::write(&out, schema.clone(), batches.clone(), &Default::default()).unwrap();
+
+        let footer = SerializedFileReader::new(std::fs::File::open(&out).unwrap()).unwrap();
+        let root = footer
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .root_schema();
+        let var = root
+            .get_fields()
+            .iter()
+            .find(|t| t.name() == "var")
+            .unwrap();
+        assert!(
+            matches!(
+                var.get_basic_info().logical_type_ref(),
+                Some(LogicalType::Variant(_))
+            ),
+            "{file}: var is marked VARIANT"
+        );
+        let again = parquet::read(&out).unwrap().collect_all().unwrap();
+        assert_eq!(again[0].schema(), schema, "{file}");
+        let rows = |batches: &[alkaid_array::RecordBatch]| -> Vec<Option<Vec<u8>>> {
+            batches
+                .iter()
+                .flat_map(|b| {
+                    let storage: &StructArray =
+                        b.column_by_name("var").unwrap().as_typed().unwrap();
+                    let variants = VariantArray::try_new(storage).unwrap();
+                    (0..variants.len())
+                        .map(|i| variants.value(i).unwrap().map(|(_, v)| v.into_owned()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        assert_eq!(rows(&again), rows(&batches), "{file}");
+    }
+    // The storage rules are Alkaid's own.
+    assert!(ParquetVariant::storage_type().children().len() == 2);
+}
