@@ -153,3 +153,9 @@ impl From<SchemaError> for ComputeError {
         Self::Array(ArrayError::Schema(e))
     }
 }
+
+impl From<alkaid_array::variant::VariantError> for ComputeError {
+    fn from(e: alkaid_array::variant::VariantError) -> Self {
+        Self::Array(ArrayError::Variant(e))
+    }
+}

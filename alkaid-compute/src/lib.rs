@@ -113,6 +113,7 @@ pub mod string;
 pub mod temporal;
 mod text;
 mod validity;
+pub mod variant;
 
 pub use aggregate::{
     Aggregate, Interpolation, all, any, count, count_distinct, max, mean, min, quantile,

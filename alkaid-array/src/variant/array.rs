@@ -1,12 +1,14 @@
 //! [`VariantArray`]: a column of Variants, shredded or not, read value by value.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use alkaid_schema::extension::{ExtensionType, ParquetVariant};
 
+use super::path::locate_bytes;
 use super::unshred::{Bytes, Group};
-use super::{EMPTY_METADATA, ValueEncoder, Variant, VariantError, VariantMetadata};
-use crate::{Array, ArrayError, ArrayRef, StructArray};
+use super::{EMPTY_METADATA, ValueEncoder, Variant, VariantError, VariantMetadata, VariantPath};
+use crate::{Array, ArrayError, ArrayRef, GenericBinaryType, GenericByteBuilder, StructArray};
 
 /// The values of an `arrow.parquet.variant` column: its storage struct, with the
 /// `metadata`, `value` and `typed_value` children resolved once.
@@ -52,6 +54,54 @@ impl VariantArray {
         Ok(Self {
             storage: storage.clone(),
         })
+    }
+
+    /// A column of the Variants of JSON texts (`None` a null row), unshredded.
+    ///
+    /// ```
+    /// use alkaid_array::variant::VariantArray;
+    ///
+    /// let column = VariantArray::from_json([Some(r#"{"a": [1, 2]}"#), None, Some("3.5")])?;
+    /// assert_eq!(column.to_json(0)?.as_deref(), Some(r#"{"a":[1,2]}"#));
+    /// assert!(column.is_null(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first text that is not JSON, with its row.
+    pub fn from_json<'a>(
+        rows: impl IntoIterator<Item = Option<&'a str>>,
+    ) -> Result<Self, ArrayError> {
+        let rows = rows.into_iter();
+        let capacity = rows.size_hint().0;
+        let mut metadata = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(capacity, 0);
+        let mut values = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(capacity, 0);
+        let mut valid = Vec::with_capacity(capacity);
+        for (i, row) in rows.enumerate() {
+            match row {
+                Some(text) => {
+                    let (m, v) =
+                        super::json_to_variant(text).map_err(|e| e.at(&format!("row {i}")))?;
+                    metadata.append_value(&m);
+                    values.append_value(&v);
+                }
+                None => {
+                    metadata.append_value(EMPTY_METADATA);
+                    values.append_null();
+                }
+            }
+            valid.push(row.is_some());
+        }
+        let nulls = alkaid_buffer::NullBuffer::from(valid);
+        let storage = StructArray::try_new(
+            ParquetVariant::storage_fields(),
+            vec![
+                Arc::new(metadata.finish()) as ArrayRef,
+                Arc::new(values.finish()),
+            ],
+            (nulls.null_count() > 0).then_some(nulls),
+        )?;
+        Ok(Self { storage })
     }
 
     /// The storage struct.
@@ -105,6 +155,37 @@ impl VariantArray {
         self.rows()?.row(i)
     }
 
+    /// Row `i`'s value at `path` (metadata and value bytes), `None` for a null row or a
+    /// path that finds nothing. Shredded columns are followed while they hold the path,
+    /// so a shredded field is read without putting the rest of its row together.
+    ///
+    /// # Errors
+    /// As [`value`](Self::value).
+    pub fn value_at(
+        &self,
+        i: usize,
+        path: &VariantPath,
+    ) -> Result<Option<VariantBytes<'_>>, VariantError> {
+        self.rows()?.at(i, path)
+    }
+
+    /// Calls `each` with every row's value at `path` (as [`value_at`](Self::value_at)
+    /// gives it), resolving the columns once.
+    ///
+    /// # Errors
+    /// The first error of a row or of `each`.
+    pub fn for_each_at<E: From<VariantError>>(
+        &self,
+        path: &VariantPath,
+        mut each: impl FnMut(usize, Option<VariantBytes<'_>>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let rows = self.rows()?;
+        for i in 0..self.len() {
+            each(i, rows.at(i, path)?)?;
+        }
+        Ok(())
+    }
+
     /// Reads (and checks whole) a row's bytes as [`value`](Self::value) gave them.
     ///
     /// # Errors
@@ -135,14 +216,8 @@ impl VariantArray {
     pub fn unshred(&self) -> Result<StructArray, ArrayError> {
         let rows = self.rows()?;
         let mut metadata =
-            crate::GenericByteBuilder::<crate::GenericBinaryType<i32>>::with_capacity(
-                self.len(),
-                0,
-            );
-        let mut values = crate::GenericByteBuilder::<crate::GenericBinaryType<i32>>::with_capacity(
-            self.len(),
-            0,
-        );
+            GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(self.len(), 0);
+        let mut values = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(self.len(), 0);
         for i in 0..self.len() {
             match rows.row(i)? {
                 Some((m, v)) => {
@@ -158,8 +233,8 @@ impl VariantArray {
         StructArray::try_new(
             ParquetVariant::storage_fields(),
             vec![
-                std::sync::Arc::new(metadata.finish()) as ArrayRef,
-                std::sync::Arc::new(values.finish()),
+                Arc::new(metadata.finish()) as ArrayRef,
+                Arc::new(values.finish()),
             ],
             self.storage.nulls().cloned(),
         )
@@ -188,6 +263,28 @@ struct Rows<'a> {
 }
 
 impl<'a> Rows<'a> {
+    fn at(&self, i: usize, path: &VariantPath) -> Result<Option<VariantBytes<'a>>, VariantError> {
+        if path.is_empty() {
+            return self.row(i);
+        }
+        if self.storage.is_null(i) {
+            return Ok(None);
+        }
+        let metadata = self
+            .metadata
+            .get(i)
+            .ok_or_else(|| VariantError::metadata(format!("null in valid row {i}")))?;
+        let parsed = VariantMetadata::try_new(metadata)?;
+        let found = match &self.shredded {
+            Some(group) => group.locate(i, path.segments(), parsed)?,
+            None => match self.value.and_then(|v| v.get(i)) {
+                Some(bytes) => locate_bytes(parsed, bytes, path.segments())?.map(Cow::Borrowed),
+                None => None,
+            },
+        };
+        Ok(found.map(|value| (Cow::Borrowed(metadata), value)))
+    }
+
     fn row(&self, i: usize) -> Result<Option<VariantBytes<'a>>, VariantError> {
         if self.storage.is_null(i) {
             return Ok(None);

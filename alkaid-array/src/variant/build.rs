@@ -312,32 +312,34 @@ impl ObjectEncoder<'_> {
         })
     }
 
-    /// Writes the object's header in front of its values.
+    /// Writes the object's header in front of its values, and puts the values in the
+    /// order of their names when they were written in another (the spec allows any
+    /// order; one order makes equal objects equal bytes, as Parquet's own corpus has them).
     ///
     /// # Errors
-    /// When a field appears twice or was given no value.
-    pub fn finish(mut self) -> Result<(), VariantError> {
+    /// When a field appears twice or was given no value, or the values pass 4 GiB.
+    pub fn finish(self) -> Result<(), VariantError> {
         let data_len = self.out.len() - self.start;
-        let ends: Vec<usize> = self
-            .fields
-            .iter()
-            .skip(1)
-            .map(|f| f.1)
-            .chain([data_len])
-            .collect();
-        for (&(id, start), &end) in self.fields.iter().zip(&ends) {
+        if u32::try_from(data_len).is_err() {
+            return Err(VariantError::value(format!(
+                "an object of {data_len} bytes passes the Variant's 4 GiB"
+            )));
+        }
+        // Each field's span, from its start to the next field's (written in order).
+        let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(self.fields.len());
+        for (k, &(id, start)) in self.fields.iter().enumerate() {
+            let end = self.fields.get(k + 1).map_or(data_len, |f| f.1);
             if end <= start {
                 return Err(VariantError::value(format!(
                     "field {:?} was given no value",
                     self.names.name_of(id)
                 )));
             }
+            spans.push((id, start, end));
         }
         let names = &*self.names;
-        self.fields
-            .sort_by(|a, b| names.name_of(a.0).cmp(names.name_of(b.0)));
-        if let Some(pair) = self
-            .fields
+        spans.sort_by(|a, b| names.name_of(a.0).cmp(names.name_of(b.0)));
+        if let Some(pair) = spans
             .windows(2)
             .find(|w| names.name_of(w[0].0) == names.name_of(w[1].0))
         {
@@ -346,8 +348,16 @@ impl ObjectEncoder<'_> {
                 names.name_of(pair[0].0)
             )));
         }
-        let count = self.fields.len();
-        let max_id = self.fields.iter().map(|f| f.0).max().unwrap_or(0);
+        if spans.windows(2).any(|w| w[1].1 < w[0].1) {
+            let data = self.out.split_off(self.start);
+            for span in &mut spans {
+                let at = self.out.len() - self.start;
+                self.out.extend_from_slice(&data[span.1..span.2]);
+                *span = (span.0, at, at + span.2 - span.1);
+            }
+        }
+        let count = spans.len();
+        let max_id = spans.iter().map(|f| f.0).max().unwrap_or(0);
         let (id_size, offset_size) = (byte_width(max_id), byte_width(data_len));
         let large = count > 255;
         let header = 2
@@ -357,10 +367,10 @@ impl ObjectEncoder<'_> {
         let mut head = Vec::with_capacity(5 + count * (id_size + offset_size) + offset_size);
         head.push(header);
         write_unsigned(&mut head, count, if large { 4 } else { 1 });
-        for &(id, _) in &self.fields {
+        for &(id, _, _) in &spans {
             write_unsigned(&mut head, id, id_size);
         }
-        for &(_, offset) in &self.fields {
+        for &(_, offset, _) in &spans {
             write_unsigned(&mut head, offset, offset_size);
         }
         write_unsigned(&mut head, data_len, offset_size);
@@ -390,9 +400,14 @@ impl ListEncoder<'_> {
     /// Writes the array's header in front of its elements.
     ///
     /// # Errors
-    /// When an element was given no value.
+    /// When an element was given no value, or the elements pass 4 GiB.
     pub fn finish(self) -> Result<(), VariantError> {
         let data_len = self.out.len() - self.start;
+        if u32::try_from(data_len).is_err() {
+            return Err(VariantError::value(format!(
+                "an array of {data_len} bytes passes the Variant's 4 GiB"
+            )));
+        }
         let count = self.offsets.len();
         for (i, pair) in self
             .offsets

@@ -14,7 +14,8 @@
 //! | [`Variant`], [`VariantObject`], [`VariantList`] | a value, read in place; `try_new` checks it whole |
 //! | [`ValueEncoder`], [`MetadataBuilder`] | writing values, objects and arrays in place |
 //! | [`json_to_variant`], [`variant_to_json`] | JSON text to and from Variant |
-//! | [`VariantArray`] | a column of Variants, shredded or not, value by value |
+//! | [`VariantPath`] | a path into a value (`a.b[2]`) |
+//! | [`VariantArray`] | a column of Variants, shredded or not, value by value or at a path |
 //!
 //! ```
 //! use alkaid_array::variant::{json_to_variant, variant_to_json, Variant, VariantMetadata};
@@ -33,6 +34,7 @@ mod build;
 mod json;
 mod metadata;
 mod nested;
+mod path;
 mod unshred;
 mod validate;
 mod value;
@@ -44,6 +46,7 @@ pub use build::{FieldNames, ListEncoder, MetadataBuilder, ObjectEncoder, ValueEn
 pub use json::{json_to_variant, variant_to_json, write_variant_json};
 pub use metadata::{EMPTY_METADATA, VariantMetadata};
 pub use nested::{VariantList, VariantObject};
+pub use path::{PathSegment, VariantPath};
 pub use value::{MAX_DEPTH, Variant, encoded_len};
 
 /// What is wrong with a Variant's bytes or with a value being written: which part, where

@@ -8,7 +8,10 @@
 
 use alkaid_schema::{DataType, TimeUnit};
 
-use super::{ValueEncoder, Variant, VariantError, VariantMetadata};
+use std::borrow::Cow;
+
+use super::path::locate_bytes;
+use super::{PathSegment, ValueEncoder, Variant, VariantError, VariantMetadata};
 use crate::types::{
     Date32Type, Decimal32Type, Decimal64Type, Decimal128Type, Float32Type, Float64Type, Int8Type,
     Int16Type, Int32Type, Int64Type, Time64MicrosecondType, TimestampMicrosecondType,
@@ -347,6 +350,50 @@ impl<'a> Group<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl<'a> Group<'a> {
+    /// The bytes of the value at `path` below row `i`, `None` when it is missing: through
+    /// the typed columns while they hold the path, then through the encoded value. A
+    /// typed value at the end is encoded; a value found in bytes is borrowed.
+    pub(super) fn locate(
+        &self,
+        i: usize,
+        path: &[PathSegment],
+        metadata: VariantMetadata<'_>,
+    ) -> Result<Option<Cow<'a, [u8]>>, VariantError> {
+        let value = self.value.and_then(|v| v.get(i));
+        let typed = self.typed.as_ref().filter(|t| t.is_valid(i));
+        let Some((segment, rest)) = path.split_first() else {
+            if typed.is_none() {
+                return Ok(value.map(Cow::Borrowed));
+            }
+            let mut out = Vec::new();
+            let mut names = metadata;
+            self.write(i, metadata, ValueEncoder::new(&mut names, &mut out))?;
+            return Ok(Some(Cow::Owned(out)));
+        };
+        match (typed, segment) {
+            (Some(Typed::Object(_, fields)), PathSegment::Field(name)) => {
+                if let Some((_, group)) = fields.iter().find(|(n, _)| n == name) {
+                    return group.locate(i, rest, metadata);
+                }
+            }
+            (Some(Typed::List(lists, element)), PathSegment::Index(k)) => {
+                let range = lists.range(i);
+                return match range.start.checked_add(*k).filter(|&j| j < range.end) {
+                    Some(j) => element.locate(j, rest, metadata),
+                    None => Ok(None),
+                };
+            }
+            _ => {}
+        }
+        // Not in the typed columns: in the encoded value, if anywhere.
+        let Some(bytes) = value else {
+            return Ok(None);
+        };
+        Ok(locate_bytes(metadata, bytes, path)?.map(Cow::Borrowed))
     }
 }
 

@@ -23,3 +23,4 @@ mod row_merge;
 mod sort;
 mod string;
 mod temporal_pyarrow;
+mod variant;

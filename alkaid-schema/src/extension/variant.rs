@@ -57,6 +57,59 @@ impl ParquetVariant {
     }
 }
 
+impl ParquetVariant {
+    /// The Variant type (the spec's name, as `int64`, `decimal4`, `timestamp_ntz`) that a
+    /// shredded `typed_value` of `data_type` holds, `None` for a type that holds none.
+    /// Objects (structs) and arrays (lists) are shapes, not types, and give `None`.
+    ///
+    /// ```
+    /// use alkaid_schema::extension::ParquetVariant;
+    /// use alkaid_schema::{DataType, TimeUnit};
+    ///
+    /// assert_eq!(ParquetVariant::shredded_type_name(&DataType::Utf8View), Some("string"));
+    /// let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    /// assert_eq!(ParquetVariant::shredded_type_name(&utc), Some("timestamp"));
+    /// assert_eq!(ParquetVariant::shredded_type_name(&DataType::UInt32), None);
+    /// ```
+    pub fn shredded_type_name(data_type: &DataType) -> Option<&'static str> {
+        const PLAIN: [(DataType, &str); 9] = [
+            (DataType::Boolean, "boolean"),
+            (DataType::Int8, "int8"),
+            (DataType::Int16, "int16"),
+            (DataType::Int32, "int32"),
+            (DataType::Int64, "int64"),
+            (DataType::Float32, "float"),
+            (DataType::Float64, "double"),
+            (DataType::Date32, "date"),
+            (DataType::Time(TimeUnit::Microsecond), "time"),
+        ];
+        Some(match data_type {
+            DataType::Decimal(d) if d.scale() >= 0 => match d.precision() {
+                0..=9 => "decimal4",
+                10..=18 => "decimal8",
+                19..=38 => "decimal16",
+                _ => return None,
+            },
+            DataType::Timestamp(unit, zone) => match (unit, zone.is_some()) {
+                (TimeUnit::Microsecond, true) => "timestamp",
+                (TimeUnit::Microsecond, false) => "timestamp_ntz",
+                (TimeUnit::Nanosecond, true) => "timestamp_nanos",
+                (TimeUnit::Nanosecond, false) => "timestamp_ntz_nanos",
+                _ => return None,
+            },
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => "binary",
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "string",
+            DataType::FixedSizeBinary(16) => "uuid",
+            other => {
+                return PLAIN
+                    .iter()
+                    .find(|(t, _)| t == other)
+                    .map(|(_, name)| *name);
+            }
+        })
+    }
+}
+
 impl ExtensionType for ParquetVariant {
     fn name(&self) -> &str {
         NAME
@@ -170,25 +223,10 @@ fn place(path: &str) -> String {
 
 /// Checks a `typed_value` at `path`.
 fn check_typed(data_type: &DataType, path: &str) -> Result<(), String> {
+    if ParquetVariant::shredded_type_name(data_type).is_some() {
+        return Ok(());
+    }
     match data_type {
-        DataType::Boolean
-        | DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::Float32
-        | DataType::Float64
-        | DataType::Date32
-        | DataType::Time(TimeUnit::Microsecond)
-        | DataType::Timestamp(TimeUnit::Microsecond | TimeUnit::Nanosecond, _)
-        | DataType::Binary
-        | DataType::LargeBinary
-        | DataType::BinaryView
-        | DataType::Utf8
-        | DataType::LargeUtf8
-        | DataType::Utf8View
-        | DataType::FixedSizeBinary(16) => Ok(()),
-        DataType::Decimal(decimal) if decimal.precision() <= 38 => Ok(()),
         DataType::List(element)
         | DataType::LargeList(element)
         | DataType::ListView(element)
