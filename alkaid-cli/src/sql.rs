@@ -7,7 +7,7 @@ use alkaid_array::display::pretty_format_batches;
 use std::sync::Arc;
 
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
-use alkaid_datafusion::{open_table, register_alkaid_format};
+use alkaid_datafusion::{open_table, register_alkaid_format, register_variant_functions};
 use alkaid_ipc::WriteOptions;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
@@ -36,6 +36,7 @@ pub fn run(
         }
         let ctx = SessionContext::new_with_config(config);
         register_alkaid_format(&ctx);
+        register_variant_functions(&ctx);
         for table in tables {
             let Some((name, path)) = table.split_once('=') else {
                 return Err(Failure::new(format!(

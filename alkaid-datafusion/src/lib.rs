@@ -78,6 +78,7 @@ mod sink;
 mod source;
 mod store;
 mod table;
+mod variant;
 
 use std::sync::Arc;
 
@@ -95,6 +96,7 @@ pub use sink::AlkaidSink;
 pub use source::AlkaidSource;
 pub use store::StoreSource;
 pub use table::AlkaidTable;
+pub use variant::register_variant_functions;
 
 /// Registers [`AlkaidFormatFactory`] in `ctx`, so that `STORED AS ALKAID` and files named
 /// `*.alkaid` in `COPY … TO` use Alkaid's reader and writer.

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use alkaid_arrow::arrow59::{batch_from_arrow, schema_from_arrow};
-use alkaid_datafusion::register_alkaid_format;
+use alkaid_datafusion::{register_alkaid_format, register_variant_functions};
 use alkaid_flight::proto::{FlightEndpoint, FlightInfo};
 use alkaid_flight::{
     FlightData, FlightDescriptor, FlightEncoder, FlightError, Ticket, encode_stream, schema_to_ipc,
@@ -175,6 +175,7 @@ impl FlightSqlService {
             .build();
         let ctx = SessionContext::new_with_state(state);
         register_alkaid_format(&ctx);
+        register_variant_functions(&ctx);
         let sessions = Sessions::new(ctx.state(), served, &options);
         let statements = Statements::new(options.max_statements, options.statement_timeout);
         let clients = ClientSessions::new(

@@ -12,3 +12,4 @@ mod differential;
 mod evolving;
 mod parquet;
 mod sql;
+mod variant;
