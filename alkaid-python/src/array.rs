@@ -16,7 +16,6 @@ use crate::datatype::PyDataType;
 use crate::error::to_py;
 use crate::scalar::PyScalar;
 use crate::schema::PyField;
-use crate::values::to_pylist;
 
 /// A column: its field (name, type, nullability) and its values.
 #[pyclass(name = "Array", module = "alkaid", frozen)]
@@ -232,9 +231,10 @@ impl PyArray {
 
     /// The values as Python objects (`None` for nulls): `int`, `float`, `str`, `bytes`,
     /// `decimal.Decimal`, `datetime` values (aware in the array's zone), lists, dicts
-    /// for structs, `(key, value)` lists for maps.
+    /// for structs, `(key, value)` lists for maps; for a Variant column
+    /// (`arrow.parquet.variant`), the value each row holds (dicts, lists, numbers, …).
     fn to_pylist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        to_pylist(py, self.array.as_ref())
+        crate::values::field_pylist(py, &self.field, self.array.as_ref())
     }
 
     /// The values as a numpy array: a read-only view of the array's memory (no copy) for

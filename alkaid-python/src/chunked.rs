@@ -14,7 +14,7 @@ use crate::capsule::{import_array_from, schema_capsule};
 use crate::datatype::{PyDataType, data_type_of};
 use crate::error::to_py;
 use crate::scalar::PyScalar;
-use crate::values::to_pylist;
+use crate::values::field_pylist;
 
 /// A column of chunks of one type.
 #[pyclass(name = "ChunkedArray", module = "alkaid", frozen)]
@@ -71,11 +71,11 @@ impl PyChunkedArray {
     /// The values of every chunk as a list of Python objects.
     pub(crate) fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         if let [one] = self.chunks.as_slice() {
-            return to_pylist(py, one.as_ref());
+            return field_pylist(py, &self.field, one.as_ref());
         }
         let mut values = Vec::with_capacity(self.len());
         for chunk in &self.chunks {
-            values.extend(to_pylist(py, chunk.as_ref())?.iter());
+            values.extend(field_pylist(py, &self.field, chunk.as_ref())?.iter());
         }
         PyList::new(py, values)
     }

@@ -22,7 +22,7 @@ use crate::chunked::{PyChunkedArray, slice_parts};
 use crate::error::to_py;
 use crate::reader::PyRecordBatchReader;
 use crate::schema::PySchema;
-use crate::values::to_pylist;
+use crate::values::field_pylist;
 
 /// Columns of equal length under a schema, held as record batches.
 #[pyclass(name = "Table", module = "alkaid", frozen)]
@@ -489,7 +489,8 @@ impl PyTable {
             let columns = batch
                 .columns()
                 .iter()
-                .map(|c| to_pylist(py, c.as_ref()))
+                .zip(self.schema.fields().iter())
+                .map(|(c, field)| field_pylist(py, field, c.as_ref()))
                 .collect::<PyResult<Vec<_>>>()?;
             for r in 0..batch.num_rows() {
                 let row = PyDict::new(py);

@@ -195,3 +195,36 @@ def test_numpy_and_pandas_without_pyarrow():
     assert back["f"].isna().tolist() == [False, True, False]
     zoned = alkaid.array([datetime.datetime(2024, 1, 1, 12, tzinfo=PARIS)]).to_pandas()
     assert str(zoned.dt.tz) == "Europe/Paris" and zoned[0].hour == 12
+
+
+def test_variant_columns_read_as_the_values_they_hold():
+    # The Parquet project's shredded Variant files, pinned with alkaid-formats' tests.
+    corpus = os.path.join(os.path.dirname(__file__), "..", "..", "alkaid-formats", "tests",
+                          "parquet-testing", "shredded_variant")
+    read = lambda case: alkaid.read_parquet(os.path.join(corpus, case)).read_all()
+    # An object shredded in part: a null, a string, a date.
+    assert read("case-134.parquet").column("var").to_pylist() == [
+        {"a": None, "b": "iceberg", "d": datetime.date(2024, 1, 30)}]
+    # An array of strings shredded per element.
+    assert read("case-001.parquet").column("var").to_pylist() == [["comedy", "drama"]]
+    # Rows null, objects nested in objects, numbers of several types.
+    rows = read("case-083.parquet").to_pylist()
+    assert [row["var"] for row in rows] == [
+        None,
+        {"c": {"b": "iceberg"}},
+        {"c": 8, "d": -0.0},
+        {"c": {"a": 34, "b": ""}, "d": 0.0},
+    ]
+    # Every primitive case reads to a Python value of its kind, but for nanoseconds
+    # below a microsecond, which Python's datetime cannot hold (an error, as for a
+    # column of Arrow timestamps).
+    kinds = set()
+    for n in range(4, 38):
+        try:
+            kinds.add(type(read(f"case-{n:03}.parquet").column("var").to_pylist()[0]).__name__)
+        except alkaid.AlkaidError as e:
+            assert str(e).startswith("row 0: ") and ":33:54.123456789" in str(e), e
+            assert "does not fit Python's datetime" in str(e)
+            kinds.add("nanoseconds")
+    assert kinds == {"bool", "int", "float", "Decimal", "date", "datetime", "time", "str",
+                     "bytes", "UUID", "nanoseconds"}, kinds

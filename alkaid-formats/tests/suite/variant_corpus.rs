@@ -214,3 +214,172 @@ fn variant_columns_are_written_back_with_their_logical_type() {
     // The storage rules are Alkaid's own.
     assert!(ParquetVariant::storage_type().children().len() == 2);
 }
+
+/// The Variant Parquet Alkaid writes, read by the peers as far as each reads the type:
+/// DuckDB reads `VARIANT` as its own Variant type (compared as JSON, shredded and not);
+/// pyarrow 26 reads the storage struct (the bytes compared with Alkaid's); Polars 2.1
+/// refuses a file with the `VARIANT` logical type at all, which the test checks it still
+/// does (so that the day it reads them, this test says so).
+#[test]
+fn peers_read_the_variant_parquet_alkaid_writes() {
+    use std::sync::Arc;
+
+    use alkaid_array::{Array, ArrayRef, RecordBatch};
+    use alkaid_compute::variant::shred;
+    use alkaid_schema::extension::Namespace;
+    use alkaid_schema::{DataType, Field, Schema};
+
+    let Some(python) = crate::python::python_with("pyarrow, polars, duckdb") else {
+        return;
+    };
+    let rows = [
+        Some(r#"{"id": 1, "name": "ada", "tags": ["x", "y"], "price": 2.50}"#),
+        Some(r#"{"id": "two", "nested": {"deep": [1, {"er": true}]}}"#),
+        None,
+        Some("[1, 2.5, null, \"three\"]"),
+        Some("-7"),
+    ];
+    let plain = VariantArray::from_json(rows).unwrap();
+    let shape = DataType::Struct(
+        vec![
+            Field::new("id", DataType::Int8, true),
+            Field::new("name", DataType::Utf8, true),
+            Field::new("tags", DataType::list(DataType::Utf8), true),
+        ]
+        .into(),
+    );
+    let shredded = shred(plain.storage(), &shape).unwrap();
+    let variant = |name: &str, storage: &StructArray| {
+        Field::new(name, storage.data_type().clone(), true)
+            .with_extension_type(&ParquetVariant, Namespace::Arrow)
+            .unwrap()
+    };
+    let schema = Arc::new(Schema::new(vec![
+        variant("plain", plain.storage()),
+        variant("shredded", &shredded),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(plain.storage().clone()) as ArrayRef,
+            Arc::new(shredded),
+        ],
+    )
+    .unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("variant_peers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("v.parquet");
+    parquet::write(&file, schema, vec![batch], &Default::default()).unwrap();
+
+    let script = r#"
+import json, sys
+import duckdb, polars, pyarrow.parquet as pq
+path = sys.argv[1]
+out = {}
+rows = duckdb.sql(f"SELECT plain::JSON, shredded::JSON FROM read_parquet('{path}')").fetchall()
+out["duckdb"] = [[None if v is None else json.loads(v) for v in row] for row in rows]
+table = pq.read_table(path)
+plain = table.column("plain").combine_chunks()
+out["pyarrow_type"] = str(table.schema.field("plain").type)
+out["pyarrow"] = [None if not plain.is_valid().to_pylist()[i] else
+    [plain.field("metadata")[i].as_py().hex(), plain.field("value")[i].as_py().hex()]
+    for i in range(len(plain))]
+try:
+    polars.read_parquet(path)
+    out["polars"] = "read"
+except Exception as e:
+    out["polars"] = str(e)
+print(json.dumps(out))
+"#;
+    let output = std::process::Command::new(&python)
+        .args(["-c", script, file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let found = parse_json(std::str::from_utf8(&output.stdout).unwrap().trim()).unwrap();
+    let JsonValue::Object(found) = found else {
+        panic!("an object")
+    };
+    let get = |key: &str| found.iter().find(|(k, _)| k == key).unwrap().1.clone();
+
+    // DuckDB: each row's value, the same from the shredded column as from the plain one.
+    let JsonValue::Array(duck) = get("duckdb") else {
+        panic!("rows")
+    };
+    assert_eq!(duck.len(), rows.len());
+    for (row, text) in duck.iter().zip(rows) {
+        let JsonValue::Array(pair) = row else {
+            panic!("a pair")
+        };
+        let expected = match text {
+            Some(text) => {
+                // Alkaid's own reading of the JSON, as JSON values.
+                let (m, v) = alkaid_array::variant::json_to_variant(text).unwrap();
+                let metadata = VariantMetadata::try_new(&m).unwrap();
+                let json =
+                    alkaid_array::variant::variant_to_json(Variant::try_new(metadata, &v).unwrap())
+                        .unwrap();
+                parse_json(&json).unwrap()
+            }
+            None => JsonValue::Null,
+        };
+        assert_eq!(
+            pair[0], pair[1],
+            "DuckDB reads the shredded column as the plain one"
+        );
+        assert_eq!(
+            numbers_as_floats(&pair[0]),
+            numbers_as_floats(&expected),
+            "{text:?}"
+        );
+    }
+    // pyarrow: the storage struct, its bytes Alkaid's.
+    let JsonValue::String(pyarrow_type) = get("pyarrow_type") else {
+        panic!("a type")
+    };
+    assert!(
+        pyarrow_type.starts_with("struct<metadata: binary"),
+        "{pyarrow_type}"
+    );
+    let JsonValue::Array(bytes) = get("pyarrow") else {
+        panic!("rows")
+    };
+    for (i, row) in bytes.iter().enumerate() {
+        match plain.value(i).unwrap() {
+            None => assert_eq!(row, &JsonValue::Null),
+            Some((m, v)) => {
+                let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+                let expected =
+                    JsonValue::Array(vec![JsonValue::String(hex(&m)), JsonValue::String(hex(&v))]);
+                assert_eq!(row, &expected, "row {i}");
+            }
+        }
+    }
+    // Polars: not yet.
+    let JsonValue::String(polars) = get("polars") else {
+        panic!("a verdict")
+    };
+    assert!(
+        polars.contains("LogicalType union has no variant set"),
+        "Polars: {polars}"
+    );
+}
+
+/// JSON numbers compared by value: DuckDB writes `2.50` as `2.5`.
+fn numbers_as_floats(value: &JsonValue) -> JsonValue {
+    match value {
+        JsonValue::Number(n) => JsonValue::Number(n.parse::<f64>().unwrap().to_string()),
+        JsonValue::Array(items) => JsonValue::Array(items.iter().map(numbers_as_floats).collect()),
+        JsonValue::Object(members) => JsonValue::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), numbers_as_floats(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

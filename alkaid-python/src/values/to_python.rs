@@ -31,8 +31,36 @@ pub(crate) fn to_pylist<'py>(py: Python<'py>, array: &dyn Array) -> PyResult<Bou
     values(&modules, array)
 }
 
+/// Every slot of `array`, the values of `field`, as Python values: a Variant column's
+/// rows as the values they hold (`variant.rs`), any other as [`to_pylist`] gives them.
+///
+/// # Errors
+/// As [`to_pylist`].
+pub(crate) fn field_pylist<'py>(
+    py: Python<'py>,
+    field: &alkaid_schema::Field,
+    array: &dyn Array,
+) -> PyResult<Bound<'py, PyList>> {
+    let modules = Modules::import(py)?;
+    field_values(&modules, field, array)
+}
+
+fn field_values<'py>(
+    modules: &Modules<'py>,
+    field: &alkaid_schema::Field,
+    array: &dyn Array,
+) -> PyResult<Bound<'py, PyList>> {
+    if super::variant::is_variant(field) {
+        return super::variant::pylist(modules, array);
+    }
+    values(modules, array)
+}
+
 /// [`to_pylist`] with the Python modules imported.
-fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Bound<'py, PyList>> {
+pub(super) fn values<'py>(
+    modules: &Modules<'py>,
+    array: &dyn Array,
+) -> PyResult<Bound<'py, PyList>> {
     let py = modules.py;
     match array.data_type() {
         DataType::Null => PyList::new(py, (0..array.len()).map(|_| py.None())),
@@ -121,7 +149,8 @@ fn values<'py>(modules: &Modules<'py>, array: &dyn Array) -> PyResult<Bound<'py,
             let columns = structs
                 .columns()
                 .iter()
-                .map(|column| values(modules, column.as_ref()))
+                .zip(fields.iter())
+                .map(|(column, field)| field_values(modules, field, column.as_ref()))
                 .collect::<PyResult<Vec<_>>>()?;
             each(py, array, |i| {
                 let dict = PyDict::new(py);
