@@ -10,10 +10,13 @@
 use std::ops::Range;
 
 use alkaid_data::{ArrayData, ValidationLevel};
+use alkaid_schema::extension::MAX_OFFSET_MINUTES;
 use alkaid_schema::json::parse_json;
 use alkaid_schema::{DataType, Field, PhysicalType};
 
-use crate::{ArrayError, AsArray, StringViewArray, make_array};
+use crate::types::Int16Type;
+use crate::variant::{VariantArray, VariantPath};
+use crate::{Array, ArrayError, AsArray, StringViewArray, StructArray, make_array};
 
 /// Validates `data` as the values of `field` at `level`: the data layer's checks, and at
 /// [`ValidationLevel::Strict`] also [`check_nullability`] and the values of canonical
@@ -184,6 +187,12 @@ fn check_extension_values(field: &Field, data: &ArrayData, path: &str) -> Result
             }
         }
     }
+    if is_variant(field) {
+        return check_variant_values(data, path);
+    }
+    if is_timestamp_with_offset(field) {
+        return check_offsets(data, path);
+    }
     let fields = match data.data_type() {
         DataType::Dictionary { .. } => return Ok(()),
         other => other.children(),
@@ -192,6 +201,97 @@ fn check_extension_values(field: &Field, data: &ArrayData, path: &str) -> Result
         check_extension_values(field, child, &format!("{path}.{}", field.name()))?;
     }
     Ok(())
+}
+
+fn is_timestamp_with_offset(field: &Field) -> bool {
+    field.extension_name().is_some_and(|name| {
+        matches!(
+            name,
+            "arrow.timestamp_with_offset" | "ipc.timestamp_with_offset"
+        )
+    })
+}
+
+/// Every offset of an `arrow.timestamp_with_offset` column within a day either way: the
+/// plain offsets of its valid slots, or every value a dictionary or run holds.
+fn check_offsets(data: &ArrayData, path: &str) -> Result<(), ArrayError> {
+    let Some(offsets) = data.children().get(1) else {
+        return Ok(()); // the extension's factory refuses other storage
+    };
+    let (values, slots): (ArrayData, Vec<usize>) = match offsets.data_type() {
+        DataType::Dictionary { .. } => match offsets.dictionary() {
+            Some(values) => (values.clone(), (0..values.len()).collect()),
+            None => return Ok(()),
+        },
+        DataType::RunEndEncoded(_) => {
+            let values = offsets.children()[1].clone();
+            let slots = (0..values.len()).collect();
+            (values, slots)
+        }
+        // Child slot `offset + i` is struct slot `i`'s.
+        _ => (
+            offsets.clone(),
+            (0..data.len())
+                .filter(|&i| data.is_valid(i))
+                .map(|i| data.offset() + i)
+                .collect(),
+        ),
+    };
+    let values = make_array(values);
+    let Some(minutes) = values.as_primitive_opt::<Int16Type>() else {
+        return Ok(());
+    };
+    for slot in slots {
+        if minutes.is_valid(slot) && minutes.value(slot).unsigned_abs() > MAX_OFFSET_MINUTES as u16
+        {
+            return Err(ArrayError::ColumnMismatch {
+                column: format!("field {path:?}"),
+                reason: format!(
+                    "an offset of {} minutes in arrow.timestamp_with_offset field {path:?} (at most {MAX_OFFSET_MINUTES} either way)",
+                    minutes.value(slot)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn is_variant(field: &Field) -> bool {
+    field
+        .extension_name()
+        .is_some_and(|name| matches!(name, "arrow.parquet.variant" | "ipc.parquet.variant"))
+}
+
+/// Every valid row of a Variant column read whole: its metadata and value (shredded
+/// parts put back together) checked to the last byte.
+fn check_variant_values(data: &ArrayData, path: &str) -> Result<(), ArrayError> {
+    let wrong = |reason: String| ArrayError::ColumnMismatch {
+        column: format!("field {path:?}"),
+        reason,
+    };
+    let array = make_array(data.clone());
+    let storage = array.as_typed::<StructArray>().ok_or_else(|| {
+        wrong(format!(
+            "a Variant column is a struct, found {}",
+            data.data_type()
+        ))
+    })?;
+    let variants = VariantArray::try_new(storage)?;
+    variants
+        .for_each_at(&VariantPath::default(), |slot, row| {
+            if let Some((metadata, value)) = row {
+                crate::variant::Variant::try_new(metadata, &value).map_err(|e| {
+                    wrong(format!(
+                        "slot {slot} of arrow.parquet.variant field {path:?}: {e}"
+                    ))
+                })?;
+            }
+            Ok(())
+        })
+        .map_err(|e: ArrayError| match e {
+            ArrayError::Variant(e) => wrong(e.to_string()),
+            other => other,
+        })
 }
 
 #[cfg(test)]
@@ -272,5 +372,80 @@ mod tests {
         let json_view = Field::new("v", DataType::Utf8View, true)
             .with_metadata_entry("ALKAID:extension:name", "arrow.json");
         assert!(strict(&json_view, &view).unwrap_err().contains("slot 1"));
+    }
+
+    #[test]
+    fn variant_values_are_checked_whole_at_strict() {
+        use crate::BinaryArray;
+        use alkaid_schema::extension::{Namespace, ParquetVariant};
+
+        // Row 1's value claims an int32 but holds two bytes.
+        let storage = StructArray::try_new(
+            ParquetVariant::storage_fields(),
+            vec![
+                Arc::new(BinaryArray::from(vec![Some(&[1u8, 0, 0][..]); 2])) as ArrayRef,
+                Arc::new(BinaryArray::from(vec![
+                    Some(&[0x0cu8, 7][..]),
+                    Some(&[0x14, 1, 2][..]),
+                ])),
+            ],
+            None,
+        )
+        .unwrap();
+        let field = Field::new("v", storage.data_type().clone(), true)
+            .with_extension_type(&ParquetVariant, Namespace::Arrow)
+            .unwrap();
+        validate_field(&field, &storage.to_data(), ValidationLevel::Full).unwrap();
+        let error = strict(&field, &storage).unwrap_err();
+        assert!(
+            error.contains("slot 1 of arrow.parquet.variant field \"v\"")
+                && error.contains("int32 runs past"),
+            "{error}"
+        );
+        // Only valid rows count.
+        let masked = StructArray::try_new(
+            storage.fields().clone(),
+            storage.columns().to_vec(),
+            Some(NullBuffer::from(vec![true, false])),
+        )
+        .unwrap();
+        strict(&field, &masked).unwrap();
+    }
+
+    #[test]
+    fn offsets_past_a_day_are_refused_at_strict() {
+        use crate::types::TimestampSecondType;
+        use crate::{Int16Array, PrimitiveArray};
+        use alkaid_schema::TimeUnit;
+        use alkaid_schema::extension::{Namespace, TimestampWithOffset};
+
+        let column = |offsets: Vec<i16>, nulls: Option<NullBuffer>| {
+            let n = offsets.len();
+            let instants = PrimitiveArray::<TimestampSecondType>::from(vec![0i64; n])
+                .with_data_type(DataType::Timestamp(TimeUnit::Second, Some("UTC".into())))
+                .unwrap();
+            StructArray::try_new(
+                TimestampWithOffset::storage_fields(TimeUnit::Second),
+                vec![
+                    Arc::new(instants) as ArrayRef,
+                    Arc::new(Int16Array::from(offsets)),
+                ],
+                nulls,
+            )
+            .unwrap()
+        };
+        let good = column(vec![-779, 0, 780], None);
+        let field = Field::new("t", good.data_type().clone(), true)
+            .with_extension_type(&TimestampWithOffset, Namespace::Arrow)
+            .unwrap();
+        strict(&field, &good).unwrap();
+        let error = strict(&field, &column(vec![0, 1440], None)).unwrap_err();
+        assert!(error.contains("an offset of 1440 minutes"), "{error}");
+        // Behind a null row, any value.
+        strict(
+            &field,
+            &column(vec![0, 1440], Some(NullBuffer::from(vec![true, false]))),
+        )
+        .unwrap();
     }
 }

@@ -234,3 +234,23 @@ def test_a_constructor_for_each_type_gives_pyarrows_type():
         T.duration("h")
     with pytest.raises(alkaid.AlkaidError, match="dictionary keys are integers"):
         T.dictionary(T.string(), T.string())
+
+
+def test_timestamps_with_offset_read_as_datetimes_in_their_offsets():
+    utc = pa.timestamp("s", tz="UTC")
+    storage = pa.StructArray.from_arrays(
+        [pa.array([0, 1_700_000_000, None], utc), pa.array([330, -60, 0], pa.int16())],
+        fields=[pa.field("timestamp", utc, nullable=False),
+                pa.field("offset_minutes", pa.int16(), nullable=False)],
+        mask=pa.array([False, False, True]))
+    field = pa.field("t", storage.type, metadata={
+        "ARROW:extension:name": "arrow.timestamp_with_offset",
+        "ARROW:extension:metadata": ""})
+    table = alkaid.table(pa.table([storage], schema=pa.schema([field])))
+    values = table.column("t").to_pylist()
+    assert values[2] is None
+    assert values[0] == datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    assert values[0].utcoffset() == datetime.timedelta(minutes=330)
+    assert values[0].isoformat() == "1970-01-01T05:30:00+05:30"
+    assert values[1].isoformat() == "2023-11-14T21:13:20-01:00"
+    assert table.to_pylist()[1]["t"] == values[1]

@@ -1,6 +1,7 @@
 //! [`VariantArray`]: a column of Variants, shredded or not, read value by value.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::sync::Arc;
 
 use alkaid_schema::extension::{ExtensionType, ParquetVariant};
@@ -43,6 +44,9 @@ pub struct VariantArray {
 
 /// One row: its metadata and value bytes.
 pub type VariantBytes<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>);
+
+/// One row: its metadata, read, and its value's bytes (not yet read).
+pub type VariantRow<'a> = (VariantMetadata<'a>, Cow<'a, [u8]>);
 
 impl VariantArray {
     /// Reads `storage` as Variants: checks its type against the extension's storage rules.
@@ -141,6 +145,7 @@ impl VariantArray {
             } else {
                 None
             },
+            last: Cell::new(None),
         })
     }
 
@@ -152,7 +157,7 @@ impl VariantArray {
     /// (both `value` and a primitive `typed_value`; a shredded object whose `value` is not
     /// an object), with the spec's words.
     pub fn value(&self, i: usize) -> Result<Option<VariantBytes<'_>>, VariantError> {
-        self.rows()?.row(i)
+        Ok(self.rows()?.row(i)?.map(as_bytes))
     }
 
     /// Row `i`'s value at `path` (metadata and value bytes), `None` for a null row or a
@@ -166,18 +171,20 @@ impl VariantArray {
         i: usize,
         path: &VariantPath,
     ) -> Result<Option<VariantBytes<'_>>, VariantError> {
-        self.rows()?.at(i, path)
+        Ok(self.rows()?.at(i, path)?.map(as_bytes))
     }
 
-    /// Calls `each` with every row's value at `path` (as [`value_at`](Self::value_at)
-    /// gives it), resolving the columns once.
+    /// Calls `each` with every row's value at `path`: its metadata (read and checked)
+    /// and its value's bytes (as [`value_at`](Self::value_at) gives them), `None` for a
+    /// null row or a path that finds nothing. The columns are resolved once, and a
+    /// metadata equal to the previous row's is not checked again.
     ///
     /// # Errors
     /// The first error of a row or of `each`.
     pub fn for_each_at<E: From<VariantError>>(
         &self,
         path: &VariantPath,
-        mut each: impl FnMut(usize, Option<VariantBytes<'_>>) -> Result<(), E>,
+        mut each: impl FnMut(usize, Option<VariantRow<'_>>) -> Result<(), E>,
     ) -> Result<(), E> {
         let rows = self.rows()?;
         for i in 0..self.len() {
@@ -221,7 +228,7 @@ impl VariantArray {
         for i in 0..self.len() {
             match rows.row(i)? {
                 Some((m, v)) => {
-                    metadata.append_value(&m);
+                    metadata.append_value(m.as_bytes());
                     values.append_value(&v);
                 }
                 None => {
@@ -260,47 +267,65 @@ struct Rows<'a> {
     metadata: Bytes<'a>,
     value: Option<Bytes<'a>>,
     shredded: Option<Group<'a>>,
+    /// The last metadata read: rows of one column usually repeat one, and comparing its
+    /// bytes is cheaper than checking them again.
+    last: Cell<Option<VariantMetadata<'a>>>,
 }
 
 impl<'a> Rows<'a> {
-    fn at(&self, i: usize, path: &VariantPath) -> Result<Option<VariantBytes<'a>>, VariantError> {
+    /// Row `i`'s metadata, read and checked (or the last one's, when the bytes are equal);
+    /// `None` for a null row.
+    fn metadata_at(&self, i: usize) -> Result<Option<VariantMetadata<'a>>, VariantError> {
+        if self.storage.is_null(i) {
+            return Ok(None);
+        }
+        let bytes = self
+            .metadata
+            .get(i)
+            .ok_or_else(|| VariantError::metadata(format!("null in valid row {i}")))?;
+        if let Some(last) = self.last.get()
+            && last.as_bytes() == bytes
+        {
+            return Ok(Some(last));
+        }
+        let parsed = VariantMetadata::try_new(bytes)?;
+        self.last.set(Some(parsed));
+        Ok(Some(parsed))
+    }
+
+    fn at(&self, i: usize, path: &VariantPath) -> Result<Option<VariantRow<'a>>, VariantError> {
         if path.is_empty() {
             return self.row(i);
         }
-        if self.storage.is_null(i) {
+        let Some(metadata) = self.metadata_at(i)? else {
             return Ok(None);
-        }
-        let metadata = self
-            .metadata
-            .get(i)
-            .ok_or_else(|| VariantError::metadata(format!("null in valid row {i}")))?;
-        let parsed = VariantMetadata::try_new(metadata)?;
+        };
         let found = match &self.shredded {
-            Some(group) => group.locate(i, path.segments(), parsed)?,
+            Some(group) => group.locate(i, path.segments(), metadata)?,
             None => match self.value.and_then(|v| v.get(i)) {
-                Some(bytes) => locate_bytes(parsed, bytes, path.segments())?.map(Cow::Borrowed),
+                Some(bytes) => locate_bytes(metadata, bytes, path.segments())?.map(Cow::Borrowed),
                 None => None,
             },
         };
-        Ok(found.map(|value| (Cow::Borrowed(metadata), value)))
+        Ok(found.map(|value| (metadata, value)))
     }
 
-    fn row(&self, i: usize) -> Result<Option<VariantBytes<'a>>, VariantError> {
-        if self.storage.is_null(i) {
+    fn row(&self, i: usize) -> Result<Option<VariantRow<'a>>, VariantError> {
+        let Some(metadata) = self.metadata_at(i)? else {
             return Ok(None);
-        }
-        let metadata = self
-            .metadata
-            .get(i)
-            .ok_or_else(|| VariantError::metadata(format!("null in valid row {i}")))?;
+        };
         let Some(group) = &self.shredded else {
             let value = self.value.and_then(|v| v.get(i)).unwrap_or(&[0]);
-            return Ok(Some((Cow::Borrowed(metadata), Cow::Borrowed(value))));
+            return Ok(Some((metadata, Cow::Borrowed(value))));
         };
-        let parsed = VariantMetadata::try_new(metadata)?;
         let mut out = Vec::new();
-        let mut names = parsed;
-        group.write(i, parsed, ValueEncoder::new(&mut names, &mut out))?;
-        Ok(Some((Cow::Borrowed(metadata), Cow::Owned(out))))
+        let mut names = metadata;
+        group.write(i, metadata, ValueEncoder::new(&mut names, &mut out))?;
+        Ok(Some((metadata, Cow::Owned(out))))
     }
+}
+
+/// `row` as bytes.
+fn as_bytes((metadata, value): VariantRow<'_>) -> VariantBytes<'_> {
+    (Cow::Borrowed(metadata.as_bytes()), value)
 }

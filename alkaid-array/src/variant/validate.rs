@@ -104,7 +104,17 @@ fn check(
                         path,
                     ));
                 }
-                let child = &bytes[layout.values_start + start..layout.values_start + end];
+                let child = bytes
+                    .get(layout.values_start + start..layout.values_start + end)
+                    .filter(|_| layout.values_start + end <= layout.end)
+                    .ok_or_else(|| {
+                        here(
+                            VariantError::value(format!(
+                                "element {i} spans {start}..{end}, past the values' end"
+                            )),
+                            path,
+                        )
+                    })?;
                 let mark = path.len();
                 path.push_str(&format!("[{i}]"));
                 let len = check(metadata, child, depth + 1, path)?;

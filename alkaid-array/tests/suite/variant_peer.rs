@@ -341,3 +341,69 @@ proptest! {
         prop_assert_eq!(read_alkaid(read), tree);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Hostile bytes: a valid value with one byte changed is read (and every part of it
+    /// walked) without a panic, and what Alkaid's validation accepts reads to the end
+    /// without an error.
+    #[test]
+    fn changed_bytes_are_refused_or_read_never_a_panic(
+        tree in tree(),
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+        in_metadata in any::<bool>(),
+    ) {
+        let (mut metadata, mut value) = alkaid_bytes(&tree);
+        let target = if in_metadata { &mut metadata } else { &mut value };
+        let i = at.index(target.len());
+        target[i] = byte;
+        let ours = VariantMetadata::try_new(&metadata)
+            .and_then(|m| Variant::try_new(m, &value));
+        if let Ok(read) = ours {
+            let _ = alkaid_array::variant::variant_to_json(read).unwrap();
+            prop_assert!(read_alkaid_checked(read).is_ok());
+        }
+        // Alkaid's shallow reads of the same bytes do not panic either.
+        if let Ok(m) = VariantMetadata::try_new(&metadata)
+            && let Ok(v) = Variant::parse(m, &value)
+        {
+            let _ = alkaid_array::variant::variant_to_json(v);
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic(metadata in proptest::collection::vec(any::<u8>(), 0..24), value in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let metadata_bytes = [&[0x01u8, 2, 0, 1, 2, b'a', b'b'][..], &metadata[..]];
+        for m in metadata_bytes {
+            if let Ok(m) = VariantMetadata::try_new(m) {
+                if let Ok(v) = Variant::try_new(m, &value) {
+                    let _ = alkaid_array::variant::variant_to_json(v).unwrap();
+                }
+                if let Ok(v) = Variant::parse(m, &value) {
+                    let _ = alkaid_array::variant::variant_to_json(v);
+                }
+            }
+        }
+    }
+}
+
+/// Every part of a validated value read, as [`read_alkaid`] but returning errors (there
+/// must be none).
+fn read_alkaid_checked(value: Variant<'_, '_>) -> Result<(), alkaid_array::variant::VariantError> {
+    match value {
+        Variant::Object(object) => {
+            for field in object.iter() {
+                read_alkaid_checked(field?.1)?;
+            }
+        }
+        Variant::List(list) => {
+            for element in list.iter() {
+                read_alkaid_checked(element?)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}

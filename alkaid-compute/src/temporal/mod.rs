@@ -1,6 +1,9 @@
 //! Temporal kernels: fields of dates, times and timestamps ([`extract`]), truncation to a
 //! unit ([`date_trunc`]) and to fixed-width bins ([`date_bin`]), and text by a
-//! `strftime`-style pattern both ways ([`strftime`], [`strptime`]).
+//! `strftime`-style pattern both ways ([`strftime`], [`strptime`]); and the values of
+//! `arrow.timestamp_with_offset` made from zoned timestamps and back
+//! ([`timestamps_with_offset`], [`zoned_timestamps`]) and written with their offsets
+//! ([`with_offset_text`]).
 //!
 //! A timestamp with a zone is taken apart in that zone's local time, daylight-saving
 //! changes included (an IANA zone needs alkaid-array's `tz` feature, on by default; UTC and
@@ -14,10 +17,12 @@
 mod fields;
 mod format;
 mod trunc;
+mod with_offset;
 
 pub use fields::{DatePart, extract};
 pub use format::{strftime, strptime};
 pub use trunc::{DateUnit, date_bin, date_trunc};
+pub use with_offset::{timestamps_with_offset, with_offset_text, zoned_timestamps};
 
 use alkaid_array::Array;
 use alkaid_array::display::resolve_timezone;

@@ -109,8 +109,10 @@ pub(super) struct Column {
     target: DataType,
     options: CastOptions,
     /// Each Arrow type met, its values, and the rows they came from.
-    groups: Vec<(Box<dyn ArrayBuilder>, Vec<usize>)>,
+    groups: Vec<(Box<dyn ArrayBuilder>, Vec<usize>, DataType)>,
     by_type: HashMap<DataType, usize>,
+    /// The group of the last value.
+    last_group: Option<usize>,
     /// For each row: its group and place in it, or `None` for null.
     rows: Vec<Option<(usize, usize)>>,
 }
@@ -140,6 +142,7 @@ impl Column {
             options,
             groups: Vec::new(),
             by_type: HashMap::new(),
+            last_group: None,
             rows: Vec::new(),
         })
     }
@@ -159,16 +162,22 @@ impl Column {
         let Some(data_type) = arrow_type(value) else {
             return Ok(false);
         };
-        let group = match self.by_type.get(&data_type) {
-            Some(&g) => g,
-            None => {
-                let builder = make_builder(&data_type, 0)?;
-                self.groups.push((builder, Vec::new()));
-                self.by_type.insert(data_type, self.groups.len() - 1);
-                self.groups.len() - 1
-            }
+        // Rows of one column are mostly of one type: the last group is tried first.
+        let group = match self.last_group.filter(|&g| self.groups[g].2 == data_type) {
+            Some(g) => g,
+            None => match self.by_type.get(&data_type) {
+                Some(&g) => g,
+                None => {
+                    let builder = make_builder(&data_type, 0)?;
+                    self.groups.push((builder, Vec::new(), data_type.clone()));
+                    self.by_type
+                        .insert(data_type.clone(), self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            },
         };
-        let (builder, rows) = &mut self.groups[group];
+        self.last_group = Some(group);
+        let (builder, rows, _) = &mut self.groups[group];
         append(builder.as_mut(), value)?;
         self.rows.push(Some((group, rows.len())));
         rows.push(self.rows.len() - 1);
@@ -181,7 +190,7 @@ impl Column {
     /// A value that does not convert, when the options are strict (naming its row).
     pub(super) fn finish(self) -> Result<ArrayRef, ComputeError> {
         let mut casts = Vec::with_capacity(self.groups.len() + 1);
-        for (mut builder, rows) in self.groups {
+        for (mut builder, rows, _) in self.groups {
             let values = builder.try_finish()?;
             let cast = cast(values.as_ref(), &self.target, self.options).map_err(|e| match e {
                 ComputeError::Cast { row, message } => ComputeError::Cast {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use alkaid_array::variant::{PathSegment, Variant, VariantArray, VariantMetadata, VariantPath};
+use alkaid_array::variant::{PathSegment, Variant, VariantArray, VariantPath};
 use alkaid_array::{
     Array, ArrayRef, AsArray, GenericBinaryType, GenericByteBuilder, StructArray, make_array,
 };
@@ -26,9 +26,11 @@ use crate::{CastOptions, ComputeError};
 /// an object or an array converts to nothing. A value that does not convert: null when
 /// `options` are safe, else an error naming the row.
 ///
-/// A shredded column is read along its typed columns; when the path ends in a typed
-/// column of the asked type that holds every row (no residual `value` on the way), that
-/// column is the answer, without reading a value's bytes.
+/// A shredded column is read along its typed columns. When the path goes through typed
+/// objects' fields only (no row holding its object in bytes on the way), the answer shares
+/// the columns it ends in, without reading a value's bytes: as a Variant, the shredded
+/// group there (still shredded); as the type of a typed column whose group's `value`
+/// holds nothing, that column.
 ///
 /// # Errors
 /// When `array` is not a Variant column, `as_type` is one no Variant converts to, a
@@ -41,6 +43,9 @@ pub fn variant_get(
 ) -> Result<ArrayRef, ComputeError> {
     let variants = variants(array)?;
     let Some(target) = as_type else {
+        if let Some(column) = shredded_variants(variants.storage(), path)? {
+            return Ok(column);
+        }
         return as_variants(&variants, path);
     };
     if let Some(column) = shredded_column(variants.storage(), path, target)? {
@@ -52,7 +57,6 @@ pub fn variant_get(
             column.push_null();
             return Ok(());
         };
-        let metadata = VariantMetadata::try_new(&metadata).map_err(|e| located(i, e))?;
         let variant = Variant::parse(metadata, &value).map_err(|e| located(i, e))?;
         if !column.push(&variant)? {
             if !options.safe {
@@ -81,7 +85,7 @@ fn as_variants(variants: &VariantArray, path: &VariantPath) -> Result<ArrayRef, 
         found.push(row.is_some());
         match row {
             Some((m, v)) => {
-                metadata.append_value(&m);
+                metadata.append_value(m.as_bytes());
                 values.append_value(&v);
             }
             None => {
@@ -103,48 +107,77 @@ fn as_variants(variants: &VariantArray, path: &VariantPath) -> Result<ArrayRef, 
     Ok(Arc::new(column))
 }
 
+/// The shredded group at the end of `path` through typed objects' fields, and which rows
+/// reach it (null where a struct on the way is); `None` when the path leaves the typed
+/// columns, or when a row on the way holds its object in bytes (a row whose typed object
+/// is null but whose `value` is not: the path must then be looked for in the bytes).
+fn shredded_group<'s>(
+    storage: &'s StructArray,
+    path: &VariantPath,
+) -> Option<(&'s StructArray, Option<NullBuffer>)> {
+    let mut group = storage;
+    let mut nulls = storage.nulls().cloned();
+    for segment in path.segments() {
+        let PathSegment::Field(name) = segment else {
+            return None;
+        };
+        let object = group
+            .column_by_name("typed_value")
+            .ok()?
+            .as_typed::<StructArray>()?;
+        if !no_value_where_null(group, object.nulls()) {
+            return None;
+        }
+        let next = object
+            .column_by_name(name)
+            .ok()?
+            .as_typed::<StructArray>()?;
+        nulls = NullBuffer::union(nulls.as_ref(), object.nulls());
+        group = next;
+    }
+    Some((group, nulls))
+}
+
+/// Whether `group`'s `value` is null wherever `typed` (validity of its typed column) is.
+fn no_value_where_null(group: &StructArray, typed: Option<&NullBuffer>) -> bool {
+    let Ok(value) = group.column_by_name("value") else {
+        return true;
+    };
+    let Some(typed) = typed.filter(|t| t.null_count() > 0) else {
+        return true;
+    };
+    match value.nulls() {
+        None => false,
+        Some(value) => value.validity().and_not(typed.validity()).count_set_bits() == 0,
+    }
+}
+
 /// The typed column at the end of `path` through the shredded columns of `storage`, when
-/// it is of type `target` and no `value` on the way holds anything; with a row null
-/// wherever a struct on the way is.
+/// it is of type `target` and its group's `value` holds nothing; with a row null wherever
+/// a struct on the way is.
 fn shredded_column(
     storage: &StructArray,
     path: &VariantPath,
     target: &DataType,
 ) -> Result<Option<ArrayRef>, ComputeError> {
-    let mut group = storage;
-    let mut nulls = storage.nulls().cloned();
-    let unused = |group: &StructArray| {
-        group
-            .column_by_name("value")
-            .map_or(true, |value| value.null_count() == value.len())
+    let Some((group, nulls)) = shredded_group(storage, path) else {
+        return Ok(None);
     };
-    for segment in path.segments() {
-        let PathSegment::Field(name) = segment else {
-            return Ok(None);
-        };
-        let Ok(typed) = group.column_by_name("typed_value") else {
-            return Ok(None);
-        };
-        let (Some(object), true) = (typed.as_typed::<StructArray>(), unused(group)) else {
-            return Ok(None);
-        };
-        let Some(next) = object
-            .column_by_name(name)
-            .ok()
-            .and_then(|field| field.as_typed::<StructArray>())
-        else {
-            return Ok(None);
-        };
-        nulls = NullBuffer::union(nulls.as_ref(), object.nulls());
-        group = next;
-    }
     let Ok(leaf) = group.column_by_name("typed_value") else {
         return Ok(None);
     };
-    if leaf.data_type() != target || !unused(group) || leaf.as_typed::<StructArray>().is_some() {
+    let value_unused = group
+        .column_by_name("value")
+        .map_or(true, |value| value.null_count() == value.len());
+    if leaf.data_type() != target || !value_unused {
         return Ok(None);
     }
-    let data = leaf.to_data();
+    Ok(Some(with_nulls(leaf, nulls)?))
+}
+
+/// `array` with a row null wherever `nulls` says so too.
+fn with_nulls(array: &ArrayRef, nulls: Option<NullBuffer>) -> Result<ArrayRef, ComputeError> {
+    let data = array.to_data();
     let nulls = NullBuffer::union(nulls.as_ref(), data.nulls()).filter(|n| n.null_count() > 0);
     let data = ArrayData::builder(data.data_type().clone())
         .len(data.len())
@@ -153,5 +186,41 @@ fn shredded_column(
         .buffers(data.buffers().to_vec())
         .children(data.children().to_vec())
         .build()?;
-    Ok(Some(make_array(data)))
+    Ok(make_array(data))
+}
+
+/// The values at `path` as a Variant column that shares the shredded group at its end,
+/// without a copy: the top's metadata, the group's `value` and `typed_value`; a row null
+/// where a struct on the way is or the group holds nothing (the path finds no value).
+fn shredded_variants(
+    storage: &StructArray,
+    path: &VariantPath,
+) -> Result<Option<ArrayRef>, ComputeError> {
+    if path.is_empty() {
+        return Ok(None);
+    }
+    let Some((group, nulls)) = shredded_group(storage, path) else {
+        return Ok(None);
+    };
+    // A row holds something where either column is valid (all rows, when one has no nulls).
+    let present = match group.columns().iter().any(|c| c.null_count() == 0) {
+        true => None,
+        false => group
+            .columns()
+            .iter()
+            .filter_map(|c| c.nulls().cloned())
+            .reduce(|a, b| NullBuffer::new(a.validity() | b.validity())),
+    };
+    let nulls = NullBuffer::union(nulls.as_ref(), present.as_ref()).filter(|n| n.null_count() > 0);
+    let metadata_field = storage
+        .fields()
+        .iter()
+        .find(|f| f.name() == "metadata")
+        .ok_or_else(|| ComputeError::InvalidArgument("a Variant column without metadata".into()))?;
+    let mut fields = vec![metadata_field.as_ref().clone()];
+    fields.extend(group.fields().iter().map(|f| f.as_ref().clone()));
+    let mut columns = vec![storage.column_by_name("metadata")?.clone()];
+    columns.extend(group.columns().iter().cloned());
+    let column = StructArray::try_new_with_len(fields.into(), columns, nulls, storage.len())?;
+    Ok(Some(Arc::new(column)))
 }

@@ -65,9 +65,7 @@ fn for_each_value(
         match row {
             None => each(None),
             Some((metadata, value)) => {
-                let variant = variants
-                    .variant(&metadata, &value)
-                    .map_err(|e| located(i, e))?;
+                let variant = Variant::try_new(metadata, &value).map_err(|e| located(i, e))?;
                 each(Some(variant));
             }
         }

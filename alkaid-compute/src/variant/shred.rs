@@ -11,7 +11,7 @@ use alkaid_schema::extension::ParquetVariant;
 use alkaid_schema::{DataType, Field, Fields};
 
 use super::convert::Column;
-use super::{located, variants};
+use super::variants;
 use crate::{CastOptions, ComputeError};
 
 /// The Variant column `array` without shredding: `metadata` and `value` only, each row's
@@ -49,11 +49,8 @@ pub fn shred(array: &dyn Array, typed: &DataType) -> Result<StructArray, Compute
             )
         }
         Some((m, v)) => {
-            metadata.append_value(&m);
-            let parsed = VariantMetadata::try_new(&m).map_err(|e| located(i, e))?;
-            group
-                .push(parsed, Some(&v))
-                .map_err(|e| located_compute(i, e))
+            metadata.append_value(m.as_bytes());
+            group.push(m, Some(&v)).map_err(|e| located_compute(i, e))
         }
     })?;
     let (fields, mut columns) = group.finish()?;

@@ -24,3 +24,4 @@ mod sort;
 mod string;
 mod temporal_pyarrow;
 mod variant;
+mod with_offset;

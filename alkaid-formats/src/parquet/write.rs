@@ -5,8 +5,9 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use alkaid_array::RecordBatch;
+use alkaid_array::{Array, RecordBatch};
 use alkaid_arrow::arrow60::{batch_to_arrow, schema_to_arrow};
+use alkaid_compute::variant::shred;
 use alkaid_compute::{CastOptions, cast};
 use alkaid_schema::{DataType, Field, Metadata, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
@@ -55,6 +56,8 @@ pub struct WriteOptions {
     statistics: Statistics,
     coerce_types: bool,
     metadata: Vec<(String, String)>,
+    /// Variant columns to shred, and the shape of each one's typed columns.
+    shredding: Vec<(String, DataType)>,
 }
 
 impl Default for WriteOptions {
@@ -67,6 +70,7 @@ impl Default for WriteOptions {
             statistics: Statistics::Page,
             coerce_types: true,
             metadata: Vec::new(),
+            shredding: Vec::new(),
         }
     }
 }
@@ -123,6 +127,62 @@ impl WriteOptions {
         self
     }
 
+    /// Writes the top-level Variant column `column` (`arrow.parquet.variant`) shredded into
+    /// typed columns of the shape `typed`, as `alkaid_compute::variant::shred` shreds it:
+    /// a struct for an object's fields, a list for an array's elements, a primitive type
+    /// for values of the Variant type it holds. Readers that know shredding (DuckDB,
+    /// Spark, Alkaid) read the same values; statistics of the typed columns let them skip
+    /// row groups. A column already shredded is shredded again into this shape.
+    ///
+    /// ```
+    /// use alkaid_formats::parquet::WriteOptions;
+    /// use alkaid_schema::{DataType, Field};
+    ///
+    /// let shape = DataType::Struct(vec![Field::new("id", DataType::Int64, true)].into());
+    /// let options = WriteOptions::default().with_variant_shredding("event", shape);
+    /// # let _ = options;
+    /// ```
+    pub fn with_variant_shredding(mut self, column: impl Into<String>, typed: DataType) -> Self {
+        self.shredding.push((column.into(), typed));
+        self
+    }
+
+    /// `schema` with each column to shred of its shredded type, and the shapes by column.
+    fn shredded(&self, schema: &SchemaRef) -> Result<(SchemaRef, Vec<Option<DataType>>)> {
+        let mut shapes = vec![None; schema.fields().len()];
+        if self.shredding.is_empty() {
+            return Ok((schema.clone(), shapes));
+        }
+        let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        for (name, shape) in &self.shredding {
+            let refused = |why: String| {
+                FormatError::new("writing Parquet", format!("shredding {name:?}: {why}"))
+            };
+            let i = schema.index_of(name).map_err(|e| refused(e.to_string()))?;
+            let variant = matches!(
+                alkaid_schema::extension::CanonicalExtension::of(&fields[i]),
+                Ok(Some(
+                    alkaid_schema::extension::CanonicalExtension::ParquetVariant
+                ))
+            );
+            if !variant {
+                return Err(refused("not an arrow.parquet.variant column".into()));
+            }
+            let empty = alkaid_array::make_builder(fields[i].data_type(), 0)
+                .and_then(|mut b| b.try_finish())
+                .map_err(|e| refused(e.to_string()))?;
+            let shredded = shred(empty.as_ref(), shape).map_err(|e| refused(e.to_string()))?;
+            fields[i] = fields[i]
+                .clone()
+                .with_data_type(shredded.data_type().clone());
+            shapes[i] = Some(shape.clone());
+        }
+        Ok((
+            Arc::new(Schema::new(fields).with_metadata(schema.metadata().clone())),
+            shapes,
+        ))
+    }
+
     fn properties(&self, schema_metadata: &Metadata) -> Result<WriterProperties> {
         let bad = |e: parquet::errors::ParquetError| FormatError::new("the codec's level", e);
         let compression = match self.codec {
@@ -159,8 +219,11 @@ pub struct ParquetWriter<W: Write + Send> {
     inner: ArrowWriter<W>,
     /// The batches' schema.
     schema: SchemaRef,
-    /// The schema stored: the batches', or with seconds as milliseconds.
+    /// The schema stored: the batches', or with seconds as milliseconds, Variant columns
+    /// shredded.
     stored: SchemaRef,
+    /// The shape each Variant column to shred is shredded into, by column.
+    shapes: Vec<Option<DataType>>,
 }
 
 impl<W: Write + Send> ParquetWriter<W> {
@@ -173,6 +236,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             true => in_milliseconds(&schema),
             false => schema.clone(),
         };
+        let (stored, shapes) = options.shredded(&stored)?;
         let arrow_schema = Arc::new(schema_to_arrow(&stored));
         let properties = options.properties(schema.metadata())?;
         let failed = |e| FormatError::new("writing Parquet", e);
@@ -190,6 +254,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             inner,
             schema,
             stored,
+            shapes,
         })
     }
 
@@ -215,12 +280,13 @@ impl<W: Write + Send> ParquetWriter<W> {
                     .columns()
                     .iter()
                     .zip(self.stored.fields().iter())
-                    .map(
-                        |(column, field)| match column.data_type() == field.data_type() {
-                            true => Ok(column.clone()),
-                            false => cast(column.as_ref(), field.data_type(), CastOptions::STRICT),
-                        },
-                    )
+                    .zip(&self.shapes)
+                    .map(|((column, field), shape)| match shape {
+                        Some(shape) => shred(column.as_ref(), shape)
+                            .map(|s| Arc::new(s) as alkaid_array::ArrayRef),
+                        None if column.data_type() == field.data_type() => Ok(column.clone()),
+                        None => cast(column.as_ref(), field.data_type(), CastOptions::STRICT),
+                    })
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| FormatError::new("writing Parquet", e))?;
                 RecordBatch::try_new(self.stored.clone(), columns)

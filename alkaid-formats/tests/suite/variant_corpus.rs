@@ -383,3 +383,78 @@ fn numbers_as_floats(value: &JsonValue) -> JsonValue {
         other => other.clone(),
     }
 }
+
+/// The writer's shredding option: the file holds the typed columns asked for, and reads
+/// back to the same values; a column that is not a Variant is refused by name.
+#[test]
+fn the_writer_shreds_the_columns_it_is_asked_to() {
+    use std::sync::Arc;
+
+    use alkaid_array::{Array, ArrayRef, RecordBatch};
+    use alkaid_formats::parquet::WriteOptions;
+    use alkaid_schema::extension::Namespace;
+    use alkaid_schema::{DataType, Field, Schema};
+
+    let rows = [
+        Some(r#"{"id": 1, "tags": ["a"], "rest": {"x": 1}}"#),
+        None,
+        Some(r#"{"id": "not a number"}"#),
+        Some("7"),
+    ];
+    let plain = VariantArray::from_json(rows).unwrap();
+    let field = Field::new("v", plain.storage().data_type().clone(), true)
+        .with_extension_type(&ParquetVariant, Namespace::Arrow)
+        .unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        field,
+        Field::new("n", DataType::Int32, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(plain.storage().clone()) as ArrayRef,
+            Arc::new(alkaid_array::Int32Array::from(vec![1, 2, 3, 4])),
+        ],
+    )
+    .unwrap();
+    let shape = DataType::Struct(
+        vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("tags", DataType::list(DataType::Utf8), true),
+        ]
+        .into(),
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("variant_shredding");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("shredded.parquet");
+    let options = WriteOptions::default().with_variant_shredding("v", shape);
+    parquet::write(&file, schema.clone(), vec![batch.clone()], &options).unwrap();
+
+    let read = parquet::read(&file).unwrap().collect_all().unwrap();
+    let storage: &StructArray = read[0].column(0).as_typed().unwrap();
+    let typed = storage
+        .column_by_name("typed_value")
+        .expect("typed columns were written");
+    assert_eq!(
+        typed.data_type().children().len(),
+        2,
+        "{}",
+        typed.data_type()
+    );
+    let again = VariantArray::try_new(storage).unwrap();
+    for i in 0..rows.len() {
+        assert_eq!(
+            again.to_json(i).unwrap(),
+            plain.to_json(i).unwrap(),
+            "row {i}"
+        );
+    }
+    let refused = WriteOptions::default().with_variant_shredding("n", DataType::Int64);
+    let error = parquet::write(dir.join("no.parquet"), schema, vec![batch], &refused)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("shredding \"n\": not an arrow.parquet.variant column"),
+        "{error}"
+    );
+}

@@ -13,7 +13,7 @@ use alkaid_array::types::{
 use alkaid_array::{Array, AsArray, LargeBinaryArray, LargeListArray};
 use alkaid_array::{MapArray, StringViewArray, StructArray, UnionArray};
 use alkaid_compute::{CastOptions, cast};
-use alkaid_schema::{DataType, IntervalUnit};
+use alkaid_schema::{DataType, Field, IntervalUnit};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -21,45 +21,25 @@ use super::civil::{civil_from_days, seconds_and_nanos};
 use super::python::Modules;
 use crate::error::to_py;
 
-/// Every slot of `array` as a Python value.
-///
-/// # Errors
-/// For a value Python's types cannot hold (a timestamp with nanoseconds, a date past
-/// year 9999), naming its row; for a type no reader here takes.
-pub(crate) fn to_pylist<'py>(py: Python<'py>, array: &dyn Array) -> PyResult<Bound<'py, PyList>> {
-    let modules = Modules::import(py)?;
-    values(&modules, array)
-}
+/// How a reader of a nested value reads a child column, given its field: the one of
+/// `by_field.rs`, which knows the extension types, or the plain [`values`].
+pub(super) type Child<'a, 'py> =
+    &'a dyn Fn(&Modules<'py>, &Field, &dyn Array) -> PyResult<Bound<'py, PyList>>;
 
-/// Every slot of `array`, the values of `field`, as Python values: a Variant column's
-/// rows as the values they hold (`variant.rs`), any other as [`to_pylist`] gives them.
-///
-/// # Errors
-/// As [`to_pylist`].
-pub(crate) fn field_pylist<'py>(
-    py: Python<'py>,
-    field: &alkaid_schema::Field,
-    array: &dyn Array,
-) -> PyResult<Bound<'py, PyList>> {
-    let modules = Modules::import(py)?;
-    field_values(&modules, field, array)
-}
-
-fn field_values<'py>(
+/// Every slot of `array` as Python values, reading nested columns by their type alone.
+pub(super) fn plain<'py>(
     modules: &Modules<'py>,
-    field: &alkaid_schema::Field,
     array: &dyn Array,
 ) -> PyResult<Bound<'py, PyList>> {
-    if super::variant::is_variant(field) {
-        return super::variant::pylist(modules, array);
-    }
-    values(modules, array)
+    values(modules, array, &|modules, _, array| plain(modules, array))
 }
 
-/// [`to_pylist`] with the Python modules imported.
+/// Every slot of `array` as a Python value (see the module's header), each child of a
+/// list or struct read by `child` with its field.
 pub(super) fn values<'py>(
     modules: &Modules<'py>,
     array: &dyn Array,
+    child: Child<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
     let py = modules.py;
     match array.data_type() {
@@ -137,7 +117,7 @@ pub(super) fn values<'py>(
         | DataType::FixedSizeList(field, _) => {
             let lists = widest(array, &DataType::LargeList(field.clone()))?;
             let lists = typed::<LargeListArray>(lists.as_ref())?;
-            let children = values(modules, lists.values().as_ref())?;
+            let children = child(modules, field, lists.values().as_ref())?;
             let offsets = lists.offsets();
             each(py, array, |i| {
                 let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
@@ -150,7 +130,7 @@ pub(super) fn values<'py>(
                 .columns()
                 .iter()
                 .zip(fields.iter())
-                .map(|(column, field)| field_values(modules, field, column.as_ref()))
+                .map(|(column, field)| child(modules, field, column.as_ref()))
                 .collect::<PyResult<Vec<_>>>()?;
             each(py, array, |i| {
                 let dict = PyDict::new(py);
@@ -162,8 +142,8 @@ pub(super) fn values<'py>(
         }
         DataType::Map(_) => {
             let maps = typed::<MapArray>(array)?;
-            let keys = values(modules, maps.keys().as_ref())?;
-            let items = values(modules, maps.values().as_ref())?;
+            let keys = values(modules, maps.keys().as_ref(), child)?;
+            let items = values(modules, maps.values().as_ref(), child)?;
             let offsets = maps.offsets();
             each(py, array, |i| {
                 let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
@@ -177,17 +157,19 @@ pub(super) fn values<'py>(
             let unions = typed::<UnionArray>(array)?;
             let slots = (0..array.len())
                 .map(|i| {
-                    let (child, at) = unions.locate(i);
-                    let child = unions.children()[child].slice(at, 1);
-                    values(modules, child.as_ref())?.get_item(0)
+                    let (index, at) = unions.locate(i);
+                    let member = unions.children()[index].slice(at, 1);
+                    values(modules, member.as_ref(), child)?.get_item(0)
                 })
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, slots)
         }
-        DataType::Dictionary { value, .. } => values(modules, widest(array, value)?.as_ref()),
+        DataType::Dictionary { value, .. } => {
+            values(modules, widest(array, value)?.as_ref(), child)
+        }
         DataType::RunEndEncoded(run) => {
             let decoded = widest(array, run.values().data_type())?;
-            values(modules, decoded.as_ref())
+            values(modules, decoded.as_ref(), child)
         }
     }
 }

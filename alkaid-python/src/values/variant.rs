@@ -73,7 +73,7 @@ fn python_value<'py>(
     // A value read through its type's reader, as a column of one row: its errors name
     // that row, which the caller replaces with the real one.
     let one = |array: ArrayRef| -> PyResult<Bound<'py, PyAny>> {
-        let read = super::to_python::values(modules, array.as_ref()).map_err(|e| {
+        let read = super::to_python::plain(modules, array.as_ref()).map_err(|e| {
             let message = e.value(py).to_string();
             to_py(message.strip_prefix("row 0: ").unwrap_or(&message))
         })?;

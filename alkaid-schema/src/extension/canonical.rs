@@ -25,46 +25,18 @@ pub(super) fn check_no_parameters(name: &str, metadata: Option<&str>) -> Result<
     }
 }
 
-/// Implements [`ExtensionType`] and [`ExtensionFactory`] for a canonical type without
-/// parameters: its name, and which storage types it accepts.
+/// Defines a canonical type without parameters, from its name and the storage types it
+/// accepts; its description is absent (`None`), as the older canonical types write it.
 macro_rules! canonical_without_parameters {
     ($(#[$doc:meta])* $ty:ident, $name:literal, $expected:literal, $accepts:pat) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
         pub struct $ty;
 
-        impl ExtensionType for $ty {
-            fn name(&self) -> &str {
-                $name
-            }
-            fn metadata(&self) -> Option<String> {
-                None
-            }
-            fn check_storage(&self, storage: &DataType) -> Result<(), SchemaError> {
-                match storage {
-                    $accepts => Ok(()),
-                    other => Err(storage_error($name, $expected, other)),
-                }
-            }
-            fn as_any(&self) -> &dyn Any {
-                self
-            }
-        }
-
-        impl ExtensionFactory for $ty {
-            fn name(&self) -> &str {
-                $name
-            }
-            fn build(
-                &self,
-                storage: &DataType,
-                metadata: Option<&str>,
-            ) -> Result<Arc<dyn ExtensionType>, SchemaError> {
-                self.check_storage(storage)?;
-                check_no_parameters($name, metadata)?;
-                Ok(Arc::new($ty))
-            }
-        }
+        canonical_with_storage_rule!($ty, $name, None, |storage: &DataType| match storage {
+            $accepts => Ok(()),
+            other => Err(storage_error($name, $expected, other)),
+        });
     };
 }
 

@@ -13,7 +13,8 @@
 //! # Canonical types and their names
 //! [`ExtensionRegistry::with_canonical`] knows every canonical type Arrow defines:
 //! [`Uuid`], [`Json`], [`Bool8`], [`FixedShapeTensor`], [`VariableShapeTensor`],
-//! [`Opaque`] and [`ParquetVariant`]; [`CanonicalExtension::of`] reads a field's as a typed value. Their names
+//! [`Opaque`], [`ParquetVariant`] and [`TimestampWithOffset`] (the eight Arrow lists);
+//! [`CanonicalExtension::of`] reads a field's as a typed value. Their names
 //! are written as Arrow spells them (`arrow.uuid`, `arrow.fixed_shape_tensor`, ...), since
 //! that is what every other implementation writes and recognises. The Alkaid specification
 //! reserves the prefix `ipc.` for canonical names instead; Alkaid treats both prefixes as
@@ -48,9 +49,49 @@ use std::sync::Arc;
 
 use crate::{DataType, Field, SchemaError};
 
+/// Implements [`ExtensionType`] and [`ExtensionFactory`] for a canonical type without
+/// parameters whose storage is checked by `$rule` (a `fn(&DataType) -> Result<(),
+/// SchemaError>`) and whose description is `$metadata` (the newer canonical types write
+/// it present and empty, as Arrow C++ and arrow-rs do; the older ones leave it out).
+/// Defined before the modules, so that textual macro scoping reaches them.
+macro_rules! canonical_with_storage_rule {
+    ($ty:ident, $name:expr, $metadata:expr, $rule:expr) => {
+        impl ExtensionType for $ty {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn metadata(&self) -> Option<String> {
+                $metadata
+            }
+            fn check_storage(&self, storage: &DataType) -> Result<(), SchemaError> {
+                $rule(storage)
+            }
+            fn as_any(&self) -> &dyn Any {
+                self
+            }
+        }
+
+        impl ExtensionFactory for $ty {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn build(
+                &self,
+                storage: &DataType,
+                metadata: Option<&str>,
+            ) -> Result<Arc<dyn ExtensionType>, SchemaError> {
+                self.check_storage(storage)?;
+                super::canonical::check_no_parameters($name, metadata)?;
+                Ok(Arc::new(Self))
+            }
+        }
+    };
+}
+
 mod canonical;
 mod opaque;
 mod tensor;
+mod timestamp_with_offset;
 mod typed;
 mod variant;
 
@@ -59,6 +100,7 @@ pub use opaque::Opaque;
 pub use tensor::{
     FixedShapeTensor, FixedShapeTensorFactory, VariableShapeTensor, VariableShapeTensorFactory,
 };
+pub use timestamp_with_offset::{MAX_OFFSET_MINUTES, TimestampWithOffset};
 pub use typed::CanonicalExtension;
 pub use variant::ParquetVariant;
 
@@ -240,7 +282,8 @@ impl ExtensionRegistry {
     }
 
     /// A registry holding every canonical type: [`Uuid`], [`Json`], [`Bool8`],
-    /// [`FixedShapeTensor`], [`VariableShapeTensor`], [`Opaque`] and [`ParquetVariant`].
+    /// [`FixedShapeTensor`], [`VariableShapeTensor`], [`Opaque`], [`ParquetVariant`] and
+    /// [`TimestampWithOffset`].
     pub fn with_canonical() -> Self {
         let mut registry = Self::new();
         registry.register(Uuid);
@@ -250,6 +293,7 @@ impl ExtensionRegistry {
         registry.register(VariableShapeTensorFactory);
         registry.register(Opaque::new("", ""));
         registry.register(ParquetVariant);
+        registry.register(TimestampWithOffset);
         registry
     }
 

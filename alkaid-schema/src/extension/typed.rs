@@ -1,8 +1,8 @@
 //! A field's canonical extension type as one typed value.
 
 use super::{
-    Bool8, ExtensionRegistry, FixedShapeTensor, Json, Opaque, ParquetVariant, Uuid,
-    VariableShapeTensor,
+    Bool8, ExtensionRegistry, FixedShapeTensor, Json, Opaque, ParquetVariant, TimestampWithOffset,
+    Uuid, VariableShapeTensor,
 };
 use crate::{Field, SchemaError};
 
@@ -38,6 +38,8 @@ pub enum CanonicalExtension {
     Opaque(Opaque),
     /// `arrow.parquet.variant`.
     ParquetVariant,
+    /// `arrow.timestamp_with_offset`.
+    TimestampWithOffset,
 }
 
 impl CanonicalExtension {
@@ -66,6 +68,8 @@ impl CanonicalExtension {
             Self::Opaque(o.clone())
         } else if any.is::<ParquetVariant>() {
             Self::ParquetVariant
+        } else if any.is::<TimestampWithOffset>() {
+            Self::TimestampWithOffset
         } else {
             unreachable!("the canonical registry holds only the types above")
         };

@@ -110,39 +110,17 @@ impl ParquetVariant {
     }
 }
 
-impl ExtensionType for ParquetVariant {
-    fn name(&self) -> &str {
-        NAME
-    }
-    fn metadata(&self) -> Option<String> {
-        // What Arrow C++ and arrow-rs write: present and empty.
-        Some(String::new())
-    }
-    fn check_storage(&self, storage: &DataType) -> Result<(), SchemaError> {
+canonical_with_storage_rule!(
+    ParquetVariant,
+    NAME,
+    Some(String::new()),
+    |storage: &DataType| {
         check_group(storage, "", true).map_err(|reason| SchemaError::Extension {
             name: NAME.to_string(),
             reason,
         })
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-impl ExtensionFactory for ParquetVariant {
-    fn name(&self) -> &str {
-        NAME
-    }
-    fn build(
-        &self,
-        storage: &DataType,
-        metadata: Option<&str>,
-    ) -> Result<Arc<dyn ExtensionType>, SchemaError> {
-        self.check_storage(storage)?;
-        super::canonical::check_no_parameters(NAME, metadata)?;
-        Ok(Arc::new(Self))
-    }
-}
+);
 
 fn is_binary(data_type: &DataType) -> bool {
     matches!(
