@@ -83,6 +83,7 @@ mod array;
 mod boolean;
 mod builder;
 mod bytes;
+mod calendar;
 mod cast;
 mod dictionary;
 pub mod display;

@@ -13,7 +13,6 @@
 //! reached through [`visit_array`]; dates, times and zones are in `calendar.rs`, tables in
 //! `table.rs`.
 
-pub(crate) mod calendar;
 mod slots;
 mod table;
 
@@ -21,7 +20,9 @@ use std::fmt::{self, Write};
 
 use alkaid_schema::DataType;
 
-pub use calendar::resolve_timezone;
+pub use crate::calendar::resolve_timezone;
+
+use crate::calendar;
 pub use table::pretty_format_batches;
 
 use crate::Array;
@@ -44,6 +45,79 @@ impl fmt::Display for dyn Array + '_ {
         text.push(']');
         f.write_str(&text)
     }
+}
+
+/// Slot `i` of `array`, the values of `field`, as text: a column of a canonical
+/// extension type shown as its values are meant (`arrow.parquet.variant` as JSON,
+/// `arrow.timestamp_with_offset` in each value's own offset), any other as
+/// [`format_value`] shows it. Tables ([`pretty_format_batches`]) use it.
+///
+/// ```
+/// use alkaid_array::display::format_field_value;
+/// use alkaid_array::variant::VariantArray;
+/// use alkaid_schema::Field;
+/// use alkaid_schema::extension::{Namespace, ParquetVariant};
+///
+/// let column = VariantArray::from_json([Some(r#"{"a": [1, true]}"#)])?;
+/// let field = Field::new("v", ParquetVariant::storage_type(), true)
+///     .with_extension_type(&ParquetVariant, Namespace::Arrow)?;
+/// assert_eq!(format_field_value(&field, column.storage(), 0), r#"{"a":[1,true]}"#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn format_field_value(field: &alkaid_schema::Field, array: &dyn Array, i: usize) -> String {
+    use alkaid_schema::extension::CanonicalExtension;
+    if array.is_null(i) {
+        return format_value(array, i);
+    }
+    let shown = match CanonicalExtension::of(field) {
+        Ok(Some(CanonicalExtension::ParquetVariant)) => array
+            .as_any()
+            .downcast_ref::<crate::StructArray>()
+            .and_then(|s| crate::variant::VariantArray::try_new(s).ok())
+            .and_then(|v| v.to_json(i).ok().flatten()),
+        Ok(Some(CanonicalExtension::TimestampWithOffset)) => with_offset(array, i),
+        _ => None,
+    };
+    shown.unwrap_or_else(|| format_value(array, i))
+}
+
+/// Slot `i` of `arrow.timestamp_with_offset` storage with plain `Int16` offsets.
+fn with_offset(array: &dyn Array, i: usize) -> Option<String> {
+    use crate::AsArray;
+    let storage = array.as_any().downcast_ref::<crate::StructArray>()?;
+    let DataType::Timestamp(unit, _) = storage.column(0).data_type() else {
+        return None;
+    };
+    let instants = storage.column(0).to_data();
+    let raw = *instants
+        .buffers()
+        .first()?
+        .typed::<i64>()
+        .ok()?
+        .get(instants.offset() + i)?;
+    let minutes = storage
+        .column(1)
+        .as_primitive_opt::<crate::types::Int16Type>()?
+        .value(i);
+    let mut out = String::new();
+    calendar::write_with_offset(&mut out, raw, *unit, minutes).ok()?;
+    Some(out)
+}
+
+/// The instant `raw` (in `unit` since the epoch) as ISO 8601 in the fixed offset of
+/// `minutes` east of UTC, with the fraction `unit` holds
+/// (`2024-05-01T12:30:00.250+02:00`): how `arrow.timestamp_with_offset` values show.
+///
+/// ```
+/// use alkaid_array::display::format_with_offset;
+/// use alkaid_schema::TimeUnit;
+/// assert_eq!(format_with_offset(0, TimeUnit::Millisecond, 330), "1970-01-01T05:30:00.000+05:30");
+/// ```
+pub fn format_with_offset(raw: i64, unit: alkaid_schema::TimeUnit, minutes: i16) -> String {
+    let mut out = String::new();
+    // Writing to a String does not fail.
+    let _ = calendar::write_with_offset(&mut out, raw, unit, minutes);
+    out
 }
 
 /// Slot `i` of `array` as text.

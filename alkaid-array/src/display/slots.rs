@@ -7,8 +7,8 @@ use std::fmt::{self, Write};
 use alkaid_buffer::{NativeType, OffsetSize};
 use alkaid_schema::{DataType, IntervalUnit, TimeUnit};
 
-use super::calendar::{write_date, write_time, write_timestamp};
 use super::write_value;
+use crate::calendar::{write_date, write_time, write_timestamp};
 use crate::types::PrimitiveType;
 use crate::visit::SlotText;
 use crate::{

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::format_value;
+use super::format_field_value;
 use crate::RecordBatch;
 
 /// The batches as a table: a header of column names, then at most `max_rows` rows (all if
@@ -51,13 +51,18 @@ pub fn pretty_format_batches(batches: &[RecordBatch], max_rows: Option<usize>) -
             if rows.len() == limit {
                 break 'batches;
             }
-            let cells = batch.columns().iter().map(|column| {
-                // Keep one line per row: escape line breaks and tabs.
-                format_value(column.as_ref(), row)
-                    .replace('\n', "\\n")
-                    .replace('\r', "\\r")
-                    .replace('\t', "\\t")
-            });
+            let fields = batch.schema().fields().clone();
+            let cells = batch
+                .columns()
+                .iter()
+                .zip(fields.iter())
+                .map(|(column, field)| {
+                    // Keep one line per row: escape line breaks and tabs.
+                    format_field_value(field, column.as_ref(), row)
+                        .replace('\n', "\\n")
+                        .replace('\r', "\\r")
+                        .replace('\t', "\\t")
+                });
             rows.push(cells.collect());
         }
     }

@@ -7,7 +7,7 @@ use alkaid_schema::json::{JsonValue, parse_json, write_json_string};
 
 use super::value::MAX_DEPTH;
 use super::{MetadataBuilder, ValueEncoder, Variant, VariantError};
-use crate::display::calendar::{write_date, write_time, write_timestamp};
+use crate::calendar::{write_date, write_time, write_timestamp};
 
 /// Encodes JSON text as a Variant: its metadata (the object keys, sorted) and its value.
 ///

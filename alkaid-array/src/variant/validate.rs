@@ -169,8 +169,12 @@ mod tests {
             ),
             (&[0x02, 1, 5, 0, 1, 0][..], "field id 5 is outside"),
             (
+                &[0x03, 2, 1, 0, 2, 0x0c, 7][..],
+                "element 0's offsets go backwards",
+            ),
+            (
                 &[0x03, 2, 0, 2, 1, 0x0c, 7][..],
-                "element 1's offsets go backwards",
+                "element 0 spans 0..2, past the values' end",
             ),
             (
                 &[0x03, 1, 0, 3, 0x0c, 7, 0][..],

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use alkaid_array::display::resolve_timezone;
+use alkaid_array::display::{format_with_offset, resolve_timezone};
 use alkaid_array::types::Int16Type;
 use alkaid_array::{
     Array, ArrayRef, AsArray, PrimitiveArray, StringArray, StructArray, make_array,
@@ -147,32 +147,18 @@ pub fn zoned_timestamps(array: &dyn Array, zone: Option<&str>) -> Result<ArrayRe
 /// own offset (`2024-05-01T12:30:00.250+02:00`), with the fraction its unit holds.
 ///
 /// # Errors
-/// When `array` is not such storage, an offset is out of bounds, or an instant is past
-/// the years −9999 to 9999.
+/// When `array` is not such storage or an offset is out of bounds.
 pub fn with_offset_text(array: &dyn Array) -> Result<StringArray, ComputeError> {
     let (unit, storage, offsets) = parts(array)?;
     let instants = decoded(&storage.column(0).to_data())?;
     let values = native_values::<i64>(&instants)?;
-    let per = nanos_per(unit);
     let mut out = Vec::with_capacity(storage.len());
     for i in 0..storage.len() {
         if storage.is_null(i) || instants.is_null(i) || offsets.is_null(i) {
             out.push(None);
             continue;
         }
-        let nanos = i128::from(values[i]) * i128::from(per);
-        let offset = jiff::tz::Offset::from_seconds(i32::from(offsets.value(i)) * 60)
-            .map_err(|e| invalid(format!("row {i}: {e}")))?;
-        let ts = jiff::Timestamp::from_nanosecond(nanos)
-            .map_err(|e| invalid(format!("row {i}: {e}")))?;
-        let local = ts.to_zoned(jiff::tz::TimeZone::fixed(offset));
-        let pattern = match unit {
-            TimeUnit::Second => "%Y-%m-%dT%H:%M:%S%:z",
-            TimeUnit::Millisecond => "%Y-%m-%dT%H:%M:%S%.3f%:z",
-            TimeUnit::Microsecond => "%Y-%m-%dT%H:%M:%S%.6f%:z",
-            TimeUnit::Nanosecond => "%Y-%m-%dT%H:%M:%S%.9f%:z",
-        };
-        out.push(Some(local.strftime(pattern).to_string()));
+        out.push(Some(format_with_offset(values[i], unit, offsets.value(i))));
     }
     Ok(StringArray::from(
         out.iter().map(Option::as_deref).collect::<Vec<_>>(),

@@ -137,3 +137,40 @@ fn fractions_dictionaries_slices_and_errors() {
         "{error}"
     );
 }
+
+/// Tables show a timestamp with offset in its own offset, and a Variant as JSON.
+#[test]
+fn tables_show_extension_columns_as_their_values() {
+    use alkaid_array::RecordBatch;
+    use alkaid_array::display::pretty_format_batches;
+    use alkaid_array::variant::VariantArray;
+    use alkaid_schema::extension::{Namespace, ParquetVariant};
+    use alkaid_schema::{Field, Schema};
+
+    let stored =
+        timestamps_with_offset(&zoned(vec![Some(1_705_320_000), None], "Asia/Kolkata")).unwrap();
+    let variants = VariantArray::from_json([Some(r#"{"k": [1]}"#), Some("null")]).unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("t", stored.data_type().clone(), true)
+            .with_extension_type(&TimestampWithOffset, Namespace::Arrow)
+            .unwrap(),
+        Field::new("v", variants.storage().data_type().clone(), true)
+            .with_extension_type(&ParquetVariant, Namespace::Arrow)
+            .unwrap(),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(stored) as ArrayRef,
+            Arc::new(variants.storage().clone()),
+        ],
+    )
+    .unwrap();
+    let table = pretty_format_batches(&[batch], None);
+    assert!(
+        table.contains("| 2024-01-15T17:30:00+05:30 | {\"k\":[1]} |"),
+        "{table}"
+    );
+    // A null row, and a valid row holding Variant null.
+    assert_eq!(table.matches("null").count(), 2, "{table}");
+}

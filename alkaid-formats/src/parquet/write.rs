@@ -58,6 +58,8 @@ pub struct WriteOptions {
     metadata: Vec<(String, String)>,
     /// Variant columns to shred, and the shape of each one's typed columns.
     shredding: Vec<(String, DataType)>,
+    /// Whether Variant columns are marked with Parquet's `VARIANT` logical type.
+    variant_logical_type: bool,
 }
 
 impl Default for WriteOptions {
@@ -71,6 +73,7 @@ impl Default for WriteOptions {
             coerce_types: true,
             metadata: Vec::new(),
             shredding: Vec::new(),
+            variant_logical_type: true,
         }
     }
 }
@@ -144,6 +147,16 @@ impl WriteOptions {
     /// ```
     pub fn with_variant_shredding(mut self, column: impl Into<String>, typed: DataType) -> Self {
         self.shredding.push((column.into(), typed));
+        self
+    }
+
+    /// Whether a Variant column (`arrow.parquet.variant`) is written as a group marked
+    /// with Parquet's `VARIANT` logical type (on by default), which DuckDB, Spark and
+    /// Alkaid read as Variants. Off, it is a plain group (its annotation kept in the
+    /// stored Arrow schema, which Alkaid and arrow-rs read back): for readers that refuse
+    /// the logical type, as Polars 2.1 refuses any file that has it.
+    pub fn with_variant_logical_type(mut self, mark: bool) -> Self {
+        self.variant_logical_type = mark;
         self
     }
 
@@ -245,7 +258,11 @@ impl<W: Write + Send> ParquetWriter<W> {
             .convert(&arrow_schema)
             .map_err(failed)?;
         let mut writer_options = ArrowWriterOptions::new().with_properties(properties);
-        if let Some(marked) = super::variant::marked(&arrow_schema, &converted) {
+        let marked = options
+            .variant_logical_type
+            .then(|| super::variant::marked(&arrow_schema, &converted))
+            .flatten();
+        if let Some(marked) = marked {
             writer_options = writer_options.with_parquet_schema(marked);
         }
         let inner = ArrowWriter::try_new_with_options(sink, arrow_schema, writer_options)

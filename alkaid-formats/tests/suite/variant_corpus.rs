@@ -219,7 +219,8 @@ fn variant_columns_are_written_back_with_their_logical_type() {
 /// DuckDB reads `VARIANT` as its own Variant type (compared as JSON, shredded and not);
 /// pyarrow 26 reads the storage struct (the bytes compared with Alkaid's); Polars 2.1
 /// refuses a file with the `VARIANT` logical type at all, which the test checks it still
-/// does (so that the day it reads them, this test says so).
+/// does (so that the day it reads them, this test says so), and reads the storage struct
+/// of a file written without it (`with_variant_logical_type(false)`).
 #[test]
 fn peers_read_the_variant_parquet_alkaid_writes() {
     use std::sync::Arc;
@@ -269,7 +270,26 @@ fn peers_read_the_variant_parquet_alkaid_writes() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("variant_peers");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("v.parquet");
-    parquet::write(&file, schema, vec![batch], &Default::default()).unwrap();
+    parquet::write(
+        &file,
+        schema.clone(),
+        vec![batch.clone()],
+        &Default::default(),
+    )
+    .unwrap();
+    // The same without the logical type, for readers that refuse it.
+    let unmarked = dir.join("unmarked.parquet");
+    let options = parquet::WriteOptions::default().with_variant_logical_type(false);
+    parquet::write(&unmarked, schema.clone(), vec![batch], &options).unwrap();
+    let back = parquet::read(&unmarked).unwrap().collect_all().unwrap();
+    for field in back[0].schema().fields().iter() {
+        assert_eq!(
+            CanonicalExtension::of(field).unwrap(),
+            Some(CanonicalExtension::ParquetVariant),
+            "{}: the annotation comes back from the Arrow schema",
+            field.name()
+        );
+    }
 
     let script = r#"
 import json, sys
@@ -289,10 +309,18 @@ try:
     out["polars"] = "read"
 except Exception as e:
     out["polars"] = str(e)
+unmarked = polars.read_parquet(sys.argv[2])
+out["polars_unmarked"] = [None if v is None else v["metadata"].hex() + ":" + v["value"].hex()
+    for v in unmarked["plain"].to_list()]
 print(json.dumps(out))
 "#;
     let output = std::process::Command::new(&python)
-        .args(["-c", script, file.to_str().unwrap()])
+        .args([
+            "-c",
+            script,
+            file.to_str().unwrap(),
+            unmarked.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(
@@ -359,7 +387,7 @@ print(json.dumps(out))
             }
         }
     }
-    // Polars: not yet.
+    // Polars: not yet; without the logical type, the storage struct, its bytes Alkaid's.
     let JsonValue::String(polars) = get("polars") else {
         panic!("a verdict")
     };
@@ -367,6 +395,16 @@ print(json.dumps(out))
         polars.contains("LogicalType union has no variant set"),
         "Polars: {polars}"
     );
+    let JsonValue::Array(unmarked_rows) = get("polars_unmarked") else {
+        panic!("rows")
+    };
+    for (i, row) in unmarked_rows.iter().enumerate() {
+        let expected = plain.value(i).unwrap().map(|(m, v)| {
+            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+            JsonValue::String(format!("{}:{}", hex(&m), hex(&v)))
+        });
+        assert_eq!(row, &expected.unwrap_or(JsonValue::Null), "row {i}");
+    }
 }
 
 /// JSON numbers compared by value: DuckDB writes `2.50` as `2.5`.

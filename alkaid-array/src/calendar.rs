@@ -80,6 +80,31 @@ pub(crate) fn write_timestamp(
     }
 }
 
+/// The instant `raw` (in `unit` since the epoch) as ISO 8601 in the fixed offset of
+/// `minutes` east of UTC, with the fraction `unit` holds:
+/// `2024-05-01T12:30:00.250+02:00`. Outside jiff's years, the raw count and the offset.
+pub(crate) fn write_with_offset(
+    out: &mut String,
+    raw: i64,
+    unit: TimeUnit,
+    minutes: i16,
+) -> fmt::Result {
+    let local = jiff::tz::Offset::from_seconds(i32::from(minutes) * 60)
+        .ok()
+        .zip(nanoseconds(raw, unit).and_then(|ns| jiff::Timestamp::from_nanosecond(ns).ok()))
+        .map(|(offset, ts)| ts.to_zoned(jiff::tz::TimeZone::fixed(offset)));
+    let Some(local) = local else {
+        return write!(out, "{raw}{} ({minutes:+} min)", unit.abbreviation());
+    };
+    let pattern = match unit {
+        TimeUnit::Second => "%Y-%m-%dT%H:%M:%S%:z",
+        TimeUnit::Millisecond => "%Y-%m-%dT%H:%M:%S%.3f%:z",
+        TimeUnit::Microsecond => "%Y-%m-%dT%H:%M:%S%.6f%:z",
+        TimeUnit::Nanosecond => "%Y-%m-%dT%H:%M:%S%.9f%:z",
+    };
+    write!(out, "{}", local.strftime(pattern))
+}
+
 /// The civil date and time `raw` (in `unit`) after the epoch's midnight, if jiff's dates
 /// (years -9999 to 9999) hold it.
 fn wall_clock(raw: i64, unit: TimeUnit) -> Option<jiff::civil::DateTime> {
