@@ -136,7 +136,7 @@ impl VariantArray {
         let shredded = column("typed_value").is_some();
         Ok(Rows {
             storage: &self.storage,
-            metadata: Bytes::of(metadata.as_ref(), "metadata")?,
+            metadata: MetadataColumn::of(metadata.as_ref())?,
             value: column("value")
                 .map(|v| Bytes::of(v.as_ref(), "value"))
                 .transpose()?,
@@ -261,10 +261,58 @@ impl std::fmt::Debug for VariantArray {
     }
 }
 
+/// The metadata column: plain binary, or binary behind dictionary keys or runs (which
+/// the storage rules allow: rows sharing one dictionary of names store it once).
+enum MetadataColumn<'a> {
+    Plain(Bytes<'a>),
+    /// The index of row `i`'s value, and the values.
+    Keyed(Box<dyn Fn(usize) -> Option<usize> + 'a>, Bytes<'a>),
+}
+
+impl<'a> MetadataColumn<'a> {
+    fn of(array: &'a dyn Array) -> Result<Self, VariantError> {
+        use crate::types::{
+            Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+            UInt64Type,
+        };
+        use crate::{AsArray, DictionaryArray, RunArray};
+        macro_rules! keyed {
+            ($($key:ty),*) => {$(
+                if let Some(d) = array.as_typed::<DictionaryArray<$key>>() {
+                    let values = Bytes::of(d.values().as_ref(), "the metadata's dictionary")?;
+                    return Ok(Self::Keyed(Box::new(move |i| d.key(i)), values));
+                }
+            )*};
+        }
+        keyed!(
+            Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+            UInt64Type
+        );
+        macro_rules! runs {
+            ($($run_end:ty),*) => {$(
+                if let Some(r) = array.as_typed::<RunArray<$run_end>>() {
+                    let values = Bytes::of(r.values().as_ref(), "the metadata's runs")?;
+                    return Ok(Self::Keyed(Box::new(move |i| Some(r.physical_index(i))), values));
+                }
+            )*};
+        }
+        runs!(Int16Type, Int32Type, Int64Type);
+        Ok(Self::Plain(Bytes::of(array, "metadata")?))
+    }
+
+    /// Row `i`'s metadata bytes, `None` when null.
+    fn get(&self, i: usize) -> Option<&'a [u8]> {
+        match self {
+            Self::Plain(bytes) => bytes.get(i),
+            Self::Keyed(index, values) => index(i).and_then(|k| values.get(k)),
+        }
+    }
+}
+
 /// A variant array's columns, resolved.
 struct Rows<'a> {
     storage: &'a StructArray,
-    metadata: Bytes<'a>,
+    metadata: MetadataColumn<'a>,
     value: Option<Bytes<'a>>,
     shredded: Option<Group<'a>>,
     /// The last metadata read: rows of one column usually repeat one, and comparing its

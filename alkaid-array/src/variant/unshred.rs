@@ -38,8 +38,7 @@ impl<'a> Bytes<'a> {
             DataType::BinaryView => Self::View(array.as_typed().ok_or_else(|| mistyped(what))?),
             other => {
                 return Err(VariantError::value(format!(
-                    "{what} is {other}; this reader takes Binary, LargeBinary or BinaryView \
-                     (decode a dictionary- or run-end-encoded column first)"
+                    "{what} is {other}; expected Binary, LargeBinary or BinaryView"
                 )));
             }
         })

@@ -35,7 +35,6 @@ mod shred;
 
 use alkaid_array::variant::{Variant, VariantArray, VariantPath};
 use alkaid_array::{Array, ArrayRef, BooleanArray, StringArray, StructArray};
-use alkaid_schema::{DataType, Field};
 
 pub use get::variant_get;
 pub use shred::{shred, unshred};
@@ -53,47 +52,7 @@ pub(crate) fn variants(array: &dyn Array) -> Result<VariantArray, ComputeError> 
                 array.data_type()
             ))
         })?;
-    let metadata = storage.column_by_name("metadata")?;
-    if !matches!(
-        metadata.data_type(),
-        DataType::Dictionary { .. } | DataType::RunEndEncoded(_)
-    ) {
-        return VariantArray::try_new(storage).map_err(ComputeError::Array);
-    }
-    // Metadata dictionary- or run-end encoded (rows sharing one dictionary of names),
-    // which the storage rules allow: decoded to plain binary for the reader.
-    let plain = crate::cast(
-        metadata.as_ref(),
-        &DataType::Binary,
-        crate::CastOptions::STRICT,
-    )?;
-    let fields: Vec<Field> = storage
-        .fields()
-        .iter()
-        .map(|f| match f.name() == "metadata" {
-            true => f.as_ref().clone().with_data_type(DataType::Binary),
-            false => f.as_ref().clone(),
-        })
-        .collect();
-    let columns = storage
-        .fields()
-        .iter()
-        .zip(storage.columns())
-        .map(|(f, c)| {
-            if f.name() == "metadata" {
-                plain.clone()
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    let decoded = StructArray::try_new_with_len(
-        fields.into(),
-        columns,
-        storage.nulls().cloned(),
-        storage.len(),
-    )?;
-    VariantArray::try_new(&decoded).map_err(ComputeError::Array)
+    VariantArray::try_new(storage).map_err(ComputeError::Array)
 }
 
 /// Calls `each` with every row's value (null rows as `None`), read and checked whole.

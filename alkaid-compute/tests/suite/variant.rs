@@ -431,51 +431,52 @@ proptest! {
     }
 }
 
-/// Metadata dictionary-encoded, as the storage rules allow: read as the plain column is.
+/// Metadata dictionary- or run-end encoded, as the storage rules allow: read as the plain
+/// column is.
 #[test]
-fn dictionary_encoded_metadata_reads_as_plain() {
+fn encoded_metadata_reads_as_plain() {
+    use alkaid_array::types::Int32Type;
+    use alkaid_array::{ByteRunBuilder, GenericBinaryType};
+
     let input = column(&ROWS);
     let dictionary = DataType::Dictionary {
         key: alkaid_schema::IntegerType::Int8,
         value: Box::new(DataType::Binary),
         ordered: false,
     };
-    let metadata =
+    let dictionary_encoded =
         alkaid_compute::cast(input.column(0).as_ref(), &dictionary, CastOptions::STRICT).unwrap();
-    let fields = vec![
-        Field::new("metadata", dictionary, false),
-        Field::new("value", DataType::Binary, true),
-    ];
-    let encoded = StructArray::try_new(
-        fields.into(),
-        vec![metadata, input.column(1).clone()],
-        input.nulls().cloned(),
-    )
-    .unwrap();
-    ParquetVariant.check_storage(encoded.data_type()).unwrap();
-    for (path, to) in [
-        ("id", Some(DataType::Int64)),
-        ("tags[0]", Some(DataType::Utf8)),
-        ("inner", None),
-    ] {
-        let path = path.parse().unwrap();
-        let want = variant_get(&input, &path, to.as_ref(), CastOptions::SAFE).unwrap();
-        let got = variant_get(&encoded, &path, to.as_ref(), CastOptions::SAFE).unwrap();
-        match to {
-            Some(_) => assert_eq!(text(got.as_ref()), text(want.as_ref()), "{path}"),
-            None => assert_eq!(json_rows(got.as_ref()), json_rows(want.as_ref()), "{path}"),
-        }
+    let mut runs = ByteRunBuilder::<Int32Type, GenericBinaryType<i32>>::new();
+    let plain = input.column(0).as_bytes::<GenericBinaryType<i32>>();
+    for i in 0..plain.len() {
+        runs.append_value(plain.value(i));
     }
-    assert_eq!(
-        variant_type(&encoded)
-            .unwrap()
-            .as_string::<i32>()
-            .iter()
-            .collect::<Vec<_>>(),
-        variant_type(&input)
-            .unwrap()
-            .as_string::<i32>()
-            .iter()
-            .collect::<Vec<_>>()
-    );
+    let run_encoded: ArrayRef = Arc::new(runs.finish());
+    for metadata in [dictionary_encoded, run_encoded] {
+        let fields = vec![
+            Field::new("metadata", metadata.data_type().clone(), false),
+            Field::new("value", DataType::Binary, true),
+        ];
+        let encoded = StructArray::try_new(
+            fields.into(),
+            vec![metadata, input.column(1).clone()],
+            input.nulls().cloned(),
+        )
+        .unwrap();
+        ParquetVariant.check_storage(encoded.data_type()).unwrap();
+        for (path, to) in [
+            ("id", Some(DataType::Int64)),
+            ("tags[0]", Some(DataType::Utf8)),
+            ("inner", None),
+        ] {
+            let path = path.parse().unwrap();
+            let want = variant_get(&input, &path, to.as_ref(), CastOptions::SAFE).unwrap();
+            let got = variant_get(&encoded, &path, to.as_ref(), CastOptions::SAFE).unwrap();
+            match to {
+                Some(_) => assert_eq!(text(got.as_ref()), text(want.as_ref()), "{path}"),
+                None => assert_eq!(json_rows(got.as_ref()), json_rows(want.as_ref()), "{path}"),
+            }
+        }
+        assert_eq!(json_rows(&encoded), json_rows(&input));
+    }
 }
