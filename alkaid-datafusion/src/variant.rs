@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use alkaid_array::variant::{VariantArray, VariantPath};
+use alkaid_array::variant::{Variant, VariantArray, VariantPath, variant_to_json};
 use alkaid_array::{AsArray, StructArray};
 use alkaid_arrow::arrow59::{array_from_arrow, array_to_arrow, data_type_to_arrow};
 use alkaid_compute::CastOptions;
@@ -250,8 +250,17 @@ impl ScalarUDFImpl for VariantFunction {
                         ))
                     })?;
                 let variants = VariantArray::try_new(storage).map_err(failed)?;
-                let texts: Vec<Option<String>> = (0..variants.len())
-                    .map(|i| variants.to_json(i))
+                let root = VariantPath::default();
+                // The columns resolved once, not per row.
+                let texts: Vec<Option<String>> = variants
+                    .iter_at(&root)
+                    .map_err(failed)?
+                    .map(|row| {
+                        row?.map(|(metadata, value)| {
+                            variant_to_json(Variant::try_new(metadata, &value)?)
+                        })
+                        .transpose()
+                    })
                     .collect::<Result<_, _>>()
                     .map_err(failed)?;
                 Arc::new(

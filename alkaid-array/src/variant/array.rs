@@ -77,35 +77,20 @@ impl VariantArray {
         rows: impl IntoIterator<Item = Option<&'a str>>,
     ) -> Result<Self, ArrayError> {
         let rows = rows.into_iter();
-        let capacity = rows.size_hint().0;
-        let mut metadata = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(capacity, 0);
-        let mut values = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(capacity, 0);
-        let mut valid = Vec::with_capacity(capacity);
+        let mut column = VariantColumnBuilder::with_capacity(rows.size_hint().0);
         for (i, row) in rows.enumerate() {
             match row {
                 Some(text) => {
                     let (m, v) =
                         super::json_to_variant(text).map_err(|e| e.at(&format!("row {i}")))?;
-                    metadata.append_value(&m);
-                    values.append_value(&v);
+                    column.append(&m, &v);
                 }
-                None => {
-                    metadata.append_value(EMPTY_METADATA);
-                    values.append_null();
-                }
+                None => column.append_null(),
             }
-            valid.push(row.is_some());
         }
-        let nulls = alkaid_buffer::NullBuffer::from(valid);
-        let storage = StructArray::try_new(
-            ParquetVariant::storage_fields(),
-            vec![
-                Arc::new(metadata.finish()) as ArrayRef,
-                Arc::new(values.finish()),
-            ],
-            (nulls.null_count() > 0).then_some(nulls),
-        )?;
-        Ok(Self { storage })
+        Ok(Self {
+            storage: column.finish()?,
+        })
     }
 
     /// The storage struct.
@@ -186,11 +171,25 @@ impl VariantArray {
         path: &VariantPath,
         mut each: impl FnMut(usize, Option<VariantRow<'_>>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let rows = self.rows()?;
-        for i in 0..self.len() {
-            each(i, rows.at(i, path)?)?;
+        for (i, row) in self.iter_at(path)?.enumerate() {
+            each(i, row?)?;
         }
         Ok(())
+    }
+
+    /// Every row's value at `path`, as [`for_each_at`](Self::for_each_at) hands them
+    /// over (the columns resolved once), for callers that keep their own errors.
+    ///
+    /// # Errors
+    /// When a column's layout is not one this reader takes; each row's own errors
+    /// come with it.
+    pub fn iter_at<'s>(
+        &'s self,
+        path: &'s VariantPath,
+    ) -> Result<impl Iterator<Item = Result<Option<VariantRow<'s>>, VariantError>> + 's, VariantError>
+    {
+        let rows = self.rows()?;
+        Ok((0..self.len()).map(move |i| rows.at(i, path)))
     }
 
     /// Reads (and checks whole) a row's bytes as [`value`](Self::value) gave them.
@@ -222,28 +221,74 @@ impl VariantArray {
     /// As [`value`](Self::value).
     pub fn unshred(&self) -> Result<StructArray, ArrayError> {
         let rows = self.rows()?;
-        let mut metadata =
-            GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(self.len(), 0);
-        let mut values = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(self.len(), 0);
+        let mut column = VariantColumnBuilder::with_capacity(self.len());
         for i in 0..self.len() {
             match rows.row(i)? {
-                Some((m, v)) => {
-                    metadata.append_value(m.as_bytes());
-                    values.append_value(&v);
-                }
-                None => {
-                    metadata.append_value(EMPTY_METADATA);
-                    values.append_null();
-                }
+                Some((m, v)) => column.append(m.as_bytes(), &v),
+                None => column.append_null(),
             }
         }
+        column.finish()
+    }
+}
+
+/// An unshredded Variant column (its storage struct) being built row by row.
+///
+/// ```
+/// use alkaid_array::variant::{json_to_variant, VariantArray, VariantColumnBuilder};
+///
+/// let (metadata, value) = json_to_variant("[1, 2]")?;
+/// let mut column = VariantColumnBuilder::with_capacity(2);
+/// column.append(&metadata, &value);
+/// column.append_null();
+/// let column = VariantArray::try_new(&column.finish()?)?;
+/// assert_eq!(column.to_json(0)?.as_deref(), Some("[1,2]"));
+/// assert!(column.is_null(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct VariantColumnBuilder {
+    metadata: GenericByteBuilder<GenericBinaryType<i32>>,
+    values: GenericByteBuilder<GenericBinaryType<i32>>,
+    valid: Vec<bool>,
+}
+
+impl VariantColumnBuilder {
+    /// A builder with room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> Self {
+        Self {
+            metadata: GenericByteBuilder::with_capacity(rows, 0),
+            values: GenericByteBuilder::with_capacity(rows, 0),
+            valid: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Appends a row of `metadata` and `value` bytes (not checked here).
+    pub fn append(&mut self, metadata: &[u8], value: &[u8]) {
+        self.metadata.append_value(metadata);
+        self.values.append_value(value);
+        self.valid.push(true);
+    }
+
+    /// Appends a null row.
+    pub fn append_null(&mut self) {
+        self.metadata.append_value(EMPTY_METADATA);
+        self.values.append_null();
+        self.valid.push(false);
+    }
+
+    /// The column: `Struct(metadata, value)`, null where a null row was appended.
+    ///
+    /// # Errors
+    /// Never for the rows appended; the struct's checks.
+    pub fn finish(mut self) -> Result<StructArray, ArrayError> {
+        let nulls = alkaid_buffer::NullBuffer::from(self.valid);
         StructArray::try_new(
             ParquetVariant::storage_fields(),
             vec![
-                Arc::new(metadata.finish()) as ArrayRef,
-                Arc::new(values.finish()),
+                Arc::new(self.metadata.finish()) as ArrayRef,
+                Arc::new(self.values.finish()),
             ],
-            self.storage.nulls().cloned(),
+            (nulls.null_count() > 0).then_some(nulls),
         )
     }
 }

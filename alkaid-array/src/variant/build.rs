@@ -319,12 +319,7 @@ impl ObjectEncoder<'_> {
     /// # Errors
     /// When a field appears twice or was given no value, or the values pass 4 GiB.
     pub fn finish(self) -> Result<(), VariantError> {
-        let data_len = self.out.len() - self.start;
-        if u32::try_from(data_len).is_err() {
-            return Err(VariantError::value(format!(
-                "an object of {data_len} bytes passes the Variant's 4 GiB"
-            )));
-        }
+        let data_len = values_len(self.out, self.start, "an object")?;
         // Each field's span, from its start to the next field's (written in order).
         let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(self.fields.len());
         for (k, &(id, start)) in self.fields.iter().enumerate() {
@@ -356,25 +351,9 @@ impl ObjectEncoder<'_> {
                 *span = (span.0, at, at + span.2 - span.1);
             }
         }
-        let count = spans.len();
-        let max_id = spans.iter().map(|f| f.0).max().unwrap_or(0);
-        let (id_size, offset_size) = (byte_width(max_id), byte_width(data_len));
-        let large = count > 255;
-        let header = 2
-            | ((offset_size as u8 - 1) << 2)
-            | ((id_size as u8 - 1) << 4)
-            | (u8::from(large) << 6);
-        let mut head = Vec::with_capacity(5 + count * (id_size + offset_size) + offset_size);
-        head.push(header);
-        write_unsigned(&mut head, count, if large { 4 } else { 1 });
-        for &(id, _, _) in &spans {
-            write_unsigned(&mut head, id, id_size);
-        }
-        for &(_, offset, _) in &spans {
-            write_unsigned(&mut head, offset, offset_size);
-        }
-        write_unsigned(&mut head, data_len, offset_size);
-        self.out.splice(self.start..self.start, head);
+        let ids: Vec<usize> = spans.iter().map(|span| span.0).collect();
+        let offsets = spans.iter().map(|span| span.1).chain([data_len]);
+        write_header(self.out, self.start, Some(&ids), offsets.collect());
         Ok(())
     }
 }
@@ -401,40 +380,64 @@ impl ListEncoder<'_> {
     ///
     /// # Errors
     /// When an element was given no value, or the elements pass 4 GiB.
-    pub fn finish(self) -> Result<(), VariantError> {
-        let data_len = self.out.len() - self.start;
-        if u32::try_from(data_len).is_err() {
+    pub fn finish(mut self) -> Result<(), VariantError> {
+        let data_len = values_len(self.out, self.start, "an array")?;
+        self.offsets.push(data_len);
+        if let Some(i) = self.offsets.windows(2).position(|pair| pair[1] <= pair[0]) {
             return Err(VariantError::value(format!(
-                "an array of {data_len} bytes passes the Variant's 4 GiB"
+                "element {i} was given no value"
             )));
         }
-        let count = self.offsets.len();
-        for (i, pair) in self
-            .offsets
-            .iter()
-            .chain([&data_len])
-            .collect::<Vec<_>>()
-            .windows(2)
-            .enumerate()
-        {
-            if pair[1] <= pair[0] {
-                return Err(VariantError::value(format!(
-                    "element {i} was given no value"
-                )));
-            }
-        }
-        let offset_size = byte_width(data_len);
-        let large = count > 255;
-        let header = 3 | ((offset_size as u8 - 1) << 2) | (u8::from(large) << 4);
-        let mut head = Vec::with_capacity(5 + (count + 1) * offset_size);
-        head.push(header);
-        write_unsigned(&mut head, count, if large { 4 } else { 1 });
-        for &offset in self.offsets.iter().chain([&data_len]) {
-            write_unsigned(&mut head, offset, offset_size);
-        }
-        self.out.splice(self.start..self.start, head);
+        write_header(self.out, self.start, None, self.offsets);
         Ok(())
     }
+}
+
+/// How many bytes of values an object or array (`what`) written from `start` holds.
+///
+/// # Errors
+/// When they pass the 4 GiB a Variant's offsets reach.
+fn values_len(out: &[u8], start: usize, what: &str) -> Result<usize, VariantError> {
+    let len = out.len() - start;
+    match u32::try_from(len) {
+        Ok(_) => Ok(len),
+        Err(_) => Err(VariantError::value(format!(
+            "{what} of {len} bytes passes the Variant's 4 GiB"
+        ))),
+    }
+}
+
+/// Puts an object's (`ids` given) or an array's header in front of its values, which
+/// start at `start`: its first byte, its count, the field ids and the `offsets` (one per
+/// element and the end), each as narrow as the values allow.
+fn write_header(out: &mut Vec<u8>, start: usize, ids: Option<&[usize]>, offsets: Vec<usize>) {
+    let count = offsets.len() - 1;
+    let offset_size = byte_width(offsets.last().copied().unwrap_or(0));
+    let large = count > 255;
+    let (first, id_size) = match ids {
+        Some(ids) => {
+            let id_size = byte_width(ids.iter().copied().max().unwrap_or(0));
+            let first = 2
+                | ((offset_size as u8 - 1) << 2)
+                | ((id_size as u8 - 1) << 4)
+                | (u8::from(large) << 6);
+            (first, id_size)
+        }
+        None => (
+            3 | ((offset_size as u8 - 1) << 2) | (u8::from(large) << 4),
+            0,
+        ),
+    };
+    let mut head = Vec::with_capacity(5 + count * id_size + offsets.len() * offset_size);
+    head.push(first);
+    write_unsigned(&mut head, count, if large { 4 } else { 1 });
+    for &id in ids.unwrap_or_default() {
+        write_unsigned(&mut head, id, id_size);
+    }
+    for &offset in &offsets {
+        write_unsigned(&mut head, offset, offset_size);
+    }
+    out.splice(start..start, head);
 }
 
 /// The fewest bytes (1 to 4) that hold `max`.

@@ -41,7 +41,7 @@ mod value;
 
 use std::fmt;
 
-pub use array::{VariantArray, VariantBytes, VariantRow};
+pub use array::{VariantArray, VariantBytes, VariantColumnBuilder, VariantRow};
 pub use build::{FieldNames, ListEncoder, MetadataBuilder, ObjectEncoder, ValueEncoder};
 pub use json::{json_to_variant, variant_to_json, write_variant_json};
 pub use metadata::{EMPTY_METADATA, VariantMetadata};

@@ -2,14 +2,13 @@
 
 use std::sync::Arc;
 
-use alkaid_array::variant::{PathSegment, Variant, VariantArray, VariantPath};
-use alkaid_array::{
-    Array, ArrayRef, AsArray, GenericBinaryType, GenericByteBuilder, StructArray, make_array,
+use alkaid_array::variant::{
+    PathSegment, Variant, VariantArray, VariantColumnBuilder, VariantPath,
 };
+use alkaid_array::{Array, ArrayRef, AsArray, StructArray, make_array};
 use alkaid_buffer::NullBuffer;
 use alkaid_data::ArrayData;
 use alkaid_schema::DataType;
-use alkaid_schema::extension::ParquetVariant;
 
 use super::convert::Column;
 use super::{located, variants};
@@ -77,34 +76,15 @@ pub fn variant_get(
 
 /// The values at `path` as an unshredded Variant column.
 fn as_variants(variants: &VariantArray, path: &VariantPath) -> Result<ArrayRef, ComputeError> {
-    let len = variants.len();
-    let mut metadata = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(len, 0);
-    let mut values = GenericByteBuilder::<GenericBinaryType<i32>>::with_capacity(len, 0);
-    let mut found = Vec::with_capacity(len);
+    let mut column = VariantColumnBuilder::with_capacity(variants.len());
     variants.for_each_at(path, |_, row| {
-        found.push(row.is_some());
         match row {
-            Some((m, v)) => {
-                metadata.append_value(m.as_bytes());
-                values.append_value(&v);
-            }
-            None => {
-                metadata.append_value(alkaid_array::variant::EMPTY_METADATA);
-                values.append_null();
-            }
+            Some((m, v)) => column.append(m.as_bytes(), &v),
+            None => column.append_null(),
         }
         Ok::<(), ComputeError>(())
     })?;
-    let nulls = NullBuffer::from(found);
-    let column = StructArray::try_new(
-        ParquetVariant::storage_fields(),
-        vec![
-            Arc::new(metadata.finish()) as ArrayRef,
-            Arc::new(values.finish()),
-        ],
-        (nulls.null_count() > 0).then_some(nulls),
-    )?;
-    Ok(Arc::new(column))
+    Ok(Arc::new(column.finish()?))
 }
 
 /// The shredded group at the end of `path` through typed objects' fields, and which rows

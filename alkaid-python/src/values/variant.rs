@@ -11,7 +11,7 @@ use alkaid_array::types::{
     Date32Type, Decimal128Type, Time64MicrosecondType, TimestampMicrosecondType,
     TimestampNanosecondType,
 };
-use alkaid_array::variant::{Variant, VariantArray};
+use alkaid_array::variant::{Variant, VariantArray, VariantPath};
 use alkaid_array::{Array, ArrayRef, PrimitiveArray, StructArray};
 use alkaid_schema::extension::CanonicalExtension;
 use alkaid_schema::{DataType, DecimalType, DecimalWidth, Field, TimeUnit};
@@ -45,15 +45,13 @@ pub(crate) fn pylist<'py>(
         })?;
     let variants = VariantArray::try_new(storage).map_err(to_py)?;
     let mut out = Vec::with_capacity(variants.len());
-    for i in 0..variants.len() {
-        let row = match variants
-            .value(i)
-            .map_err(|e| to_py(format!("row {i}: {e}")))?
-        {
+    let root = VariantPath::default();
+    // The columns resolved once, not per row.
+    for (i, row) in variants.iter_at(&root).map_err(to_py)?.enumerate() {
+        let row = match row.map_err(|e| to_py(format!("row {i}: {e}")))? {
             None => modules.py.None().into_bound(modules.py),
             Some((metadata, value)) => {
-                let variant = variants
-                    .variant(&metadata, &value)
+                let variant = Variant::try_new(metadata, &value)
                     .map_err(|e| to_py(format!("row {i}: {e}")))?;
                 python_value(modules, variant)
                     .map_err(|e| to_py(format!("row {i}: {}", e.value(modules.py))))?
